@@ -1,0 +1,44 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "mediasync",
+    products: [
+        .library(name: "MediaSync", targets: ["MediaSyncHTTP", "MediaSyncFeeds"]),
+        .executable(name: "mediasync", targets: ["mediasync"]),
+        // A test and demo tool, not part of the library's API.
+        .executable(name: "mediasync-test-server", targets: ["mediasync-test-server"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+        .systemLibrary(
+            name: "CLibXML2",
+            pkgConfig: "libxml-2.0",
+            providers: [.apt(["libxml2-dev"])]
+        ),
+        .target(name: "MediaSyncHTTP", dependencies: ["CCurl"]),
+        .target(name: "MediaSyncFeeds", dependencies: ["CLibXML2"]),
+        .target(name: "MediaSyncTestServer"),
+        .executableTarget(
+            name: "mediasync",
+            dependencies: [
+                "MediaSyncHTTP",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(
+            name: "mediasync-test-server",
+            dependencies: ["MediaSyncTestServer"]
+        ),
+        .testTarget(name: "MediaSyncHTTPTests", dependencies: ["MediaSyncHTTP", "MediaSyncTestServer"]),
+        .testTarget(name: "MediaSyncFeedsTests", dependencies: ["MediaSyncFeeds"]),
+        .testTarget(name: "MediaSyncTestServerTests", dependencies: ["MediaSyncTestServer"]),
+    ]
+)

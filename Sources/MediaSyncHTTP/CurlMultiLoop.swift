@@ -1,0 +1,99 @@
+internal import CCurl
+import Foundation
+import Synchronization
+
+/// The process's one libcurl multi handle, driven by a thread of its own.
+///
+/// Every API call and file transfer of the process runs here, so connections are shared and reused.
+/// Operations are handed over through a locked inbox and `curl_multi_wakeup`; all libcurl calls on the
+/// multi handle and all callbacks happen on the loop thread.
+final class CurlMultiLoop: @unchecked Sendable {
+    static let shared = CurlMultiLoop()
+
+    private struct Inbox {
+        var added: [CurlOperation] = []
+        var cancelled: [CurlOperation] = []
+    }
+
+    private let multi: UnsafeMutableRawPointer?
+    private let inbox = Mutex(Inbox())
+    /// Loop-thread only: the operations libcurl is running, by easy handle.
+    private var active: [UnsafeMutableRawPointer: CurlOperation] = [:]
+
+    private init() {
+        CurlGlobal.ensureInitialised()
+        multi = curl_multi_init()
+        if let multi {
+            // Many reused connections to a few hosts: keep more of them cached than the default.
+            _ = ccurl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, 64)
+            let thread = Thread { [self] in self.run() }
+            thread.name = "mediasync.curl"
+            thread.start()
+        }
+    }
+
+    /// Runs one operation to completion. Cancelling the calling task removes it from the loop.
+    func perform(_ operation: CurlOperation) async -> CurlCompletion {
+        guard multi != nil else {
+            return CurlCompletion(
+                code: .writeError, status: 0, headers: HTTPHeaders(), effectiveURL: operation.url,
+                detail: "libcurl could not create its multi handle",
+                abortError: HTTPError(.transport, "libcurl could not create its multi handle", url: operation.url))
+        }
+        return await withTaskCancellationHandler {
+            if Task.isCancelled {
+                return operation.cancelledCompletion()
+            }
+            return await withCheckedContinuation { continuation in
+                operation.install(continuation)
+                inbox.withLock { $0.added.append(operation) }
+                wakeUp()
+            }
+        } onCancel: {
+            inbox.withLock { $0.cancelled.append(operation) }
+            wakeUp()
+        }
+    }
+
+    private func wakeUp() {
+        if let multi { _ = curl_multi_wakeup(multi) }
+    }
+
+    private func run() {
+        guard let multi else { return }
+        var running: Int32 = 0
+        var queued: Int32 = 0
+        while true {
+            let work = inbox.withLock { inbox -> Inbox in
+                let taken = inbox
+                inbox = Inbox()
+                return taken
+            }
+            for operation in work.added {
+                if curl_multi_add_handle(multi, operation.easy) == CURLM_OK {
+                    active[operation.easy] = operation
+                } else {
+                    operation.finish(operation.completion(code: CURLE_FAILED_INIT))
+                }
+            }
+            for operation in work.cancelled where active.removeValue(forKey: operation.easy) != nil {
+                curl_multi_remove_handle(multi, operation.easy)
+                operation.finish(operation.cancelledCompletion())
+            }
+            curl_multi_perform(multi, &running)
+            while let message = curl_multi_info_read(multi, &queued) {
+                guard ccurl_msg_is_done(message) != 0, let easy = message.pointee.easy_handle else { continue }
+                let code = ccurl_msg_result(message)
+                guard let operation = active.removeValue(forKey: easy) else {
+                    curl_multi_remove_handle(multi, easy)
+                    continue
+                }
+                let completion = operation.completion(code: code)
+                curl_multi_remove_handle(multi, easy)
+                operation.finish(completion)
+            }
+            // Waits for socket activity, libcurl's own timers, or a wake-up from another thread.
+            curl_multi_poll(multi, nil, 0, 1000, nil)
+        }
+    }
+}

@@ -1,0 +1,199 @@
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Live counters of one transfer, written on the loop thread and read by the progress reporter.
+final class ItemProgress: Sendable {
+    let done = Atomic<Int64>(0)
+    /// The full size, or -1 while unknown.
+    let expected: Atomic<Int64>
+
+    init(expected: Int64?) {
+        self.expected = Atomic(expected ?? -1)
+    }
+}
+
+/// Counters shared by a whole batch.
+final class BatchCounters: Sendable {
+    /// Bytes received from the network and written, across the batch.
+    let received = Atomic<Int64>(0)
+}
+
+/// Streams one response body into a partial file in the staging area, deciding from the response head
+/// whether the bytes may continue the partial file, must replace it, or are an error body.
+final class FileWriter: CurlResponseHandler, @unchecked Sendable {
+    /// Why an attempt must start over from byte zero with a fresh request.
+    enum Restart: Equatable, Sendable {
+        /// 416: the partial file is not a prefix of what the server has now.
+        case rangeNotSatisfiable
+        /// A 206 whose validator differs from the partial file's.
+        case validatorChanged
+        /// A 206 that does not start where the partial file ends.
+        case rangeMismatch
+    }
+
+    /// Past this many bytes a partial file gets a resume record; smaller ones are simply fetched again.
+    static let resumeRecordThreshold: Int64 = 1 << 20
+    /// In durable mode, write-back of the file is started every this many bytes, so the final fsync is short.
+    static let writebackStride: Int64 = 8 << 20
+
+    let fd: Int32
+    let url: String
+    let destination: String
+    let staging: StagingArea
+    let resumeOffset: Int64
+    let sentValidator: String?
+    let durable: Bool
+    let item: ItemProgress
+    let counters: BatchCounters
+
+    private(set) var status = 0
+    private(set) var headers = HTTPHeaders()
+    private(set) var restart: Restart?
+    /// Set when a 200 answered a range request: the partial file was truncated and refilled from zero.
+    private(set) var restartedFromZero = false
+    private(set) var startOffset: Int64 = 0
+    private(set) var offset: Int64 = 0
+    private(set) var totalSize: Int64?
+    private(set) var errorBody: [UInt8] = []
+    private var writing = false
+    private var validator: String?
+    private var recordWritten = false
+    private var writebackFrom: Int64 = 0
+
+    init(
+        fd: Int32, url: String, destination: String, staging: StagingArea, resumeOffset: Int64, sentValidator: String?,
+        durable: Bool, item: ItemProgress, counters: BatchCounters
+    ) {
+        self.fd = fd
+        self.url = url
+        self.destination = destination
+        self.staging = staging
+        self.resumeOffset = resumeOffset
+        self.sentValidator = sentValidator
+        self.durable = durable
+        self.item = item
+        self.counters = counters
+        self.recordWritten = resumeOffset > 0
+    }
+
+    /// The bytes this attempt added to the file.
+    var bytesWritten: Int64 { offset - startOffset }
+
+    /// The validator to resume with: a strong `ETag`, else `Last-Modified`.
+    static func validator(from headers: HTTPHeaders) -> String? {
+        if let etag = headers["ETag"], !etag.hasPrefix("W/"), !etag.isEmpty { return etag }
+        return headers["Last-Modified"]
+    }
+
+    /// Parses `Content-Range: bytes START-END/TOTAL` (TOTAL may be `*`).
+    static func parseContentRange(_ value: String?) -> (start: Int64, end: Int64, total: Int64?)? {
+        guard let value else { return nil }
+        let text = value.trimmingCharacters(in: " ")
+        guard text.lowercased().hasPrefix("bytes ") else { return nil }
+        let spec = text.dropFirst(6)
+        let halves = spec.split(separator: "/", maxSplits: 1)
+        guard halves.count == 2 else { return nil }
+        let bounds = halves[0].split(separator: "-", maxSplits: 1)
+        guard bounds.count == 2, let start = Int64(bounds[0]), let end = Int64(bounds[1]), end >= start else { return nil }
+        return (start, end, Int64(halves[1]))
+    }
+
+    func didReceiveHead(status: Int, headers: HTTPHeaders, contentLength: Int64?) -> HTTPError? {
+        self.status = status
+        self.headers = headers
+        let validator = FileWriter.validator(from: headers)
+        switch status {
+        case 206:
+            guard let range = FileWriter.parseContentRange(headers["Content-Range"]), range.start == resumeOffset else {
+                restart = .rangeMismatch
+                return restartError
+            }
+            if let sentValidator, let validator, validator != sentValidator {
+                restart = .validatorChanged
+                return restartError
+            }
+            startOffset = resumeOffset
+            totalSize = range.total ?? contentLength.map { resumeOffset + $0 }
+        case 200, 203:
+            if resumeOffset > 0 {
+                // The server ignored Range or If-Range failed: these bytes start at zero, so the old ones go.
+                restartedFromZero = true
+                staging.removeRecord(for: destination)
+                recordWritten = false
+            }
+            guard ftruncate(fd, 0) == 0 else {
+                return HTTPError.fromErrno(errno, operation: "truncate", path: staging.partPath(for: destination))
+            }
+            startOffset = 0
+            totalSize = contentLength
+        case 416:
+            restart = .rangeNotSatisfiable
+            return restartError
+        default:
+            // An error or unexpected answer: its body is kept (briefly) for the message, not written.
+            return nil
+        }
+        self.validator = validator
+        writing = true
+        offset = startOffset
+        writebackFrom = startOffset
+        item.done.store(startOffset, ordering: .relaxed)
+        if let totalSize { item.expected.store(totalSize, ordering: .relaxed) }
+        return nil
+    }
+
+    func didReceive(_ bytes: UnsafeRawBufferPointer) -> HTTPError? {
+        guard writing else {
+            if errorBody.count < 4096 { errorBody.append(contentsOf: bytes.prefix(4096 - errorBody.count)) }
+            return nil
+        }
+        guard var base = bytes.baseAddress else { return nil }
+        var remaining = bytes.count
+        while remaining > 0 {
+            let count = pwrite(fd, base, remaining, off_t(offset))
+            if count < 0 {
+                if errno == EINTR { continue }
+                return HTTPError.fromErrno(errno, operation: "write", path: staging.partPath(for: destination))
+            }
+            offset += Int64(count)
+            remaining -= count
+            base = base.advanced(by: count)
+        }
+        item.done.store(offset, ordering: .relaxed)
+        counters.received.add(Int64(bytes.count), ordering: .relaxed)
+        if !recordWritten, offset >= FileWriter.resumeRecordThreshold, let validator {
+            recordWritten = true
+            do {
+                try staging.writeRecord(StagingArea.Record(url: url, validator: validator), for: destination)
+            } catch {
+                return error
+            }
+        }
+        if durable, offset - writebackFrom >= FileWriter.writebackStride {
+            Writeback.start(fd: fd, offset: writebackFrom, length: offset - writebackFrom)
+            writebackFrom = offset
+        }
+        return nil
+    }
+
+    private var restartError: HTTPError {
+        HTTPError(.invalidResponse, "the server's range answer does not continue the partial file", url: url)
+    }
+}
+
+/// Starts asynchronous write-back of a file range (Linux `sync_file_range` with `SYNC_FILE_RANGE_WRITE`),
+/// so the fsync before the rename has little left to do. Looked up at run time; a no-op where missing.
+enum Writeback {
+    private typealias Function = @convention(c) (Int32, Int64, Int64, UInt32) -> Int32
+    private static let function: Function? = {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "sync_file_range") else { return nil }
+        return unsafeBitCast(symbol, to: Function.self)
+    }()
+
+    static func start(fd: Int32, offset: Int64, length: Int64) {
+        _ = function?(fd, offset, length, 2)
+    }
+}

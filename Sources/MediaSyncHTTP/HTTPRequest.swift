@@ -1,0 +1,88 @@
+import Foundation
+
+/// An HTTP request for an API call whose response body is kept in memory.
+public struct HTTPRequest: Sendable {
+    /// The method, such as `GET` or `POST`.
+    public var method: String
+    /// The absolute URL.
+    public var url: String
+    /// Extra header fields.
+    public var headers: HTTPHeaders
+    /// The request body, if any.
+    public var body: [UInt8]?
+    /// A whole-request timeout in seconds, overriding the client's configuration.
+    public var timeout: Double?
+
+    public init(method: String = "GET", url: String, headers: HTTPHeaders = [:], body: [UInt8]? = nil, timeout: Double? = nil) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+        self.timeout = timeout
+    }
+
+    /// A request with a JSON body and `Content-Type: application/json`.
+    /// - Throws: `EncodingError` when the value cannot be encoded.
+    public static func json<Body: Encodable>(
+        method: String = "POST", url: String, body: Body, headers: HTTPHeaders = [:]
+    ) throws -> HTTPRequest {
+        var headers = headers
+        headers.replaceOrAdd(name: "Content-Type", value: "application/json")
+        let data = try JSONEncoder().encode(body)
+        return HTTPRequest(method: method, url: url, headers: headers, body: [UInt8](data))
+    }
+
+    /// Whether a failed attempt may be sent again without side effects.
+    var isIdempotent: Bool {
+        ["GET", "HEAD", "OPTIONS", "PUT", "DELETE"].contains(method.uppercased())
+    }
+}
+
+/// A complete HTTP response with its body in memory.
+public struct HTTPResponse: Sendable {
+    /// The final status code (after redirects).
+    public var status: Int
+    /// The final response's header fields.
+    public var headers: HTTPHeaders
+    /// The body, decompressed.
+    public var body: [UInt8]
+    /// The URL that answered, after redirects.
+    public var effectiveURL: String
+
+    public init(status: Int, headers: HTTPHeaders, body: [UInt8], effectiveURL: String) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.effectiveURL = effectiveURL
+    }
+
+    /// Decodes the body as JSON.
+    /// - Throws: ``HTTPError`` of kind ``HTTPError/Kind/invalidResponse`` naming what was expected.
+    public func decode<T: Decodable>(_ type: T.Type, decoder: JSONDecoder = JSONDecoder()) throws -> T {
+        do {
+            return try decoder.decode(type, from: Data(body))
+        } catch {
+            let start = String(decoding: body.prefix(80), as: UTF8.self)
+                .replacingOccurrences(of: "\n", with: " ")
+            throw HTTPError(
+                .invalidResponse,
+                "the server's answer is not the expected \(type) JSON (\(HTTPResponse.describe(error))); it starts with: \(start)",
+                url: effectiveURL)
+        }
+    }
+
+    private static func describe(_ error: Error) -> String {
+        switch error {
+        case DecodingError.keyNotFound(let key, _): return "missing field \(key.stringValue)"
+        case DecodingError.typeMismatch(_, let context): return "wrong type at \(path(context))"
+        case DecodingError.valueNotFound(_, let context): return "null at \(path(context))"
+        case DecodingError.dataCorrupted(let context):
+            return context.codingPath.isEmpty ? "not valid JSON" : "bad value at \(path(context))"
+        default: return "\(error)"
+        }
+    }
+
+    private static func path(_ context: DecodingError.Context) -> String {
+        context.codingPath.map(\.stringValue).joined(separator: ".")
+    }
+}

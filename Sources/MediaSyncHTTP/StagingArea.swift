@@ -1,0 +1,138 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Partial files and their resume records, kept apart from final paths until a file is complete.
+///
+/// A partial file for destination `D` is `<staging>/<hash(D)>-<name>.part`; beside it,
+/// `….part.meta` records the URL and the validator (`ETag` or `Last-Modified`) its bytes came with,
+/// so a later attempt or run can resume with `Range` + `If-Range`, and never splices bytes of two versions.
+struct StagingArea: Sendable {
+    /// The resume record of a partial file.
+    struct Record: Codable, Equatable, Sendable {
+        var url: String
+        var validator: String
+    }
+
+    let directory: String
+
+    /// The staging folder for `destination`: `preferred` when it is on the destination's file system,
+    /// else `.mediasync-staging` beside the destination.
+    static func directory(for destination: String, preferred: String?) -> String {
+        let parent = (destination as NSString).deletingLastPathComponent
+        let fallback = (parent as NSString).appendingPathComponent(".mediasync-staging")
+        guard let preferred else { return fallback }
+        guard let preferredDevice = deviceOfNearestExisting(preferred),
+            let destinationDevice = deviceOfNearestExisting(parent), preferredDevice == destinationDevice
+        else { return fallback }
+        return preferred
+    }
+
+    private static func deviceOfNearestExisting(_ path: String) -> UInt64? {
+        var current = path
+        var info = stat()
+        while !current.isEmpty {
+            if stat(current, &info) == 0 { return UInt64(info.st_dev) }
+            let parent = (current as NSString).deletingLastPathComponent
+            if parent == current { break }
+            current = parent
+        }
+        return nil
+    }
+
+    func partPath(for destination: String) -> String {
+        let name = (destination as NSString).lastPathComponent
+        let safe = String(
+            name.unicodeScalars.prefix(40).map { scalar -> Character in
+                let ok = (scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar) || "._-".unicodeScalars.contains(scalar)))
+                return ok ? Character(scalar) : "_"
+            })
+        let hash = String(StagingArea.fnv1a64(destination), radix: 16)
+        return (directory as NSString).appendingPathComponent("\(hash)-\(safe).part")
+    }
+
+    func recordPath(for destination: String) -> String {
+        partPath(for: destination) + ".meta"
+    }
+
+    func prepare() throws(HTTPError) {
+        try StagingArea.makeDirectories(directory)
+    }
+
+    /// The bytes a partial file of `destination` may resume from, with its validator; nil when there is
+    /// nothing usable (in which case any stale partial file is removed).
+    func resumable(for destination: String, url: String) -> (size: Int64, validator: String)? {
+        let part = partPath(for: destination)
+        let meta = recordPath(for: destination)
+        var info = stat()
+        guard stat(part, &info) == 0, info.st_size > 0,
+            let data = FileManager.default.contents(atPath: meta),
+            let record = try? JSONDecoder().decode(Record.self, from: data),
+            record.url == url, !record.validator.isEmpty
+        else {
+            discard(destination)
+            return nil
+        }
+        return (Int64(info.st_size), record.validator)
+    }
+
+    func writeRecord(_ record: Record, for destination: String) throws(HTTPError) {
+        let path = recordPath(for: destination)
+        do {
+            let data = try JSONEncoder().encode(record)
+            try data.write(to: URL(fileURLWithPath: path), options: .atomic)
+        } catch {
+            throw HTTPError(.fileSystem, "could not write the resume record \(path): \(error.localizedDescription)")
+        }
+    }
+
+    func removeRecord(for destination: String) {
+        unlink(recordPath(for: destination))
+    }
+
+    /// Removes a partial file that a later attempt could not resume (it has no usable record).
+    func discardIfNotResumable(_ destination: String, url: String) {
+        _ = resumable(for: destination, url: url)
+    }
+
+    /// Removes the partial file and its record.
+    func discard(_ destination: String) {
+        unlink(partPath(for: destination))
+        unlink(recordPath(for: destination))
+    }
+
+    /// Removes the staging folder if nothing is left in it.
+    func removeIfEmpty() {
+        rmdir(directory)
+    }
+
+    // MARK: File-system helpers
+
+    static func makeDirectories(_ path: String) throws(HTTPError) {
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        } catch {
+            let number = ((error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError)?.code
+            throw HTTPError.fromErrno(Int32(number ?? Int(EIO)), operation: "create the folder", path: path)
+        }
+    }
+
+    /// fsyncs a directory so that a rename into it survives a power cut.
+    static func syncDirectory(_ path: String) throws(HTTPError) {
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw HTTPError.fromErrno(errno, operation: "open the folder", path: path) }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw HTTPError.fromErrno(errno, operation: "flush the folder", path: path) }
+    }
+
+    static func fnv1a64(_ text: String) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        return hash
+    }
+}

@@ -1,0 +1,310 @@
+internal import CCurl
+import Dispatch
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Downloads batches of files concurrently on the shared libcurl multi loop.
+///
+/// Each file streams into a partial file in a staging folder on the destination's file system and is
+/// renamed into place only when complete and verified, so no partial file ever sits at a final path.
+/// Partial files resume with `Range` + `If-Range`; retryable failures are retried with backoff; the batch
+/// reports aggregate progress and returns a per-file result, so a caller can retry the failed only.
+public final class TransferEngine: Sendable {
+    /// The HTTP settings (timeouts, TLS, User-Agent) every transfer uses.
+    public let client: HTTPClient
+    /// How batches run.
+    public let options: TransferOptions
+    private let finalizer = DispatchQueue(label: "mediasync.finalize", attributes: .concurrent)
+
+    public init(client: HTTPClient = HTTPClient(), options: TransferOptions = TransferOptions()) {
+        self.client = client
+        self.options = options
+    }
+
+    /// Downloads every request and returns once each has succeeded or failed for good.
+    ///
+    /// - Parameters:
+    ///   - requests: the files to fetch. Destinations must be distinct.
+    ///   - progress: called every ``TransferOptions/progressInterval`` seconds, after each file, and once at
+    ///     the end with ``BatchProgress/isFinished`` set; calls never overlap.
+    /// - Returns: one outcome per request, in order. Cancelling the calling task stops the batch; files
+    ///   not finished fail as cancelled and keep their partial bytes for a later resume.
+    public func download(_ requests: [TransferRequest], progress: (@Sendable (BatchProgress) -> Void)? = nil) async
+        -> BatchResult
+    {
+        let items = requests.map { ItemProgress(expected: $0.expectedSize) }
+        let counters = BatchCounters()
+        let results = ResultStore(count: requests.count)
+        let scheduler = TransferScheduler(
+            priorities: requests.map(\.priority), hosts: requests.map(\.host),
+            perHostLimit: options.perHostLimit ?? options.concurrency)
+        let reporter = ProgressReporter(
+            ids: requests.map(\.id), items: items, counters: counters, handler: progress)
+                let ticker = Task {
+            guard progress != nil else { return }
+            while !Task.isCancelled {
+                try? await Task.sleep(nanoseconds: UInt64(max(options.progressInterval, 0.01) * 1e9))
+                if Task.isCancelled { break }
+                reporter.report(results: results.snapshot(), final: false)
+            }
+        }
+        let workers = max(1, min(options.concurrency, requests.count))
+        let perTransferLimit = options.bandwidthLimit.map { max(1, $0 / workers) }
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<workers {
+                group.addTask {
+                    while !Task.isCancelled, let index = await scheduler.next() {
+                        let result = await self.transfer(
+                            requests[index], item: items[index], counters: counters, rateLimit: perTransferLimit)
+                        results.set(index, result)
+                        scheduler.finish(index)
+                        if case .failure(let error) = result, error.isFatal {
+                            let skipped = scheduler.stop()
+                            let reason = HTTPError(
+                                error.kind, "not started: an earlier transfer failed: \(error.message)", errno: error.errno)
+                            skipped.forEach { results.set($0, .failure(reason)) }
+                        }
+                        reporter.report(results: results.snapshot(), final: false)
+                    }
+                }
+            }
+        }
+        ticker.cancel()
+        await ticker.value
+        let final = results.snapshot().enumerated().map { index, result in
+            result ?? .failure(HTTPError.cancelled(url: requests[index].url))
+        }
+        reporter.report(results: final.map { $0 }, final: true)
+        Set(requests.map { StagingArea.directory(for: $0.destination, preferred: options.stagingDirectory) })
+            .forEach { StagingArea(directory: $0).removeIfEmpty() }
+        return BatchResult(outcomes: zip(requests, final).map { TransferOutcome(request: $0, result: $1) })
+    }
+
+    // MARK: One file
+
+    private enum AttemptResult {
+        case success(TransferSuccess)
+        case restart
+        case failure(HTTPError, madeProgress: Bool)
+    }
+
+    private func transfer(
+        _ request: TransferRequest, item: ItemProgress, counters: BatchCounters, rateLimit: Int?
+    ) async -> Result<TransferSuccess, HTTPError> {
+        let staging = StagingArea(
+            directory: StagingArea.directory(for: request.destination, preferred: options.stagingDirectory))
+        do {
+            try staging.prepare()
+        } catch {
+            return .failure(error)
+        }
+        let policy = options.retryPolicy
+        var failures = 0
+        var attempts = 0
+        var restarts = 0
+        // Attempts that made progress do not count against maxAttempts, but this bounds them all.
+        let attemptCeiling = policy.maxAttempts + 20
+        while true {
+            attempts += 1
+            if Task.isCancelled { return .failure(.cancelled(url: request.url)) }
+            switch await attempt(request, staging: staging, item: item, counters: counters, rateLimit: rateLimit, number: attempts) {
+            case .success(let success):
+                return .success(success)
+            case .restart:
+                staging.discard(request.destination)
+                restarts += 1
+                attempts -= 1
+                if restarts > 3 {
+                    return .failure(
+                        HTTPError(.invalidResponse, "the server's range answers keep contradicting each other", url: request.url))
+                }
+            case .failure(let error, let madeProgress):
+                if error.kind == .diskFull || error.kind == .sizeMismatch || error.kind == .checksumMismatch {
+                    staging.discard(request.destination)
+                }
+                if !madeProgress { failures += 1 }
+                guard attempts < attemptCeiling,
+                    let delay = policy.delay(afterAttempt: max(failures, 1), error: error, random: Double.random(in: 0...1))
+                else {
+                    staging.discardIfNotResumable(request.destination, url: request.url)
+                    return .failure(error)
+                }
+                do {
+                    try await Task.sleep(nanoseconds: UInt64(delay * 1e9))
+                } catch {
+                    return .failure(.cancelled(url: request.url))
+                }
+            }
+        }
+    }
+
+    private func attempt(
+        _ request: TransferRequest, staging: StagingArea, item: ItemProgress, counters: BatchCounters, rateLimit: Int?,
+        number: Int
+    ) async -> AttemptResult {
+        let resume = staging.resumable(for: request.destination, url: request.url)
+        let partPath = staging.partPath(for: request.destination)
+        let flags = O_WRONLY | O_CREAT | O_CLOEXEC | (resume == nil ? O_TRUNC : 0)
+        let fd = open(partPath, flags, 0o644)
+        guard fd >= 0 else {
+            return .failure(HTTPError.fromErrno(errno, operation: "create", path: partPath), madeProgress: false)
+        }
+        let writer = FileWriter(
+            fd: fd, url: request.url, destination: request.destination, staging: staging,
+            resumeOffset: resume?.size ?? 0, sentValidator: resume?.validator, durable: options.durable, item: item,
+            counters: counters)
+        let completion: CurlCompletion
+        do {
+            let operation = try CurlOperation(url: request.url, handler: writer)
+            try operation.configure(client.configuration)
+            try operation.set(CURLOPT_BUFFERSIZE, options.bufferSize)
+            if let rateLimit {
+                try operation.set(CURLOPT_MAX_RECV_SPEED_LARGE, offset: Int64(rateLimit))
+            }
+            var headers = request.headers
+            if let resume {
+                headers.replaceOrAdd(name: "Range", value: "bytes=\(resume.size)-")
+                headers.replaceOrAdd(name: "If-Range", value: resume.validator)
+            }
+            try operation.setHeaders(headers)
+            completion = await client.loop.perform(operation)
+        } catch {
+            close(fd)
+            let failure = error as? HTTPError ?? HTTPError(.transport, "\(error)", url: request.url)
+            return .failure(failure, madeProgress: false)
+        }
+        let madeProgress = writer.bytesWritten > 0
+        if writer.restart != nil {
+            close(fd)
+            return .restart
+        }
+        if let error = completion.abortError ?? transferError(completion, writer: writer, url: request.url) {
+            close(fd)
+            return .failure(error, madeProgress: madeProgress)
+        }
+        let success = TransferSuccess(
+            path: request.destination, size: writer.offset, resumedFrom: writer.startOffset, attempts: number,
+            lastModified: writer.headers["Last-Modified"], etag: writer.headers["ETag"],
+            contentType: writer.headers["Content-Type"],
+            suggestedFilename: ContentDisposition.filename(writer.headers["Content-Disposition"]))
+        let durable = options.durable
+        return await withCheckedContinuation { continuation in
+            finalizer.async {
+                let result = TransferEngine.place(
+                    fd: fd, partPath: partPath, request: request, staging: staging, expectedTotal: writer.totalSize,
+                    size: writer.offset, durable: durable)
+                switch result {
+                case .success:
+                    continuation.resume(returning: .success(success))
+                case .failure(let error):
+                    continuation.resume(returning: .failure(error, madeProgress: madeProgress))
+                }
+            }
+        }
+    }
+
+    private func transferError(_ completion: CurlCompletion, writer: FileWriter, url: String) -> HTTPError? {
+        guard completion.code == .ok else {
+            return HTTPError.fromCurl(completion.code, detail: completion.detail, url: url)
+        }
+        let status = writer.status
+        if status >= 400 {
+            let retryAfter = RetryPolicy.parseRetryAfter(completion.headers["Retry-After"], now: Date().timeIntervalSince1970)
+            let excerpt = HTTPError.excerpt(writer.errorBody)
+            return HTTPError.fromStatus(status, url: url, retryAfter: retryAfter, bodyExcerpt: excerpt)
+        }
+        if status != 200 && status != 203 && status != 206 {
+            return HTTPError(.invalidResponse, "unexpected answer \(status) to a download", url: url, status: status)
+        }
+        return nil
+    }
+
+    /// Flushes, verifies and renames a complete partial file into place. Runs off the loop thread.
+    private static func place(
+        fd: Int32, partPath: String, request: TransferRequest, staging: StagingArea, expectedTotal: Int64?, size: Int64,
+        durable: Bool
+    ) -> Result<Void, HTTPError> {
+        if durable && fsync(fd) != 0 {
+            let error = HTTPError.fromErrno(errno, operation: "flush", path: partPath)
+            close(fd)
+            return .failure(error)
+        }
+        close(fd)
+        if let expectedTotal, expectedTotal != size {
+            return .failure(
+                HTTPError(
+                    .transport, "the body ended after \(size) of \(expectedTotal) bytes", url: request.url))
+        }
+        if let expected = request.expectedSize, expected != size {
+            return .failure(
+                HTTPError(.sizeMismatch, "expected \(expected) bytes but the server sent \(size)", url: request.url))
+        }
+        if let expected = request.expectedSHA256 {
+            guard let actual = SHA256.hex(ofFile: partPath) else {
+                return .failure(HTTPError.fromErrno(errno, operation: "read", path: partPath))
+            }
+            if actual != expected.lowercased() {
+                return .failure(
+                    HTTPError(.checksumMismatch, "SHA-256 \(actual) differs from the expected \(expected)", url: request.url))
+            }
+        }
+        let parent = (request.destination as NSString).deletingLastPathComponent
+        do {
+            try StagingArea.makeDirectories(parent)
+            try moveIntoPlace(partPath, request.destination, durable: durable)
+            if durable { try StagingArea.syncDirectory(parent) }
+        } catch {
+            return .failure(error)
+        }
+        staging.removeRecord(for: request.destination)
+        return .success(())
+    }
+
+    /// Renames atomically; across file systems, copies to a temporary name beside the destination first.
+    private static func moveIntoPlace(_ source: String, _ destination: String, durable: Bool) throws(HTTPError) {
+        if rename(source, destination) == 0 { return }
+        guard errno == EXDEV else { throw HTTPError.fromErrno(errno, operation: "rename into place", path: destination) }
+        let temporary = destination + ".mediasync-tmp"
+        do {
+            if FileManager.default.fileExists(atPath: temporary) { try FileManager.default.removeItem(atPath: temporary) }
+            try FileManager.default.copyItem(atPath: source, toPath: temporary)
+        } catch {
+            unlink(temporary)
+            throw HTTPError(.fileSystem, "could not copy into place \(destination): \(error.localizedDescription)")
+        }
+        if durable {
+            let fd = open(temporary, O_RDONLY | O_CLOEXEC)
+            if fd >= 0 {
+                fsync(fd)
+                close(fd)
+            }
+        }
+        guard rename(temporary, destination) == 0 else {
+            let number = errno
+            unlink(temporary)
+            throw HTTPError.fromErrno(number, operation: "rename into place", path: destination)
+        }
+        unlink(source)
+    }
+}
+
+/// Per-request results of a batch, filled in by the workers.
+final class ResultStore: Sendable {
+    private let results: Mutex<[Result<TransferSuccess, HTTPError>?]>
+
+    init(count: Int) {
+        results = Mutex(Array(repeating: nil, count: count))
+    }
+
+    func set(_ index: Int, _ result: Result<TransferSuccess, HTTPError>) {
+        results.withLock { $0[index] = result }
+    }
+
+    func snapshot() -> [Result<TransferSuccess, HTTPError>?] {
+        results.withLock { $0 }
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+import MediaSyncHTTP
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Prints progress and results: a live line on a terminal, plain lines otherwise.
+final class Console: Sendable {
+    private let quiet: Bool
+    private let isTerminal = isatty(STDERR_FILENO) == 1
+    private let lastLine = Mutex<Int>(0)
+
+    init(quiet: Bool) {
+        self.quiet = quiet
+    }
+
+    func show(_ progress: BatchProgress) {
+        guard !quiet, isTerminal, !progress.isFinished else { return }
+        var line = String(
+            format: "%3.0f%%  %d/%d files  %@ of %@  %@/s", progress.fraction * 100,
+            progress.succeededItems + progress.failedItems, progress.totalItems, Console.bytes(progress.bytesDone),
+            progress.sizeKnown ? Console.bytes(progress.bytesExpected) : "?", Console.bytes(Int64(progress.bytesPerSecond)))
+        if let eta = progress.estimatedSecondsRemaining { line += String(format: "  ETA %.0fs", eta) }
+        lastLine.withLock { width in
+            let padding = String(repeating: " ", count: max(0, width - line.count))
+            FileHandle.standardError.write(Data(("\r" + line + padding).utf8))
+            width = line.count
+        }
+    }
+
+    func finish(_ result: BatchResult) {
+        if isTerminal && !quiet { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+        for outcome in result.failed {
+            Console.error("failed: \(outcome.error?.description ?? outcome.request.id)")
+        }
+        guard !quiet else { return }
+        let bytes = result.succeeded.reduce(Int64(0)) { total, outcome in
+            if case .success(let success) = outcome.result { return total + success.size }
+            return total
+        }
+        Console.error("\(result.succeeded.count) downloaded (\(Console.bytes(bytes))), \(result.failed.count) failed")
+    }
+
+    static func error(_ line: String) {
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+
+    static func bytes(_ count: Int64) -> String {
+        let units = ["B", "KiB", "MiB", "GiB", "TiB"]
+        var value = Double(count)
+        var unit = 0
+        while value >= 1024 && unit < units.count - 1 {
+            value /= 1024
+            unit += 1
+        }
+        return unit == 0 ? "\(count) B" : String(format: "%.1f %@", value, units[unit])
+    }
+}

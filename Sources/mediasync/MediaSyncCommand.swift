@@ -1,0 +1,12 @@
+import ArgumentParser
+import MediaSyncHTTP
+
+@main
+struct MediaSyncCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "mediasync",
+        abstract: "Keep an offline mirror of a Jellyfin server and of podcast feeds.",
+        version: MediaSyncVersion.string,
+        subcommands: [Get.self]
+    )
+}
