@@ -1,0 +1,139 @@
+import Foundation
+import MediaSyncHTTP
+import MediaSyncTestServer
+import Testing
+
+@Suite struct HTTPClientTests {
+    @Test func getsAndDecodesJSON() async throws {
+        let server = try TestServer()
+        defer { server.shutdown() }
+        server.setFile("/info.json", contents: Array(#"{"Version":"10.10.3","Id":"abc"}"#.utf8), contentType: "application/json")
+        struct Info: Decodable { var Version: String }
+        let response = try await HTTPClient().send(HTTPRequest(url: server.baseURL + "/info.json"))
+        #expect(response.status == 200)
+        #expect(try response.decode(Info.self).Version == "10.10.3")
+        let sent = try #require(server.requests(to: "/info.json").first)
+        #expect(sent.headers["user-agent"] == "mediasync/\(MediaSyncVersion.string)")
+        #expect(sent.headers["accept"] == "application/json")
+    }
+
+    @Test func postsJSONBodies() async throws {
+        let server = try TestServer()
+        defer { server.shutdown() }
+        struct Login: Encodable { var Username: String; var Pw: String }
+        let request = try HTTPRequest.json(
+            url: server.baseURL + "/Users/AuthenticateByName", body: Login(Username: "demo", Pw: "demo"))
+        let response = try await HTTPClient().send(request)
+        #expect(response.status == 200)
+        let sent = try #require(server.requests(to: "/Users/AuthenticateByName").first)
+        #expect(sent.method == "POST")
+        #expect(sent.headers["content-type"] == "application/json")
+        #expect(String(decoding: sent.body, as: UTF8.self).contains("\"Username\":\"demo\""))
+    }
+
+    @Test func unauthorizedIsNotRetriedAndSaysSo() async throws {
+        let server = try TestServer()
+        defer { server.shutdown() }
+        let client = HTTPClient(retryPolicy: quickRetries)
+        let error = await #expect(throws: HTTPError.self) {
+            try await client.send(HTTPRequest(url: server.baseURL + "/UserViews"))
+        }
+        #expect(error?.status == 401)
+        #expect(error?.isRetryable == false)
+        #expect(server.requests(to: "/UserViews").count == 1)
+    }
+
+    @Test func notFoundIsNotRetried() async throws {
+        let server = try TestServer()
+        defer { server.shutdown() }
+        let client = HTTPClient(retryPolicy: quickRetries)
+        let error = await #expect(throws: HTTPError.self) {
+            try await client.send(HTTPRequest(url: server.baseURL + "/nothing-here"))
+        }
+        #expect(error?.status == 404)
+        #expect(error?.description.contains("404") == true)
+        #expect(server.requests(to: "/nothing-here").count == 1)
+    }
+
+    @Test func retriesServerErrorsThenSucceeds() async throws {
+        let server = try TestServer()
+        defer { server.shutdown() }
+        server.setFile("/flaky", contents: Array("ok".utf8))
+        server.inject(.status(502), path: "/flaky", count: 2)
+        let response = try await HTTPClient(retryPolicy: quickRetries).send(HTTPRequest(url: server.baseURL + "/flaky"))
+        #expect(response.body == Array("ok".utf8))
+        #expect(server.requests(to: "/flaky").count == 3)
+    }
+
+    @Test func honoursRetryAfter() async throws {
+        let server = try TestServer()
+        defer { server.shutdown() }
+        server.setFile("/busy", contents: Array("done".utf8))
+        server.inject(.retryAfter(status: 429, seconds: 1), path: "/busy")
+        let started = Date()
+        let response = try await HTTPClient(retryPolicy: quickRetries).send(HTTPRequest(url: server.baseURL + "/busy"))
+        #expect(response.body == Array("done".utf8))
+        #expect(server.requests(to: "/busy").count == 2)
+        // The retry waited for what the server asked, not the 0.05 s backoff of the policy.
+        #expect(Date().timeIntervalSince(started) >= 0.95)
+    }
+
+    @Test func refusesARetryAfterBeyondTheLimit() async throws {
+        let server = try TestServer()
+        defer { server.shutdown() }
+        server.setFile("/busy", contents: Array("done".utf8))
+        server.inject(.retryAfter(status: 503, seconds: 600), path: "/busy")
+        let error = await #expect(throws: HTTPError.self) {
+            try await HTTPClient(retryPolicy: quickRetries).send(HTTPRequest(url: server.baseURL + "/busy"))
+        }
+        #expect(error?.status == 503)
+        #expect(error?.retryAfter == 600)
+        #expect(server.requests(to: "/busy").count == 1)
+    }
+
+    @Test func followsRedirectsButNotForever() async throws {
+        let server = try TestServer()
+        defer { server.shutdown() }
+        server.setFile("/new", contents: Array("moved".utf8))
+        server.inject(.redirect(location: "/new", status: 301), path: "/old")
+        let response = try await HTTPClient().send(HTTPRequest(url: server.baseURL + "/old"))
+        #expect(response.body == Array("moved".utf8))
+        #expect(response.effectiveURL.hasSuffix("/new"))
+
+        server.inject(.redirect(location: "/loop", status: 302), path: "/loop", count: 100)
+        let client = HTTPClient(configuration: HTTPClientConfiguration(maxRedirects: 3), retryPolicy: .none)
+        let error = await #expect(throws: HTTPError.self) {
+            try await client.send(HTTPRequest(url: server.baseURL + "/loop"))
+        }
+        #expect(error?.kind == .tooManyRedirects)
+    }
+
+    @Test func reportsABodyThatIsNotJSONClearly() async throws {
+        let server = try TestServer()
+        defer { server.shutdown() }
+        server.inject(.body(status: 200, contentType: "text/html", bytes: Array("<html>login</html>".utf8)), path: "/api")
+        struct Thing: Decodable { var Id: String }
+        let response = try await HTTPClient().send(HTTPRequest(url: server.baseURL + "/api"))
+        let error = #expect(throws: HTTPError.self) { try response.decode(Thing.self) }
+        #expect(error?.kind == .invalidResponse)
+        #expect(error?.message.contains("<html>login") == true)
+    }
+
+    @Test func connectionRefusedIsARetryableTransportError() async throws {
+        let server = try TestServer()
+        let url = server.baseURL + "/x"
+        server.shutdown()
+        let error = await #expect(throws: HTTPError.self) {
+            try await HTTPClient(retryPolicy: .none).send(HTTPRequest(url: url))
+        }
+        #expect(error?.kind == .transport)
+        #expect(error?.isRetryable == true)
+    }
+
+    @Test func refusesNonHTTPSchemes() async throws {
+        let error = await #expect(throws: HTTPError.self) {
+            try await HTTPClient(retryPolicy: .none).send(HTTPRequest(url: "file:///etc/passwd"))
+        }
+        #expect(error?.kind == .invalidURL)
+    }
+}

@@ -1,0 +1,345 @@
+import Foundation
+import MediaSyncHTTP
+import MediaSyncTestServer
+import Testing
+
+@Suite struct TransferEngineTests {
+    private static let mib = 1 << 20
+
+    private func one(_ engine: TransferEngine, _ server: TestServer, _ path: String, to destination: String) async
+        -> TransferOutcome?
+    {
+        let result = await engine.download([TransferRequest(id: path, url: server.baseURL + path, destination: destination)])
+        return result.outcomes.first
+    }
+
+    @Test(arguments: [true, false])
+    func downloadsABatchIntoPlaceAndCleansUp(durable: Bool) async throws {
+        let server = try TestServer()
+        defer { server.shutdown() }
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let files = (0..<6).map { index in ("/files/f\(index).bin", testBytes(100_000 + index * 5_000, seed: UInt64(index))) }
+        for (path, bytes) in files { server.setFile(path, contents: bytes) }
+        server.setFile("/files/empty.bin", contents: [])
+        let requests = (files.map(\.0) + ["/files/empty.bin"]).map {
+            TransferRequest(id: $0, url: server.baseURL + $0, destination: folder.path + "/out" + $0)
+        }
+        let result = await makeEngine(durable: durable).download(requests)
+        #expect(result.allSucceeded)
+        for (path, bytes) in files {
+            #expect(readBytes(folder.path + "/out" + path) == bytes)
+        }
+        #expect(readBytes(folder.path + "/out/files/empty.bin") == [])
+        // Nothing but the final files remains: no staging folder, no partial or temporary file.
+        #expect(folder.allFiles() == (files.map(\.0) + ["/files/empty.bin"]).map { "out" + $0 }.sorted())
+    }
+
+    @Test func resumesAfterAConnectionReset() async throws {
+        let server = try TestServer()
+        defer { server.shutdown() }
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let bytes = testBytes(6 * Self.mib)
+        server.setFile("/media.mkv", contents: bytes)
+        server.inject(.resetAfter(bytes: 3 * Self.mib), path: "/media.mkv")
+        // Paced, so the client has read the bytes before the reset discards what is still in flight.
+        server.setThrottle(bytesPerSecond: 16 * Self.mib)
+        let outcome = try #require(await one(makeEngine(), server, "/media.mkv", to: folder.file("media.mkv")))
+        let success = try outcome.result.get()
+        #expect(readBytes(folder.file("media.mkv")) == bytes)
+        #expect(success.resumedFrom >= Int64(FileWriterThreshold.bytes))
+        let requests = server.requests(to: "/media.mkv")
+        #expect(requests.count == 2)
+        #expect(requests[0].headers["range"] == nil)
+        #expect(requests[1].headers["range"] == "bytes=\(success.resumedFrom)-")
+        // Jellyfin sends no ETag: the validator is the Last-Modified date, never an entity tag.
+        #expect(requests[1].headers["if-range"] == "Tue, 14 Nov 2023 22:13:20 GMT")
+    }
+
+    @Test func resumesAfterATruncatedBody() async throws {
+        let server = try TestServer()
+        defer { server.shutdown() }
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let bytes = testBytes(5 * Self.mib, seed: 3)
+        server.setFile("/t.bin", contents: bytes)
+        server.inject(.truncate(afterBytes: 2 * Self.mib), path: "/t.bin")
+        let outcome = try #require(await one(makeEngine(), server, "/t.bin", to: folder.file("t.bin")))
+        #expect(try outcome.result.get().resumedFrom > 0)
+        #expect(readBytes(folder.file("t.bin")) == bytes)
+    }
+
+    @Test func restartsFromZeroWhenTheServerIgnoresRange() async throws {
+        let server = try TestServer()
+        defer { server.shutdown() }
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let bytes = testBytes(4 * Self.mib, seed: 4)
+        server.setFile("/r.bin", contents: bytes)
+        server.inject(.resetAfter(bytes: 2 * Self.mib), path: "/r.bin")
+        server.setThrottle(bytesPerSecond: 16 * Self.mib)
+        server.inject(.ignoreRange, path: "/r.bin")
+        let outcome = try #require(await one(makeEngine(), server, "/r.bin", to: folder.file("r.bin")))
+        let success = try outcome.result.get()
+        #expect(success.resumedFrom == 0)
+        #expect(readBytes(folder.file("r.bin")) == bytes)
+        #expect(server.requests(to: "/r.bin").count == 2)
+        #expect(server.requests(to: "/r.bin")[1].headers["range"] != nil)
+    }
+
+    @Test func restartsWhenTheFileChangedBetweenAttempts() async throws {
+        let server = try TestServer()
+        defer { server.shutdown() }
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        server.setFile("/v.bin", contents: testBytes(4 * Self.mib, seed: 5))
+        server.inject(.resetAfter(bytes: 2 * Self.mib), path: "/v.bin")
+        server.setThrottle(bytesPerSecond: 16 * Self.mib)
+        let engine = makeEngine(retry: RetryPolicy.none)
+        let first = try #require(await one(engine, server, "/v.bin", to: folder.file("v.bin")))
+        #expect(first.error != nil)
+        #expect(!FileManager.default.fileExists(atPath: folder.file("v.bin")))
+        let changed = testBytes(4 * Self.mib, seed: 6)
+        server.setFile("/v.bin", contents: changed, lastModified: Date(timeIntervalSince1970: 1_800_000_000))
+        let second = try #require(await one(engine, server, "/v.bin", to: folder.file("v.bin")))
+        #expect(try second.result.get().resumedFrom == 0)
+        #expect(readBytes(folder.file("v.bin")) == changed)
+    }
+
+    @Test func neverSplicesWhenARangeAnswerCarriesANewValidator() async throws {
+        // The first response had an ETag, so the partial file's validator is that tag. The file is then
+        // replaced by one without an ETag; like ASP.NET, the server answers 206 to the entity-tag If-Range.
+        // The engine must notice the new Last-Modified and start again instead of appending.
+        let server = try TestServer()
+        defer { server.shutdown() }
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        server.setFile("/s.bin", contents: testBytes(4 * Self.mib, seed: 8), etag: "\"v1\"")
+        server.inject(.resetAfter(bytes: 2 * Self.mib), path: "/s.bin")
+        server.setThrottle(bytesPerSecond: 16 * Self.mib)
+        let engine = makeEngine(retry: RetryPolicy.none)
+        _ = await one(engine, server, "/s.bin", to: folder.file("s.bin"))
+        let replacement = testBytes(4 * Self.mib, seed: 9)
+        server.setFile("/s.bin", contents: replacement, lastModified: Date(timeIntervalSince1970: 1_800_000_000))
+        let outcome = try #require(await one(engine, server, "/s.bin", to: folder.file("s.bin")))
+        #expect(try outcome.result.get().resumedFrom == 0)
+        #expect(readBytes(folder.file("s.bin")) == replacement)
+        let requests = server.requests(to: "/s.bin")
+        #expect(requests[1].headers["if-range"] == "\"v1\"")
+        #expect(requests.last?.headers["range"] == nil)
+    }
+
+    @Test func restartsOnRangeNotSatisfiable() async throws {
+        let server = try TestServer()
+        defer { server.shutdown() }
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        server.setFile("/x.bin", contents: testBytes(4 * Self.mib, seed: 10))
+        server.inject(.resetAfter(bytes: 3 * Self.mib), path: "/x.bin")
+        server.setThrottle(bytesPerSecond: 16 * Self.mib)
+        let engine = makeEngine(retry: RetryPolicy.none)
+        _ = await one(engine, server, "/x.bin", to: folder.file("x.bin"))
+        server.inject(.rangeNotSatisfiable, path: "/x.bin")
+        let outcome = try #require(await one(engine, server, "/x.bin", to: folder.file("x.bin")))
+        #expect(outcome.error == nil)
+        #expect(readBytes(folder.file("x.bin")) == testBytes(4 * Self.mib, seed: 10))
+        #expect(server.requests(to: "/x.bin").last?.headers["range"] == nil)
+    }
+
+    @Test(arguments: [401, 403, 404])
+    func fatalStatusesAreNotRetried(status: Int) async throws {
+        let server = try TestServer()
+        defer { server.shutdown() }
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        server.setFile("/f.bin", contents: testBytes(1000))
+        server.inject(.status(status), path: "/f.bin", count: 10)
+        let outcome = try #require(await one(makeEngine(), server, "/f.bin", to: folder.file("f.bin")))
+        #expect(outcome.error?.status == status)
+        #expect(server.requests(to: "/f.bin").count == 1)
+        #expect(folder.allFiles().isEmpty)
+    }
+
+    @Test func honoursRetryAfterOnDownloads() async throws {
+        let server = try TestServer()
+        defer { server.shutdown() }
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        server.setFile("/b.bin", contents: testBytes(1000))
+        server.inject(.retryAfter(status: 503, seconds: 1), path: "/b.bin")
+        let started = Date()
+        let outcome = try #require(await one(makeEngine(), server, "/b.bin", to: folder.file("b.bin")))
+        #expect(outcome.error == nil)
+        #expect(try outcome.result.get().attempts == 2)
+        #expect(Date().timeIntervalSince(started) >= 0.95)
+    }
+
+    @Test func detectsAStall() async throws {
+        let server = try TestServer()
+        defer { server.shutdown() }
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        server.setFile("/stall.bin", contents: testBytes(200_000))
+        server.inject(.stall(afterBytes: 10_000, seconds: 20), path: "/stall.bin")
+        let configuration = HTTPClientConfiguration(lowSpeedLimit: 1_000, lowSpeedTime: 1)
+        let engine = makeEngine(retry: RetryPolicy.none, configuration: configuration)
+        let outcome = try #require(await one(engine, server, "/stall.bin", to: folder.file("stall.bin")))
+        #expect(outcome.error?.kind == .stalled)
+        #expect(outcome.error?.isRetryable == true)
+        #expect(!FileManager.default.fileExists(atPath: folder.file("stall.bin")))
+    }
+
+    @Test func aggregateProgressIsMonotonicAndEndsAtOne() async throws {
+        let server = try TestServer()
+        defer { server.shutdown() }
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        server.setThrottle(bytesPerSecond: 4 * Self.mib)
+        var requests: [TransferRequest] = []
+        for index in 0..<8 {
+            server.setFile("/p\(index)", contents: testBytes(150_000 + index * 10_000, seed: UInt64(index)))
+            requests.append(TransferRequest(id: "p\(index)", url: server.baseURL + "/p\(index)", destination: folder.file("p\(index)")))
+        }
+        server.inject(.resetAfter(bytes: 50_000), path: "/p3")
+        let log = ProgressLog()
+        let result = await makeEngine(concurrency: 3).download(requests) { log.append($0) }
+        #expect(result.allSucceeded)
+        let reports = log.all
+        #expect(reports.count >= 3)
+        let fractions = reports.map(\.fraction)
+        #expect(zip(fractions, fractions.dropFirst()).allSatisfy { $0 <= $1 })
+        let last = try #require(reports.last)
+        #expect(last.isFinished)
+        #expect(last.fraction == 1)
+        #expect(last.succeededItems == 8)
+        #expect(last.bytesDone == Int64((0..<8).reduce(0) { $0 + 150_000 + $1 * 10_000 }))
+        #expect(reports.dropLast().allSatisfy { !$0.isFinished })
+        #expect(reports.dropLast().allSatisfy { $0.fraction < 1 || $0.succeededItems + $0.failedItems == 8 })
+    }
+
+    @Test(arguments: [(3, nil), (6, 2)] as [(Int, Int?)])
+    func respectsTheConcurrencyCapAndThePerHostCap(concurrency: Int, perHost: Int?) async throws {
+        let server = try TestServer()
+        defer { server.shutdown() }
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        server.setThrottle(bytesPerSecond: 2 * Self.mib)
+        let requests = (0..<9).map { index -> TransferRequest in
+            server.setFile("/c\(index)", contents: testBytes(120_000, seed: UInt64(index)))
+            return TransferRequest(id: "c\(index)", url: server.baseURL + "/c\(index)", destination: folder.file("c\(index)"))
+        }
+        #expect(await makeEngine(concurrency: concurrency, perHostLimit: perHost).download(requests).allSucceeded)
+        let cap = perHost ?? concurrency
+        #expect(server.maxConcurrentRequests <= cap)
+        #expect(server.maxConcurrentRequests >= 2)
+    }
+
+    @Test func runsHigherPriorityFirst() async throws {
+        let server = try TestServer()
+        defer { server.shutdown() }
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let requests = [("low", 0), ("high", 10), ("mid", 5), ("mid2", 5)].map { name, priority -> TransferRequest in
+            server.setFile("/\(name)", contents: testBytes(1000))
+            return TransferRequest(id: name, url: server.baseURL + "/\(name)", destination: folder.file(name), priority: priority)
+        }
+        #expect(await makeEngine(concurrency: 1).download(requests).allSucceeded)
+        #expect(server.allRequests.map(\.path) == ["/high", "/mid", "/mid2", "/low"])
+    }
+
+    @Test func verifiesSizeAndChecksumBeforeTheRename() async throws {
+        let server = try TestServer()
+        defer { server.shutdown() }
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let bytes = testBytes(300_000, seed: 11)
+        server.setFile("/v", contents: bytes)
+        let digest = SHA256Reference.hex(bytes)
+        let engine = makeEngine()
+        let good = await engine.download([
+            TransferRequest(id: "ok", url: server.baseURL + "/v", destination: folder.file("ok"), expectedSize: 300_000, expectedSHA256: digest)
+        ])
+        #expect(good.allSucceeded)
+        let bad = await engine.download([
+            TransferRequest(id: "size", url: server.baseURL + "/v", destination: folder.file("size"), expectedSize: 299_999),
+            TransferRequest(
+                id: "sum", url: server.baseURL + "/v", destination: folder.file("sum"), expectedSHA256: String(repeating: "0", count: 64)),
+        ])
+        #expect(bad.outcomes.map { $0.error?.kind } == [.sizeMismatch, .checksumMismatch])
+        #expect(folder.allFiles() == ["ok"])
+    }
+
+    @Test func retriesTheFailedOnly() async throws {
+        let server = try TestServer()
+        defer { server.shutdown() }
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        for name in ["a", "b", "c"] { server.setFile("/\(name)", contents: testBytes(5000)) }
+        server.removeFile("/b")
+        let requests = ["a", "b", "c"].map { TransferRequest(id: $0, url: server.baseURL + "/\($0)", destination: folder.file($0)) }
+        let engine = makeEngine()
+        let first = await engine.download(requests)
+        #expect(first.succeeded.map(\.request.id) == ["a", "c"])
+        #expect(first.failedRequests.map(\.id) == ["b"])
+        server.setFile("/b", contents: testBytes(5000))
+        server.resetStatistics()
+        let second = await engine.download(first.failedRequests)
+        #expect(second.allSucceeded)
+        #expect(server.allRequests.map(\.path) == ["/b"])
+    }
+
+    @Test func aCancelledTransferLeavesNothingInPlaceAndResumesLater() async throws {
+        let server = try TestServer()
+        defer { server.shutdown() }
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let bytes = testBytes(8 * Self.mib, seed: 12)
+        server.setFile("/k.bin", contents: bytes)
+        server.setThrottle(bytesPerSecond: 4 * Self.mib)
+        let engine = makeEngine()
+        let request = TransferRequest(id: "k", url: server.baseURL + "/k.bin", destination: folder.file("k.bin"))
+        let log = ProgressLog()
+        let task = Task { await engine.download([request]) { log.append($0) } }
+        while (log.all.last?.bytesDone ?? 0) < Int64(2 * Self.mib) {
+            try await Task.sleep(nanoseconds: 20_000_000)
+        }
+        task.cancel()
+        let cancelled = await task.value
+        #expect(cancelled.outcomes.first?.error?.kind == .cancelled)
+        #expect(!FileManager.default.fileExists(atPath: folder.file("k.bin")))
+        server.setThrottle(bytesPerSecond: nil)
+        let resumed = await engine.download([request])
+        #expect(try resumed.outcomes.first?.result.get().resumedFrom ?? 0 > 0)
+        #expect(readBytes(folder.file("k.bin")) == bytes)
+    }
+
+    @Test(.enabled(if: SmallTmpfs.canMount, "needs root to mount a small tmpfs"))
+    func aFullDiskFailsClearlyAndLeavesNoPartialFileInPlace() async throws {
+        let server = try TestServer()
+        defer { server.shutdown() }
+        guard let disk = SmallTmpfs(bytes: 2 * Self.mib) else { return }
+        defer { disk.unmount() }
+        server.setFile("/small", contents: testBytes(100_000))
+        server.setFile("/huge", contents: testBytes(4 * Self.mib))
+        server.setFile("/later", contents: testBytes(100_000))
+        let requests = ["/small", "/huge", "/later"].enumerated().map { index, path in
+            TransferRequest(id: path, url: server.baseURL + path, destination: disk.path + path, priority: 3 - index)
+        }
+        let result = await makeEngine(concurrency: 1).download(requests)
+        #expect(result.outcomes.map { $0.error?.kind } == [nil, .diskFull, .diskFull])
+        #expect(result.outcomes[1].error?.message.contains("disk full") == true)
+        #expect(result.outcomes[2].error?.message.contains("not started") == true)
+        #expect(server.requests(to: "/later").isEmpty)
+        #expect(readBytes(disk.path + "/small") == testBytes(100_000))
+        #expect(!FileManager.default.fileExists(atPath: disk.path + "/huge"))
+        #expect(!FileManager.default.fileExists(atPath: disk.path + "/later"))
+        let staged = (try? FileManager.default.contentsOfDirectory(atPath: disk.path + "/.mediasync-staging")) ?? []
+        #expect(staged.isEmpty)
+    }
+}
+
+/// The engine's threshold for writing a resume record, mirrored here to state expectations.
+enum FileWriterThreshold {
+    static let bytes = 1 << 20
+}
