@@ -177,12 +177,13 @@ public final class TransferEngine: Sendable {
             let failure = error as? HTTPError ?? HTTPError(.transport, "\(error)", url: request.url)
             return .failure(failure, madeProgress: false)
         }
+        let flushError = writer.flush()
         let madeProgress = writer.bytesWritten > 0
         if writer.restart != nil {
             close(fd)
             return .restart
         }
-        if let error = completion.abortError ?? transferError(completion, writer: writer, url: request.url) {
+        if let error = completion.abortError ?? flushError ?? transferError(completion, writer: writer, url: request.url) {
             close(fd)
             return .failure(error, madeProgress: madeProgress)
         }

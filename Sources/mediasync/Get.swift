@@ -15,11 +15,16 @@ struct Get: AsyncParsableCommand {
     @Argument(help: "URLs to download.")
     var urls: [String] = []
 
-    @Option(name: .customLong("input-file"), help: "A file with one URL per line (blank lines and # comments skipped).")
+    @Option(
+        name: .customLong("input-file"),
+        help: "A file with one URL per line, optionally followed by a tab and a relative path to save it as (blank lines and # comments skipped).")
     var inputFile: String?
 
     @Option(name: .customLong("output-dir"), help: "The folder to save into.")
     var outputDir: String
+
+    @Option(name: .customLong("header"), help: ArgumentHelp("Send this header with every request.", valueName: "Name: value"))
+    var headers: [String] = []
 
     @OptionGroup var transfer: TransferFlags
 
@@ -30,30 +35,48 @@ struct Get: AsyncParsableCommand {
         if urls.isEmpty && inputFile == nil {
             throw ValidationError("give at least one URL or --input-file")
         }
+        for header in headers where Get.parseHeader(header) == nil {
+            throw ValidationError("--header \(header.prefix(40)) is not of the form 'Name: value'")
+        }
         try transfer.validate()
     }
 
+    /// Splits `Name: value`; nil when there is no name or a line break would smuggle a second header.
+    static func parseHeader(_ text: String) -> (name: String, value: String)? {
+        guard let colon = text.firstIndex(of: ":"), !text.contains(where: \.isNewline) else { return nil }
+        let name = text[..<colon].trimmingCharacters(in: .whitespaces)
+        guard !name.isEmpty, !name.contains(" ") else { return nil }
+        return (name, text[text.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+    }
+
     func run() async throws {
-        var list = urls
+        var list: [(url: String, path: String?)] = urls.map { ($0, nil) }
         if let inputFile {
             guard let text = try? String(contentsOfFile: inputFile, encoding: .utf8) else {
                 throw ValidationError("cannot read --input-file \(inputFile)")
             }
-            list += text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
-                .filter { !$0.isEmpty && !$0.hasPrefix("#") }
+            for line in text.split(whereSeparator: \.isNewline) {
+                let fields = line.split(separator: "\t", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+                guard let url = fields.first, !url.isEmpty, !url.hasPrefix("#") else { continue }
+                list.append((url, fields.count > 1 ? fields[1] : nil))
+            }
         }
         let root = URL(fileURLWithPath: outputDir).standardizedFileURL.path
         var seen: [String: String] = [:]
         var requests: [TransferRequest] = []
-        for url in list {
-            guard let name = Get.fileName(for: url) else {
-                throw ValidationError("cannot name a file after \(url): its path has no usable last segment")
+        var extra = HTTPHeaders()
+        for case let (name, value)? in headers.map(Get.parseHeader) {
+            extra.add(name: name, value: value)
+        }
+        for (url, path) in list {
+            guard let name = path.map(Get.relativePath) ?? Get.fileName(for: url) else {
+                throw ValidationError("cannot save \(url) as \(path ?? "its last path segment"): not a safe relative path")
             }
             if let earlier = seen[name] {
                 throw ValidationError("\(url) and \(earlier) would both be saved as \(name)")
             }
             seen[name] = url
-            requests.append(TransferRequest(id: url, url: url, destination: root + "/" + name))
+            requests.append(TransferRequest(id: url, url: url, destination: root + "/" + name, headers: extra))
         }
         let engine = TransferEngine(client: HTTPClient(configuration: transfer.httpConfiguration), options: transfer.options)
         let console = Console(quiet: quiet)
@@ -63,6 +86,15 @@ struct Get: AsyncParsableCommand {
             throw result.failed.contains { $0.error?.isFatal == true } || result.succeeded.isEmpty
                 ? ExitCodes.fatal : ExitCodes.partialFailure
         }
+    }
+
+    /// A relative path inside the output folder; nil for absolute paths, `..`, `.`, empty or NUL-bearing parts.
+    static func relativePath(_ text: String) -> String? {
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        guard !text.hasPrefix("/"), !parts.isEmpty,
+            parts.allSatisfy({ !$0.isEmpty && $0 != "." && $0 != ".." && !$0.contains("\0") && $0.utf8.count <= 255 })
+        else { return nil }
+        return text
     }
 
     /// The last path segment, percent-decoded, as a safe single file name; nil when there is none.

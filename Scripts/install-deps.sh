@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Installs the Debian packages mediasync needs to build and test, if any is missing.
+# Usage: Scripts/install-deps.sh [extra-package ...]
+set -euo pipefail
+
+packages=(libcurl4-openssl-dev libxml2-dev pkg-config curl ca-certificates coreutils util-linux "$@")
+missing=()
+for package in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+sudo=()
+[ "$(id -u)" -ne 0 ] && sudo=(sudo)
+echo "install-deps: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+"${sudo[@]}" apt-get update -qq
+"${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
