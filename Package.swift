@@ -40,5 +40,6 @@ let package = Package(
         .testTarget(name: "MediaSyncHTTPTests", dependencies: ["MediaSyncHTTP", "MediaSyncTestServer"]),
         .testTarget(name: "MediaSyncFeedsTests", dependencies: ["MediaSyncFeeds"]),
         .testTarget(name: "MediaSyncTestServerTests", dependencies: ["MediaSyncTestServer"]),
+        .testTarget(name: "mediasyncCLITests", dependencies: ["mediasync", "MediaSyncTestServer"]),
     ]
 )

@@ -1,0 +1,51 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Runs the built `mediasync` binary, as a user or a cron job would.
+struct CommandRunner {
+    struct Output {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    /// The `mediasync` executable beside the test bundle (SwiftPM builds both into the same folder).
+    static var binary: URL {
+        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        var folder = executable.deletingLastPathComponent()
+        // On Linux the test runner is `<bin>/mediasyncPackageTests.xctest`; elsewhere it may be nested.
+        while folder.path != "/" && !FileManager.default.isExecutableFile(atPath: folder.appendingPathComponent("mediasync").path) {
+            folder.deleteLastPathComponent()
+        }
+        return folder.appendingPathComponent("mediasync")
+    }
+
+    static func start(_ arguments: [String], environment: [String: String] = [:]) throws -> (Process, Pipe, Pipe) {
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        env.merge(environment) { $1 }
+        process.environment = env
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        return (process, out, err)
+    }
+
+    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Output {
+        let (process, out, err) = try start(arguments, environment: environment)
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Output(
+            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+            stderr: String(decoding: stderr, as: UTF8.self))
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+import MediaSyncTestServer
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@Suite struct GetCommandTests {
+    private func bytes(_ count: Int, seed: UInt8) -> [UInt8] {
+        (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ Int(seed) &+ ($0 >> 11)) }
+    }
+
+    private func temporaryFolder() throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("mediasync-cli-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    @Test func printsItsVersion() throws {
+        let output = try CommandRunner.run(["--version"])
+        #expect(output.status == 0)
+        #expect(output.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "0.1.0")
+    }
+
+    @Test func downloadsFromAnInputFileWithOutputPaths() throws {
+        let server = try TestServer()
+        defer { server.shutdown() }
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        server.setFile("/a.mp3", contents: bytes(70_000, seed: 1))
+        server.setFile("/Items/abc/Download", contents: bytes(90_000, seed: 2))
+        let list = "# comment\n\(server.baseURL)/a.mp3\n\(server.baseURL)/Items/abc/Download\tmovies/abc/abc.mkv\n"
+        try list.write(toFile: folder + "/list.txt", atomically: true, encoding: .utf8)
+        let output = try CommandRunner.run(["get", "--input-file", folder + "/list.txt", "--output-dir", folder + "/out"])
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(FileManager.default.contents(atPath: folder + "/out/a.mp3") == Data(bytes(70_000, seed: 1)))
+        #expect(FileManager.default.contents(atPath: folder + "/out/movies/abc/abc.mkv") == Data(bytes(90_000, seed: 2)))
+        #expect(output.stderr.contains("2 downloaded"))
+    }
+
+    @Test func exitsWithThePartialFailureCodeAndNamesEachFailure() throws {
+        let server = try TestServer()
+        defer { server.shutdown() }
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        server.setFile("/ok", contents: bytes(1000, seed: 3))
+        let output = try CommandRunner.run([
+            "get", "--output-dir", folder, "--attempts", "1", server.baseURL + "/ok", server.baseURL + "/gone",
+        ])
+        #expect(output.status == 3)
+        let failures = output.stderr.split(separator: "\n").filter { $0.hasPrefix("failed: ") }
+        #expect(failures.count == 1)
+        #expect(failures.first?.contains("404") == true)
+        #expect(failures.first?.contains("/gone") == true)
+    }
+
+    @Test(arguments: ["../escape.bin", "/etc/evil", "a/../../b", "a//b", "."])
+    func refusesOutputPathsOutsideTheFolder(path: String) throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try "http://127.0.0.1:9/x\t\(path)\n".write(toFile: folder + "/list.txt", atomically: true, encoding: .utf8)
+        let output = try CommandRunner.run(["get", "--input-file", folder + "/list.txt", "--output-dir", folder + "/out"])
+        #expect(output.status == 64)
+        #expect(output.stderr.contains("not a safe relative path"))
+        #expect(!FileManager.default.fileExists(atPath: folder + "/out"))
+    }
+
+    @Test func aKilledRunLeavesNothingInPlaceAndTheNextRunResumes() async throws {
+        let server = try TestServer()
+        defer { server.shutdown() }
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let media = bytes(12 << 20, seed: 4)
+        server.setFile("/movie.mkv", contents: media)
+        server.setThrottle(bytesPerSecond: 6 << 20)
+        let arguments = ["get", "--quiet", "--output-dir", folder, server.baseURL + "/movie.mkv"]
+        let (process, _, _) = try CommandRunner.start(arguments)
+        let staging = folder + "/.mediasync-staging"
+        // Wait until a resumable partial file (past the 1 MiB record threshold) is in staging, then kill -9.
+        var partial = 0
+        for _ in 0..<500 where partial < 2 << 20 {
+            try await Task.sleep(nanoseconds: 10_000_000)
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: staging)) ?? []
+            partial = names.filter { $0.hasSuffix(".part") }.compactMap {
+                (try? FileManager.default.attributesOfItem(atPath: staging + "/" + $0)[.size] as? Int) ?? nil
+            }.first ?? 0
+        }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .uncaughtSignal)
+        #expect(partial >= 2 << 20)
+        #expect(!FileManager.default.fileExists(atPath: folder + "/movie.mkv"))
+
+        server.setThrottle(bytesPerSecond: nil)
+        let rerun = try CommandRunner.run(arguments)
+        #expect(rerun.status == 0, "\(rerun.stderr)")
+        #expect(FileManager.default.contents(atPath: folder + "/movie.mkv") == Data(media))
+        let resumed = server.requests(to: "/movie.mkv").last
+        #expect(resumed?.headers["range"]?.hasPrefix("bytes=") == true)
+        #expect(resumed?.headers["range"] != "bytes=0-")
+        #expect((try? FileManager.default.contentsOfDirectory(atPath: folder)) == ["movie.mkv"])
+    }
+}
