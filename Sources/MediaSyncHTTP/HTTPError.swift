@@ -168,6 +168,10 @@ public struct HTTPError: Error, Equatable, Sendable, CustomStringConvertible {
         return String(line)
     }
 
+    static func notStarted(_ request: TransferRequest) -> HTTPError {
+        HTTPError(.cancelled, "not started: another transfer in the batch is invalid", url: request.url)
+    }
+
     static func cancelled(url: String?) -> HTTPError {
         HTTPError(.cancelled, "cancelled", url: url)
     }

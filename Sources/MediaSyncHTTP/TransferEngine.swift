@@ -36,6 +36,12 @@ public final class TransferEngine: Sendable {
     public func download(_ requests: [TransferRequest], progress: (@Sendable (BatchProgress) -> Void)? = nil) async
         -> BatchResult
     {
+        if let invalid = TransferEngine.invalidRequests(requests) {
+            return BatchResult(
+                outcomes: requests.enumerated().map { index, request in
+                    TransferOutcome(request: request, result: .failure(invalid[index] ?? .notStarted(request)))
+                })
+        }
         let items = requests.map { ItemProgress(expected: $0.expectedSize) }
         let counters = BatchCounters()
         let results = ResultStore(count: requests.count)
@@ -82,6 +88,26 @@ public final class TransferEngine: Sendable {
         Set(requests.map { StagingArea.directory(for: $0.destination, preferred: options.stagingDirectory) })
             .forEach { StagingArea(directory: $0).removeIfEmpty() }
         return BatchResult(outcomes: zip(requests, final).map { TransferOutcome(request: $0, result: $1) })
+    }
+
+    /// Rejects a batch up front when a destination is not an absolute path or two requests share one
+    /// (their partial files would collide). Returns the error per offending index, or nil when all is well.
+    static func invalidRequests(_ requests: [TransferRequest]) -> [Int: HTTPError]? {
+        var errors: [Int: HTTPError] = [:]
+        var seen: [String: Int] = [:]
+        for (index, request) in requests.enumerated() {
+            let path = (request.destination as NSString).standardizingPath
+            if !request.destination.hasPrefix("/") || path != request.destination || path.hasSuffix("/") {
+                errors[index] = HTTPError(
+                    .fileSystem, "the destination \(request.destination) is not a normalised absolute path", url: request.url)
+            } else if let first = seen[path] {
+                errors[index] = HTTPError(
+                    .fileSystem, "two transfers in one batch write \(path) (also \(requests[first].id))", url: request.url)
+            } else {
+                seen[path] = index
+            }
+        }
+        return errors.isEmpty ? nil : errors
     }
 
     // MARK: One file

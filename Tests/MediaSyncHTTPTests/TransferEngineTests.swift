@@ -270,6 +270,25 @@ import Testing
         #expect(folder.allFiles() == ["ok"])
     }
 
+    @Test func rejectsABatchWithCollidingOrRelativeDestinations() async throws {
+        let server = try TestServer()
+        defer { server.shutdown() }
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        server.setFile("/a", contents: testBytes(100))
+        let requests = [
+            TransferRequest(id: "one", url: server.baseURL + "/a", destination: folder.file("same")),
+            TransferRequest(id: "two", url: server.baseURL + "/a", destination: folder.file("same")),
+            TransferRequest(id: "three", url: server.baseURL + "/a", destination: "relative/path"),
+            TransferRequest(id: "four", url: server.baseURL + "/a", destination: folder.path + "/x/../../escape"),
+        ]
+        let result = await makeEngine().download(requests)
+        #expect(result.outcomes.map { $0.error?.kind } == [.cancelled, .fileSystem, .fileSystem, .fileSystem])
+        #expect(result.outcomes[1].error?.message.contains("two transfers") == true)
+        #expect(server.allRequests.isEmpty)
+        #expect(folder.allFiles().isEmpty)
+    }
+
     @Test func retriesTheFailedOnly() async throws {
         let server = try TestServer()
         defer { server.shutdown() }
