@@ -1,0 +1,44 @@
+/// Maps a namespace URI and local name to the canonical `prefix:local` key used by ``FeedSchema``.
+///
+/// Namespaces are matched on the URI first, so `<it:duration xmlns:it="http://www.itunes.com/DTDs/Podcast-1.0.dtd">`
+/// is `itunes:duration` and an `itunes:` prefix bound to some other URI is not. An element whose prefix is not
+/// declared at all (libxml2 then reports the qualified name as the local name, with no namespace) is matched on
+/// the prefix as a fallback.
+enum ElementNames {
+    private static let prefixesByURI: [String: String] = [
+        "": "",
+        "http://purl.org/rss/1.0/": "",
+        "http://my.netscape.com/rdf/simple/0.9/": "",
+        "http://backend.userland.com/rss2": "",
+        "http://blogs.law.harvard.edu/tech/rss": "",
+        "http://www.itunes.com/dtds/podcast-1.0.dtd": "itunes",
+        "https://www.itunes.com/dtds/podcast-1.0.dtd": "itunes",
+        "https://podcastindex.org/namespace/1.0": "podcast",
+        "http://podcastindex.org/namespace/1.0": "podcast",
+        "https://github.com/podcastindex-org/podcast-namespace/blob/main/docs/1.0.md": "podcast",
+        "http://www.w3.org/2005/atom": "atom",
+        "http://purl.org/atom/ns#": "atom",
+        "http://purl.org/rss/1.0/modules/content/": "content",
+        "http://purl.org/dc/elements/1.1/": "dc",
+        "http://purl.org/dc/terms/": "dc",
+        "http://search.yahoo.com/mrss/": "media",
+        "http://search.yahoo.com/mrss": "media",
+        "http://www.w3.org/1999/02/22-rdf-syntax-ns#": "rdf",
+    ]
+
+    private static let fallbackPrefixes: Set<String> = ["itunes", "podcast", "atom", "content", "dc", "media", "rdf"]
+
+    /// The schema key for an element, or `nil` for a namespace the parser does not read.
+    static func key(namespaceURI: String?, localName: String) -> String? {
+        guard let uri = namespaceURI, !uri.isEmpty else {
+            if let colon = localName.firstIndex(of: ":") {
+                let prefix = String(localName[..<colon])
+                return fallbackPrefixes.contains(prefix) ? localName : nil
+            }
+            return localName
+        }
+        // URIs are compared case-insensitively: the iTunes DTD URI is published in two capitalisations.
+        guard let prefix = prefixesByURI[uri.lowercased()] else { return nil }
+        return prefix.isEmpty ? localName : prefix + ":" + localName
+    }
+}

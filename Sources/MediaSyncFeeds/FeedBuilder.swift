@@ -1,0 +1,161 @@
+/// Collects the raw values the reader finds and turns them into a ``Feed`` at the end.
+///
+/// Every ``FeedSchema/Field`` has one slot; the first occurrence wins. Priorities between fields that feed the same
+/// value (for example `content:encoded` versus `description`) are decided here, in one place.
+struct FeedBuilder {
+    typealias Field = FeedSchema.Field
+
+    private var feedSlots = [String?](repeating: nil, count: Field.allCases.count)
+    private var itemSlots = [String?](repeating: nil, count: Field.allCases.count)
+    private var feedLinkFromAtom: String?
+    private var xmlLang: String?
+    private var funding: [Funding] = []
+    private var episodes: [Episode] = []
+
+    private var enclosure: Enclosure?
+    private var atomEnclosure: Enclosure?
+    private var mediaEnclosure: Enclosure?
+    private var atomLink: String?
+    private var transcripts: [Transcript] = []
+
+    mutating func setLanguageFallback(_ lang: String?) {
+        if xmlLang == nil { xmlLang = lang.flatMap(TextCleaner.trimmed) }
+    }
+
+    /// Stores a text value (already resolved when it is a URL).
+    mutating func set(_ field: Field, _ value: String?) {
+        guard let value else { return }
+        if field.isItemField {
+            if itemSlots[field.rawValue] == nil { itemSlots[field.rawValue] = value }
+        } else if feedSlots[field.rawValue] == nil {
+            feedSlots[field.rawValue] = value
+        }
+    }
+
+    mutating func addFunding(url: String?, title: String?) {
+        guard let url else { return }
+        funding.append(Funding(url: url, title: title.flatMap(TextCleaner.plainText)))
+    }
+
+    /// An Atom `link`: `rel` defaults to `alternate`.
+    mutating func addAtomLink(rel: String?, href: String?, length: String?, type: String?, inItem: Bool) {
+        guard let href else { return }
+        let relation = rel?.trimmingCharacters().lowercased() ?? "alternate"
+        switch (relation, inItem) {
+        case ("alternate", false):
+            if feedLinkFromAtom == nil { feedLinkFromAtom = href }
+        case ("alternate", true):
+            if atomLink == nil { atomLink = href }
+        case ("enclosure", true):
+            if atomEnclosure == nil { atomEnclosure = Self.enclosure(url: href, length: length, type: type) }
+        default:
+            break
+        }
+    }
+
+    mutating func addEnclosure(url: String?, length: String?, type: String?) {
+        guard enclosure == nil, let url else { return }
+        enclosure = Self.enclosure(url: url, length: length, type: type)
+    }
+
+    mutating func addMediaContent(url: String?, length: String?, type: String?) {
+        guard mediaEnclosure == nil, let url else { return }
+        mediaEnclosure = Self.enclosure(url: url, length: length, type: type)
+    }
+
+    mutating func addTranscript(url: String?, type: String?) {
+        guard let url else { return }
+        transcripts.append(Transcript(url: url, type: type.flatMap(TextCleaner.trimmed)))
+    }
+
+    private static func enclosure(url: String, length: String?, type: String?) -> Enclosure {
+        let size = length.flatMap { Int64($0.trimmingCharacters()) }.flatMap { $0 > 0 ? $0 : nil }
+        return Enclosure(url: url, length: size, type: type.flatMap(TextCleaner.trimmed))
+    }
+
+    mutating func beginItem() {
+        itemSlots = [String?](repeating: nil, count: Field.allCases.count)
+        enclosure = nil
+        atomEnclosure = nil
+        mediaEnclosure = nil
+        atomLink = nil
+        transcripts = []
+    }
+
+    mutating func endItem() {
+        func slot(_ field: Field) -> String? { itemSlots[field.rawValue] }
+        var episode = Episode()
+        episode.title = slot(.itemTitle).flatMap(TextCleaner.plainText)
+        episode.link = slot(.itemLink) ?? atomLink
+        episode.description =
+            Self.richest(
+                plain: slot(.itemDescription) ?? slot(.itemAtomSummary),
+                rich: slot(.itemContentEncoded) ?? slot(.itemAtomContent)) ?? slot(.itemItunesSummary)
+        episode.published =
+            (slot(.itemPubDate) ?? slot(.itemDCDate)).flatMap(DateParser.date)
+            ?? (slot(.itemAtomPublished) ?? slot(.itemAtomUpdated)).flatMap(DateParser.date)
+        episode.durationSeconds = slot(.itemDuration).flatMap(DurationParser.seconds)
+        episode.season = Self.integer(slot(.itemItunesSeason)) ?? Self.integer(slot(.itemPodcastSeason))
+        episode.episode = Self.integer(slot(.itemItunesEpisode)) ?? Self.integer(slot(.itemPodcastEpisode))
+        episode.episodeType = slot(.itemEpisodeType)?.lowercased()
+        episode.explicit = Self.flag(slot(.itemExplicit))
+        episode.block = Self.flag(slot(.itemBlock))
+        episode.enclosure = enclosure ?? atomEnclosure ?? mediaEnclosure
+        episode.imageURL = slot(.itemItunesImage)
+        episode.transcripts = transcripts
+        episode.chaptersURL = slot(.itemChapters)
+        if let guid = slot(.itemGUID) ?? slot(.itemAtomID) ?? slot(.itemRDFAbout) {
+            episode.guid = guid
+        } else if let url = episode.enclosure?.url {
+            episode.guid = url
+            episode.guidIsFallback = true
+        } else if episode.link != nil || episode.title != nil {
+            episode.guid = [episode.link, episode.title].compactMap { $0 }.joined(separator: " ")
+            episode.guidIsFallback = true
+        }
+        episodes.append(episode)
+    }
+
+    func finish() -> Feed {
+        func slot(_ field: Field) -> String? { feedSlots[field.rawValue] }
+        var feed = Feed()
+        feed.title = slot(.feedTitle).flatMap(TextCleaner.plainText)
+        feed.link = slot(.feedLink) ?? feedLinkFromAtom
+        feed.description =
+            slot(.feedDescription) ?? slot(.feedItunesSummary) ?? slot(.feedItunesSubtitle) ?? slot(.feedAtomSubtitle)
+        feed.author =
+            (slot(.feedItunesAuthor) ?? slot(.feedAtomAuthorName) ?? slot(.feedDCCreator)
+            ?? slot(.feedManagingEditor)).flatMap(TextCleaner.plainText)
+        feed.language = slot(.feedLanguage) ?? slot(.feedDCLanguage) ?? xmlLang
+        feed.imageURL = slot(.feedItunesImage) ?? slot(.feedImageURL) ?? slot(.feedAtomLogo) ?? slot(.feedAtomIcon)
+        feed.newFeedURL = slot(.feedNewFeedURL)
+        feed.podcastGUID = slot(.feedPodcastGUID)
+        feed.locked = Self.flag(slot(.feedLocked))
+        feed.block = Self.flag(slot(.feedBlock))
+        feed.funding = funding
+        feed.episodes = episodes
+        var seen: [String: Int] = [:]
+        for guid in episodes.compactMap(\.guid) { seen[guid, default: 0] += 1 }
+        feed.duplicateGUIDs = seen.filter { $0.value > 1 }.map(\.key).sorted()
+        return feed
+    }
+
+    /// `rich` (`content:encoded`, Atom `content`) wins when it is longer than `plain` or `plain` is missing.
+    private static func richest(plain: String?, rich: String?) -> String? {
+        guard let rich else { return plain }
+        guard let plain else { return rich }
+        return rich.utf8.count > plain.utf8.count ? rich : plain
+    }
+
+    private static func integer(_ text: String?) -> Int? {
+        text.flatMap { Int($0) }
+    }
+
+    private static func flag(_ text: String?) -> Bool? {
+        switch text?.lowercased() {
+        case "yes", "true", "explicit": true
+        case "no", "false", "clean": false
+        default: nil
+        }
+    }
+}

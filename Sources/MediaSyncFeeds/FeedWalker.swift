@@ -1,0 +1,143 @@
+/// Walks the reader's nodes and applies ``FeedSchema`` to them, filling a ``FeedBuilder``.
+///
+/// State: a stack of entered contexts and at most one field collecting text (`collecting`); markup nested inside
+/// that field is kept as serialised XML. Elements the table does not know are skipped with `xmlTextReaderNext`,
+/// subtree and all.
+struct FeedWalker {
+    typealias Field = FeedSchema.Field
+
+    private let reader: XMLStreamReader
+    private var builder = FeedBuilder()
+    private var contexts: [(context: FeedSchema.Context, depth: Int)] = []
+    private var collecting: Field?
+    private var collectingDepth = 0
+    private var text: [UInt8] = []
+    private var fundingURL: String?
+
+    init(reader: XMLStreamReader) {
+        self.reader = reader
+    }
+
+    mutating func run() throws -> Feed {
+        var sawRoot = false
+        var skip = false
+        text.reserveCapacity(4096)
+        while try reader.advance(skipChildren: skip) {
+            skip = false
+            guard let type = reader.nodeType else { continue }
+            switch type {
+            case .element:
+                if collecting != nil {
+                    // Unescaped markup inside a text field (`<description><p>…</p></description>`): keep it as
+                    // markup, then skip the subtree the serialisation already covered.
+                    reader.appendOuterXML(to: &text)
+                    skip = true
+                    continue
+                }
+                let action = FeedSchema.action(
+                    in: contexts.last?.context ?? .root, tag: reader.tag(in: FeedSchema.tags))
+                if !sawRoot {
+                    sawRoot = true
+                    guard case .enter? = action else { throw FeedError.notAFeed(rootElement: reader.qualifiedName) }
+                }
+                switch action {
+                case nil:
+                    skip = !reader.isEmptyElement
+                case .enter(let context)?:
+                    enter(context)
+                case .field(let field)?:
+                    skip = start(field)
+                }
+            case .text, .cdata, .whitespace, .significantWhitespace:
+                if collecting != nil { reader.appendValue(to: &text) }
+            case .endElement:
+                // End elements are matched by depth: a reader walking a recovered document reports an end for
+                // childless elements that it also calls empty, and those were already handled at their start.
+                let depth = reader.depth
+                if let field = collecting {
+                    if depth == collectingDepth { finish(field) }
+                    continue
+                }
+                if let top = contexts.last, top.depth == depth {
+                    contexts.removeLast()
+                    if top.context == .item { builder.endItem() }
+                }
+            }
+        }
+        guard sawRoot else { throw FeedError.empty }
+        return builder.finish()
+    }
+
+    private mutating func enter(_ context: FeedSchema.Context) {
+        if context == .channel { builder.setLanguageFallback(reader.xmlLang) }
+        if context == .item {
+            builder.beginItem()
+            builder.set(
+                .itemRDFAbout, reader.attribute(namespace: "http://www.w3.org/1999/02/22-rdf-syntax-ns#", "about"))
+        }
+        if reader.isEmptyElement {
+            if context == .item { builder.endItem() }
+        } else {
+            contexts.append((context, reader.depth))
+        }
+    }
+
+    /// Handles an element's start. Returns whether to skip its subtree.
+    private mutating func start(_ field: Field) -> Bool {
+        let reader = self.reader
+        func url(_ name: StaticString) -> String? {
+            guard let value = reader.attribute(name) else { return nil }
+            return URLResolver.resolve(value, base: { reader.baseURI })
+        }
+        switch field {
+        case .feedItunesImage, .itemItunesImage:
+            builder.set(field, url("href") ?? url("url"))
+        case .feedAtomLink, .itemAtomLink:
+            builder.addAtomLink(
+                rel: reader.attribute("rel"), href: url("href"), length: reader.attribute("length"),
+                type: reader.attribute("type"), inItem: field == .itemAtomLink)
+        case .itemEnclosure:
+            builder.addEnclosure(url: url("url"), length: reader.attribute("length"), type: reader.attribute("type"))
+        case .itemMediaContent:
+            builder.addMediaContent(
+                url: url("url"), length: reader.attribute("fileSize"), type: reader.attribute("type"))
+        case .itemTranscript:
+            builder.addTranscript(url: url("url"), type: reader.attribute("type"))
+        case .itemChapters:
+            builder.set(field, url("url"))
+        case .feedFunding:
+            fundingURL = url("url")
+        default:
+            break
+        }
+        switch field.kind {
+        case .attributes:
+            return !reader.isEmptyElement
+        case .text, .urlText, .attributesAndText:
+            text.removeAll(keepingCapacity: true)
+            if reader.isEmptyElement {
+                finish(field)
+            } else {
+                collecting = field
+                collectingDepth = reader.depth
+            }
+            return false
+        }
+    }
+
+    private mutating func finish(_ field: Field) {
+        collecting = nil
+        let value = String(decoding: text, as: UTF8.self)
+        switch field.kind {
+        case .urlText:
+            // The reader is on the end tag (or the empty element), whose base is the element's own.
+            let reader = self.reader
+            builder.set(field, URLResolver.resolve(value, base: { reader.baseURI }))
+        case .attributesAndText:
+            builder.addFunding(url: fundingURL, title: value)
+            fundingURL = nil
+        case .text, .attributes:
+            builder.set(field, TextCleaner.trimmed(value))
+        }
+    }
+}

@@ -1,0 +1,702 @@
+internal import CLibXML2
+
+/// Turns raw feed bytes into a stream libxml2 can read safely; libxml2 pulls it through `xmlReaderForIO`.
+///
+/// Before parsing (``init(_:)``) it skips a BOM and leading whitespace, drops the XML declaration, picks the
+/// encoding (valid UTF-8 wins over a wrong declaration; invalid UTF-8 falls back to the declared encoding, else
+/// windows-1252) and removes the DOCTYPE, keeping only its internal general entities after checking that none
+/// expands past ``maxEntityExpansion`` (billion laughs). libxml2 therefore never sees a DTD: nothing is loaded and
+/// nothing expands inside libxml2.
+///
+/// While streaming (``read(into:capacity:)``) it rewrites, outside CDATA sections, comments and processing
+/// instructions: it repairs structure the way browsers do (a stray `<` becomes `&lt;`, an end tag that matches no
+/// open element is dropped, elements left open inside a closing one are closed, and elements still open at the end
+/// of a truncated document are closed; see ``repair``), and it rewrites HTML named entities (`&nbsp;`) to character references, a bare `&` to `&amp;` (so "Q&A" survives),
+/// unknown entity references to literal text, references to DTD-declared internal entities to their expansion
+/// (external ones are dropped, never read), character references to C1 controls to their windows-1252 meaning, and
+/// it drops control characters XML 1.0 forbids.
+final class InputRewriter {
+    /// Largest expansion of one DTD-declared entity.
+    static let maxEntityExpansion = 64 * 1024
+    /// Largest total of expanded entity text in one document.
+    static let maxTotalExpansion = 4 * 1024 * 1024
+    /// Deepest entity nesting.
+    static let maxEntityDepth = 8
+
+    private enum Entity {
+        case inline([UInt8])
+        case external
+    }
+
+    private enum Mode {
+        case markup
+        case cdata
+        case comment
+        case instruction
+    }
+
+    private enum Reference {
+        case verbatim(length: Int)
+        case replace(length: Int, bytes: [UInt8])
+        case bareAmpersand
+    }
+
+    private let bytes: UnsafeBufferPointer<UInt8>
+    private let end: Int
+    private var position: Int
+    private var verbatimUntil: Int
+    private var mode = Mode.markup
+    private var pending: [UInt8] = []
+    private var pendingIndex = 0
+    private var entities: [[UInt8]: Entity] = [:]
+    private var expansionSizes: [[UInt8]: Int] = [:]
+    private var expansionBudget = InputRewriter.maxTotalExpansion
+    /// ``specialTable`` copied into memory this instance owns, so the hot loop does not touch a lazy global.
+    private let special: UnsafeMutableBufferPointer<UInt8>
+    /// Open elements as (offset, length) of their names in `bytes`: no allocation per tag.
+    private var openElements: [(start: Int, count: Int)] = []
+    /// Inside a start tag until this index; a `<` there is escaped.
+    private var tagEnd = 0
+    private var closedAtEnd = false
+    /// The first structural repair made (a dropped stray end tag, elements closed for the document), if any.
+    private(set) var repair: String?
+
+    /// The encoding name to hand to libxml2 (`nil`: let libxml2 decide).
+    private(set) var encoding: String?
+    /// Set when streaming had to stop; the parser reports it instead of libxml2's I/O error.
+    private(set) var failure: FeedError?
+
+    /// Prepares `bytes`, which must stay valid for the lifetime of the rewriter.
+    /// - Throws: ``FeedError/empty`` for a document with no markup, ``FeedError/entityExpansion`` for entity bombs.
+    init(_ bytes: UnsafeBufferPointer<UInt8>) throws {
+        self.bytes = bytes
+        self.end = bytes.count
+        special = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: 256)
+        _ = special.initialize(from: Self.specialTable)
+        var index = Self.skipWhitespace(bytes, from: 0)
+        while index + 3 <= end, bytes[index] == 0xEF, bytes[index + 1] == 0xBB, bytes[index + 2] == 0xBF {
+            index = Self.skipWhitespace(bytes, from: index + 3)
+        }
+        var declaredEncoding: String?
+        if Self.hasPrefix(bytes, at: index, "<?xml") {
+            let close = Self.find(bytes, "?>", from: index + 5) ?? end
+            declaredEncoding = Self.declaredEncoding(bytes, from: index, to: close)
+            index = min(close + 2, end)
+        }
+        position = index
+        verbatimUntil = index
+        if Self.skipWhitespace(bytes, from: index) >= end { throw FeedError.empty }
+        let valid = Self.isValidUTF8(UnsafeBufferPointer(rebasing: bytes[index...]))
+        if valid {
+            encoding = "UTF-8"
+        } else if let declared = declaredEncoding, !["utf-8", "utf8"].contains(declared.lowercased()) {
+            encoding = declared
+        } else {
+            encoding = "windows-1252"
+        }
+    }
+
+    deinit {
+        special.deallocate()
+    }
+
+    // MARK: Streaming
+
+    /// Fills `buffer` with up to `capacity` bytes of the rewritten document.
+    /// - Returns: The number of bytes written, 0 at the end, -1 after a failure (see ``failure``).
+    func read(into buffer: UnsafeMutablePointer<UInt8>, capacity: Int) -> Int {
+        var written = 0
+        while written < capacity {
+            if pendingIndex < pending.count {
+                let count = min(pending.count - pendingIndex, capacity - written)
+                pending.withUnsafeBufferPointer { source in
+                    guard let base = source.baseAddress else { return }
+                    (buffer + written).update(from: base + pendingIndex, count: count)
+                }
+                pendingIndex += count
+                written += count
+                if pendingIndex == pending.count {
+                    pending.removeAll(keepingCapacity: true)
+                    pendingIndex = 0
+                }
+                continue
+            }
+            if position >= end {
+                if !closedAtEnd { closeOpenElementsAtEnd() }
+                if pendingIndex < pending.count { continue }
+                break
+            }
+            if position < verbatimUntil {
+                let count = min(verbatimUntil - position, capacity - written)
+                if let base = bytes.baseAddress {
+                    (buffer + written).update(from: base + position, count: count)
+                }
+                position += count
+                written += count
+                continue
+            }
+            let mask = Self.modeMask(mode)
+            var index = position
+            if let table = special.baseAddress, let base = bytes.baseAddress {
+                // Text and CDATA are most of a feed: skip eight bytes at a time while none can be special.
+                let swar = mode == .markup || mode == .cdata
+                let first: UInt64 = mode == .markup ? 0x3C3C_3C3C_3C3C_3C3C : 0x5D5D_5D5D_5D5D_5D5D
+                let second: UInt64 = mode == .markup ? 0x2626_2626_2626_2626 : 0x5D5D_5D5D_5D5D_5D5D
+                let raw = UnsafeRawPointer(base)
+                scan: while index < end {
+                    if swar, index + 8 <= end {
+                        let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                        if !Self.hasByteBelow(word ^ first, 1) && !Self.hasByteBelow(word ^ second, 1)
+                            && !Self.hasByteBelow(word, 0x20)
+                        {
+                            index += 8
+                            continue
+                        }
+                    }
+                    let stop = min(index + 8, end)
+                    while index < stop {
+                        if table[Int(base[index])] & mask != 0 { break scan }
+                        index += 1
+                    }
+                }
+            }
+            if index > position {
+                verbatimUntil = index
+                continue
+            }
+            do {
+                try handleSpecial()
+            } catch let error as FeedError {
+                failure = error
+                return -1
+            } catch {
+                failure = FeedError.malformed(line: 0, message: "\(error)")
+                return -1
+            }
+        }
+        return written
+    }
+
+    private func emit(_ replacement: [UInt8]) {
+        pending.append(contentsOf: replacement)
+    }
+
+    private func handleSpecial() throws {
+        let byte = bytes[position]
+        if byte < 0x20 {
+            position += 1  // a control character XML 1.0 forbids
+            return
+        }
+        switch mode {
+        case .cdata:
+            verbatimUntil = position + (Self.hasPrefix(bytes, at: position, "]]>") ? 3 : 1)
+            if verbatimUntil == position + 3 { mode = .markup }
+        case .comment:
+            verbatimUntil = position + (Self.hasPrefix(bytes, at: position, "-->") ? 3 : 1)
+            if verbatimUntil == position + 3 { mode = .markup }
+        case .instruction:
+            verbatimUntil = position + (Self.hasPrefix(bytes, at: position, "?>") ? 2 : 1)
+            if verbatimUntil == position + 2 { mode = .markup }
+        case .markup:
+            if byte == UInt8(ascii: "<") {
+                let next = position + 1 < end ? bytes[position + 1] : 0
+                if position < tagEnd {
+                    emit(Array("&lt;".utf8))  // `<` inside a tag, e.g. in an attribute value
+                    position += 1
+                } else if next == UInt8(ascii: "/") {
+                    endTag()
+                } else if Self.isNameStart(next) {
+                    startTag()
+                } else if Self.hasPrefix(bytes, at: position, "<![CDATA[") {
+                    mode = .cdata
+                    verbatimUntil = position + 9
+                } else if Self.hasPrefix(bytes, at: position, "<!--") {
+                    mode = .comment
+                    verbatimUntil = position + 4
+                } else if Self.hasPrefix(bytes, at: position, "<?") {
+                    mode = .instruction
+                    verbatimUntil = position + 2
+                } else if Self.hasPrefix(bytes, at: position, "<!DOCTYPE")
+                    || Self.hasPrefix(bytes, at: position, "<!doctype")
+                {
+                    position = try skipDoctype(at: position)
+                    verbatimUntil = position
+                } else {
+                    emit(Array("&lt;".utf8))  // a stray `<` in text ("1 < 2")
+                    position += 1
+                }
+                return
+            }
+            // byte == "&"
+            switch try reference(in: bytes, at: position, depth: 0) {
+            case .verbatim(let length):
+                verbatimUntil = position + length
+            case .replace(let length, let replacement):
+                emit(replacement)
+                position += length
+            case .bareAmpersand:
+                emit(Array("&amp;".utf8))
+                position += 1
+            }
+        }
+    }
+
+    // MARK: Tags
+
+    /// Records the element a start tag opens (unless it is `<x/>`), and where the tag ends.
+    private func startTag() {
+        var index = position + 1
+        while index < end, Self.isNameByte(bytes[index]) { index += 1 }
+        let nameEnd = index
+        var quote: UInt8 = 0
+        while index < end {
+            let byte = bytes[index]
+            if quote != 0 {
+                if byte == quote { quote = 0 }
+            } else if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") {
+                quote = byte
+            } else if byte == UInt8(ascii: ">") || byte == UInt8(ascii: "<") {
+                break
+            }
+            index += 1
+        }
+        let selfClosing = index < end && bytes[index] == UInt8(ascii: ">") && bytes[index - 1] == UInt8(ascii: "/")
+        if !selfClosing { openElements.append((position + 1, nameEnd - position - 1)) }
+        tagEnd = index
+        verbatimUntil = nameEnd
+    }
+
+    /// Passes an end tag that closes an open element, first closing elements left open inside it; drops an end
+    /// tag that matches no open element (libxml2 would otherwise stop, or misplace everything after it).
+    private func endTag() {
+        let nameStart = position + 2
+        var index = nameStart
+        while index < end, Self.isNameByte(bytes[index]) { index += 1 }
+        let nameCount = index - nameStart
+        let close = (Self.find(bytes, UInt8(ascii: ">"), from: index) ?? end - 1) + 1
+        guard nameCount > 0,
+            let match = openElements.lastIndex(where: { element in
+                element.count == nameCount
+                    && (0..<nameCount).allSatisfy { bytes[element.start + $0] == bytes[nameStart + $0] }
+            })
+        else {
+            noteRepair("dropped the stray end tag </\(String(decoding: bytes[nameStart..<index], as: UTF8.self))>")
+            position = close
+            return
+        }
+        if match < openElements.count - 1 {
+            let inner = openElements[(match + 1)...].reversed().map { name(of: $0) }
+            noteRepair(
+                "closed <\(inner.joined(separator: ">, <"))> left open inside <\(name(of: openElements[match]))>")
+            for element in openElements[(match + 1)...].reversed() { emitEndTag(element) }
+        }
+        openElements.removeSubrange(match...)
+        verbatimUntil = close
+    }
+
+    private func closeOpenElementsAtEnd() {
+        closedAtEnd = true
+        guard let outer = openElements.first else { return }
+        noteRepair(
+            "the document ends inside <\(name(of: outer))> (truncated?); closed \(openElements.count) open elements")
+        for element in openElements.reversed() { emitEndTag(element) }
+        openElements.removeAll()
+    }
+
+    private func emitEndTag(_ element: (start: Int, count: Int)) {
+        pending.append(contentsOf: "</".utf8)
+        pending.append(contentsOf: bytes[element.start..<(element.start + element.count)])
+        pending.append(UInt8(ascii: ">"))
+    }
+
+    private func name(of element: (start: Int, count: Int)) -> String {
+        String(decoding: bytes[element.start..<(element.start + element.count)], as: UTF8.self)
+    }
+
+    private func noteRepair(_ note: String) {
+        if repair == nil { repair = note }
+    }
+
+    private static func isNameStart(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "_"),
+            UInt8(ascii: ":"):
+            true
+        default:
+            byte >= 0x80
+        }
+    }
+
+    private static func isNameByte(_ byte: UInt8) -> Bool {
+        isNameStart(byte) || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "-")
+            || byte == UInt8(ascii: ".")
+    }
+
+    // MARK: References
+
+    private func reference(in text: UnsafeBufferPointer<UInt8>, at start: Int, depth: Int) throws -> Reference {
+        var index = start + 1
+        let limit = min(text.count, start + 64)
+        while index < limit, Self.isReferenceByte(text[index]) { index += 1 }
+        guard index < limit, text[index] == UInt8(ascii: ";"), index > start + 1 else { return .bareAmpersand }
+        let length = index - start + 1
+        let name = UnsafeBufferPointer(rebasing: text[(start + 1)..<index])
+        if name[0] == UInt8(ascii: "#") {
+            guard let scalar = Self.characterReference(name) else { return .bareAmpersand }
+            if let mapped = Self.windows1252[scalar] {
+                return .replace(length: length, bytes: Array("&#\(mapped);".utf8))
+            }
+            if !Self.isXMLCharacter(scalar) { return .replace(length: length, bytes: []) }
+            return .verbatim(length: length)
+        }
+        if Self.isPredefined(name) { return .verbatim(length: length) }
+        let key = Array(name)
+        if let entity = entities[key] {
+            switch entity {
+            case .external:
+                return .replace(length: length, bytes: [])
+            case .inline:
+                let expansion = try expand(key, depth: depth + 1)
+                expansionBudget -= expansion.count
+                if expansionBudget < 0 {
+                    throw FeedError.entityExpansion(
+                        "more than \(Self.maxTotalExpansion) bytes of entity text in total")
+                }
+                return .replace(length: length, bytes: expansion)
+            }
+        }
+        let value = key.withUnsafeBufferPointer { pointer -> UInt32 in
+            var terminated = Array(pointer)
+            terminated.append(0)
+            return cxml_html_entity_value(terminated)
+        }
+        if value > 0 { return .replace(length: length, bytes: Array("&#\(value);".utf8)) }
+        return .bareAmpersand
+    }
+
+    private func expand(_ name: [UInt8], depth: Int) throws -> [UInt8] {
+        guard depth <= Self.maxEntityDepth, case .inline(let value)? = entities[name] else { return [] }
+        var output: [UInt8] = []
+        try value.withUnsafeBufferPointer { text in
+            var index = 0
+            while index < text.count {
+                let byte = text[index]
+                if byte != UInt8(ascii: "&") {
+                    output.append(byte)
+                    index += 1
+                    continue
+                }
+                switch try reference(in: text, at: index, depth: depth) {
+                case .verbatim(let length):
+                    output.append(contentsOf: text[index..<(index + length)])
+                    index += length
+                case .replace(let length, let replacement):
+                    output.append(contentsOf: replacement)
+                    index += length
+                case .bareAmpersand:
+                    output.append(contentsOf: "&amp;".utf8)
+                    index += 1
+                }
+            }
+        }
+        return output
+    }
+
+    /// The size of an entity's full expansion, failing as soon as it passes the limits.
+    private func expansionSize(_ name: [UInt8], visiting: [[UInt8]]) throws -> Int {
+        if let known = expansionSizes[name] { return known }
+        guard case .inline(let value)? = entities[name] else { return 0 }
+        let printable = String(decoding: name, as: UTF8.self)
+        if visiting.contains(name) {
+            throw FeedError.entityExpansion("entity '\(printable)' refers to itself")
+        }
+        if visiting.count >= Self.maxEntityDepth {
+            throw FeedError.entityExpansion("entities nest more than \(Self.maxEntityDepth) deep")
+        }
+        var size = 0
+        var index = 0
+        while index < value.count {
+            if value[index] == UInt8(ascii: "&"), let semicolon = value[index...].firstIndex(of: UInt8(ascii: ";")),
+                semicolon - index < 64
+            {
+                let reference = Array(value[(index + 1)..<semicolon])
+                if case .inline? = entities[reference] {
+                    size += try expansionSize(reference, visiting: visiting + [name])
+                } else {
+                    size += semicolon - index + 1
+                }
+                index = semicolon + 1
+            } else {
+                size += 1
+                index += 1
+            }
+            if size > Self.maxEntityExpansion {
+                throw FeedError.entityExpansion(
+                    "entity '\(printable)' expands to more than \(Self.maxEntityExpansion) bytes")
+            }
+        }
+        expansionSizes[name] = size
+        return size
+    }
+
+    // MARK: DOCTYPE
+
+    /// Skips a DOCTYPE starting at `start`, recording its internal general entities; returns the index after it.
+    private func skipDoctype(at start: Int) throws -> Int {
+        var index = start + 9
+        while index < end {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") {
+                index = (Self.find(bytes, byte, from: index + 1) ?? end - 1) + 1
+                continue
+            }
+            if byte == UInt8(ascii: ">") { return index + 1 }
+            if byte == UInt8(ascii: "[") { break }
+            index += 1
+        }
+        index += 1
+        while index < end {
+            index = Self.skipWhitespace(bytes, from: index)
+            guard index < end else { break }
+            if bytes[index] == UInt8(ascii: "]") {
+                let close = Self.find(bytes, UInt8(ascii: ">"), from: index) ?? end - 1
+                try checkEntities()
+                return close + 1
+            }
+            if Self.hasPrefix(bytes, at: index, "<!ENTITY") {
+                index = parseEntityDeclaration(at: index + 8)
+            } else if Self.hasPrefix(bytes, at: index, "<!--") {
+                index = (Self.find(bytes, "-->", from: index + 4) ?? end) + 3
+            } else if bytes[index] == UInt8(ascii: "<") {
+                index = skipDeclaration(at: index)
+            } else {
+                index += 1
+            }
+        }
+        try checkEntities()
+        return end
+    }
+
+    private func checkEntities() throws {
+        for name in entities.keys.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
+            _ = try expansionSize(name, visiting: [])
+        }
+    }
+
+    private func skipDeclaration(at start: Int) -> Int {
+        var index = start + 1
+        while index < end {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") {
+                index = (Self.find(bytes, byte, from: index + 1) ?? end - 1) + 1
+                continue
+            }
+            if byte == UInt8(ascii: ">") { return index + 1 }
+            index += 1
+        }
+        return end
+    }
+
+    private func parseEntityDeclaration(at start: Int) -> Int {
+        var index = Self.skipWhitespace(bytes, from: start)
+        var isParameter = false
+        if index < end, bytes[index] == UInt8(ascii: "%") {
+            isParameter = true
+            index = Self.skipWhitespace(bytes, from: index + 1)
+        }
+        let nameStart = index
+        while index < end, !Self.isWhitespace(bytes[index]), bytes[index] != UInt8(ascii: ">") { index += 1 }
+        let name = Array(bytes[nameStart..<index])
+        index = Self.skipWhitespace(bytes, from: index)
+        var entity = Entity.external
+        if index < end, bytes[index] == UInt8(ascii: "\"") || bytes[index] == UInt8(ascii: "'") {
+            let close = Self.find(bytes, bytes[index], from: index + 1) ?? end
+            entity = .inline(Array(bytes[(index + 1)..<close]))
+            index = close
+        }
+        if !isParameter, !name.isEmpty, entities[name] == nil { entities[name] = entity }
+        return skipDeclaration(at: index)
+    }
+
+    // MARK: Byte helpers
+
+    private static let specialTable: [UInt8] = {
+        var table = [UInt8](repeating: 0, count: 256)
+        for byte in 0..<0x20 where byte != 0x09 && byte != 0x0A && byte != 0x0D { table[byte] = 0b1111 }
+        table[Int(UInt8(ascii: "<"))] |= 0b0001
+        table[Int(UInt8(ascii: "&"))] |= 0b0001
+        table[Int(UInt8(ascii: "]"))] |= 0b0010
+        table[Int(UInt8(ascii: "-"))] |= 0b0100
+        table[Int(UInt8(ascii: "?"))] |= 0b1000
+        return table
+    }()
+
+    /// Whether any byte of `word` is below `limit` (at most 128): the classic SWAR test.
+    @inline(__always)
+    private static func hasByteBelow(_ word: UInt64, _ limit: UInt64) -> Bool {
+        (word &- 0x0101_0101_0101_0101 &* limit) & ~word & 0x8080_8080_8080_8080 != 0
+    }
+
+    private static func modeMask(_ mode: Mode) -> UInt8 {
+        switch mode {
+        case .markup: 0b0001
+        case .cdata: 0b0010
+        case .comment: 0b0100
+        case .instruction: 0b1000
+        }
+    }
+
+    /// C1 control characters that feeds use to mean their windows-1252 glyphs (`&#146;` for ’).
+    private static let windows1252: [UInt32: UInt32] = [
+        128: 0x20AC, 130: 0x201A, 131: 0x0192, 132: 0x201E, 133: 0x2026, 134: 0x2020, 135: 0x2021,
+        136: 0x02C6, 137: 0x2030, 138: 0x0160, 139: 0x2039, 140: 0x0152, 142: 0x017D, 145: 0x2018,
+        146: 0x2019, 147: 0x201C, 148: 0x201D, 149: 0x2022, 150: 0x2013, 151: 0x2014, 152: 0x02DC,
+        153: 0x2122, 154: 0x0161, 155: 0x203A, 156: 0x0153, 158: 0x017E, 159: 0x0178,
+    ]
+
+    private static func isXMLCharacter(_ scalar: UInt32) -> Bool {
+        switch scalar {
+        case 0x9, 0xA, 0xD: true
+        case 0x20...0xD7FF, 0xE000...0xFFFD, 0x10000...0x10FFFF: true
+        default: false
+        }
+    }
+
+    private static func characterReference(_ name: UnsafeBufferPointer<UInt8>) -> UInt32? {
+        var value: UInt32 = 0
+        var index = 1
+        var radix: UInt32 = 10
+        if name.count > 1, name[1] == UInt8(ascii: "x") || name[1] == UInt8(ascii: "X") {
+            radix = 16
+            index = 2
+        }
+        guard index < name.count else { return nil }
+        while index < name.count {
+            let byte = name[index]
+            let digit: UInt32
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt32(byte - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f") where radix == 16: digit = UInt32(byte - UInt8(ascii: "a") + 10)
+            case UInt8(ascii: "A")...UInt8(ascii: "F") where radix == 16: digit = UInt32(byte - UInt8(ascii: "A") + 10)
+            default: return nil
+            }
+            value = value * radix + digit
+            if value > 0x10FFFF { return 0 }
+            index += 1
+        }
+        return value
+    }
+
+    private static func isPredefined(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
+        for predefined in ["amp", "lt", "gt", "quot", "apos"] where name.elementsEqual(predefined.utf8) {
+            return true
+        }
+        return false
+    }
+
+    private static func isReferenceByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "#"), UInt8(ascii: "_"), UInt8(ascii: "-"),
+            UInt8(ascii: "."), UInt8(ascii: ":"):
+            true
+        default:
+            byte >= 0x80
+        }
+    }
+
+    static func isWhitespace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
+    }
+
+    static func skipWhitespace(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        var index = start
+        while index < bytes.count, isWhitespace(bytes[index]) { index += 1 }
+        return index
+    }
+
+    static func hasPrefix(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int, _ prefix: StaticString) -> Bool {
+        let count = prefix.utf8CodeUnitCount
+        guard index + count <= bytes.count else { return false }
+        let start = prefix.utf8Start
+        for offset in 0..<count where bytes[index + offset] != start[offset] { return false }
+        return true
+    }
+
+    static func find(_ bytes: UnsafeBufferPointer<UInt8>, _ byte: UInt8, from start: Int) -> Int? {
+        var index = start
+        while index < bytes.count {
+            if bytes[index] == byte { return index }
+            index += 1
+        }
+        return nil
+    }
+
+    static func find(_ bytes: UnsafeBufferPointer<UInt8>, _ pattern: StaticString, from start: Int) -> Int? {
+        let first = pattern.utf8Start[0]
+        var index = start
+        while let candidate = find(bytes, first, from: index) {
+            if hasPrefix(bytes, at: candidate, pattern) { return candidate }
+            index = candidate + 1
+        }
+        return nil
+    }
+
+    private static func declaredEncoding(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> String? {
+        let declaration = String(decoding: bytes[start..<min(end, bytes.count)], as: UTF8.self)
+        guard let range = declaration.range(of: "encoding") else { return nil }
+        var rest = declaration[range.upperBound...].drop(while: { $0 == " " || $0 == "=" || $0 == "\t" })
+        guard let quote = rest.first, quote == "\"" || quote == "'" else { return nil }
+        rest = rest.dropFirst()
+        let value = rest.prefix(while: { $0 != quote })
+        return value.isEmpty ? nil : String(value)
+    }
+
+    /// Whether `bytes` is well-formed UTF-8 (ASCII is checked eight bytes at a time).
+    static func isValidUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = bytes.baseAddress else { return true }
+        let count = bytes.count
+        var index = 0
+        let raw = UnsafeRawPointer(base)
+        while index < count {
+            if index + 8 <= count,
+                raw.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 == 0
+            {
+                index += 8
+                continue
+            }
+            let lead = base[index]
+            if lead < 0x80 {
+                index += 1
+                continue
+            }
+            let length: Int
+            var lower: UInt8 = 0x80
+            var upper: UInt8 = 0xBF
+            switch lead {
+            case 0xC2...0xDF: length = 2
+            case 0xE0:
+                length = 3
+                lower = 0xA0
+            case 0xE1...0xEC, 0xEE...0xEF: length = 3
+            case 0xED:
+                length = 3
+                upper = 0x9F
+            case 0xF0:
+                length = 4
+                lower = 0x90
+            case 0xF1...0xF3: length = 4
+            case 0xF4:
+                length = 4
+                upper = 0x8F
+            default: return false
+            }
+            guard index + length <= count else { return false }
+            let second = base[index + 1]
+            guard second >= lower, second <= upper else { return false }
+            for offset in 2..<max(length, 2) where base[index + offset] & 0xC0 != 0x80 { return false }
+            index += length
+        }
+        return true
+    }
+}

@@ -1,0 +1,135 @@
+internal import CLibXML2
+
+/// Cleans text values: titles become plain text, other values are trimmed.
+enum TextCleaner {
+    /// Plain text from a title that may hold HTML: tags removed, entity references decoded (titles are often
+    /// double-escaped, `&amp;amp;`), runs of whitespace (including no-break spaces) squashed to one space.
+    static func plainText(_ text: String) -> String? {
+        if isAlreadyPlain(text) { return text }
+        var scalars = String.UnicodeScalarView()
+        var inTag = false
+        var pendingSpace = false
+        let source = Array(text.unicodeScalars)
+        var index = 0
+        while index < source.count {
+            let scalar = source[index]
+            if inTag {
+                if scalar == ">" { inTag = false }
+                index += 1
+                continue
+            }
+            if scalar == "<", index + 1 < source.count, isTagStart(source[index + 1]) {
+                inTag = true
+                if isBlockTag(source, at: index + 1) { pendingSpace = !scalars.isEmpty }
+                index += 1
+                continue
+            }
+            var output = scalar
+            if scalar == "&", let (decoded, length) = decodeReference(source, at: index) {
+                output = decoded
+                index += length
+            } else {
+                index += 1
+            }
+            if output.properties.isWhitespace {
+                pendingSpace = !scalars.isEmpty
+                continue
+            }
+            if pendingSpace {
+                scalars.append(" ")
+                pendingSpace = false
+            }
+            scalars.append(output)
+        }
+        let result = String(scalars)
+        return result.isEmpty ? nil : result
+    }
+
+    /// Printable ASCII with single inner spaces and no `<` or `&`: nothing to clean (the common case).
+    private static func isAlreadyPlain(_ text: String) -> Bool {
+        var previousWasSpace = true
+        var previousWasAmpersand = false
+        for byte in text.utf8 {
+            // "Q & A" has nothing to decode; "&amp;" or "&#38;" might.
+            if previousWasAmpersand, byte != 0x20 { return false }
+            previousWasAmpersand = byte == UInt8(ascii: "&")
+            switch byte {
+            case 0x20:
+                if previousWasSpace { return false }
+                previousWasSpace = true
+            case UInt8(ascii: "<"):
+                return false
+            case UInt8(ascii: "&"):
+                previousWasSpace = false
+            case 0x21...0x7E:
+                previousWasSpace = false
+            default:
+                return false
+            }
+        }
+        return !previousWasSpace && !previousWasAmpersand
+    }
+
+    /// A trimmed value, `nil` when empty.
+    static func trimmed(_ text: String) -> String? {
+        let result = text.trimmingCharacters()
+        return result.isEmpty ? nil : result
+    }
+
+    private static func isTagStart(_ scalar: Unicode.Scalar) -> Bool {
+        scalar == "/" || scalar == "!" || scalar.properties.isAlphabetic
+    }
+
+    private static let blockTags: Set<String> = [
+        "br", "p", "div", "li", "ul", "ol", "tr", "td", "h1", "h2", "h3", "h4",
+    ]
+
+    /// Whether the tag starting at `start` (just after `<`) separates words (`<br>`, `</p>`), as a browser renders it.
+    private static func isBlockTag(_ source: [Unicode.Scalar], at start: Int) -> Bool {
+        var index = start
+        if index < source.count, source[index] == "/" { index += 1 }
+        var name = ""
+        while index < source.count, name.count < 3,
+            source[index].properties.isAlphabetic || ("1"..."4").contains(source[index])
+        {
+            name.unicodeScalars.append(source[index])
+            index += 1
+        }
+        return blockTags.contains(name.lowercased())
+    }
+
+    private static func decodeReference(_ source: [Unicode.Scalar], at start: Int) -> (Unicode.Scalar, Int)? {
+        var end = start + 1
+        while end < source.count, end - start < 40, source[end] != ";" {
+            let scalar = source[end]
+            guard scalar.isASCII, scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || scalar == "#"
+            else { return nil }
+            end += 1
+        }
+        guard end < source.count, source[end] == ";", end > start + 1 else { return nil }
+        let name = String(String.UnicodeScalarView(source[(start + 1)..<end]))
+        let length = end - start + 1
+        if name.hasPrefix("#") {
+            let digits = name.dropFirst()
+            let value: UInt32?
+            if digits.hasPrefix("x") || digits.hasPrefix("X") {
+                value = UInt32(digits.dropFirst(), radix: 16)
+            } else {
+                value = UInt32(digits, radix: 10)
+            }
+            guard let value, let scalar = Unicode.Scalar(value) else { return nil }
+            return (scalar, length)
+        }
+        switch name {
+        case "amp": return ("&", length)
+        case "lt": return ("<", length)
+        case "gt": return (">", length)
+        case "quot": return ("\"", length)
+        case "apos": return ("'", length)
+        default: break
+        }
+        let value = cxml_html_entity_value(Array(name.utf8) + [0])
+        guard value > 0, let scalar = Unicode.Scalar(value) else { return nil }
+        return (scalar, length)
+    }
+}

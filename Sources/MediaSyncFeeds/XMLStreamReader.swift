@@ -1,0 +1,216 @@
+internal import CLibXML2
+import Foundation
+
+/// A thin owner of a libxml2 `xmlTextReader` fed by an ``InputRewriter`` (used by ``FeedParser`` and ``OPML``).
+///
+/// The corresponding C functions are `xmlReaderForIO`, `xmlTextReaderRead`, `xmlTextReaderNext` and `xmlFreeTextReader`.
+final class XMLStreamReader {
+    /// libxml2's node types as returned by `xmlTextReaderNodeType`.
+    enum NodeType: Int32 {
+        case element = 1
+        case text = 3
+        case cdata = 4
+        case whitespace = 13
+        case significantWhitespace = 14
+        case endElement = 15
+    }
+
+    /// `XML_PARSE_RECOVER | XML_PARSE_NONET | XML_PARSE_NOWARNING | XML_PARSE_NOERROR`, and deliberately not
+    /// `XML_PARSE_NOENT`, `XML_PARSE_DTDLOAD` or `XML_PARSE_HUGE`.
+    private static let options = Int32(
+        XML_PARSE_RECOVER.rawValue | XML_PARSE_NONET.rawValue | XML_PARSE_NOWARNING.rawValue
+            | XML_PARSE_NOERROR.rawValue)
+
+    private static let initialized: Bool = {
+        xmlInitParser()
+        return true
+    }()
+
+    private let reader: xmlTextReaderPtr
+    private let input: InputRewriter
+    private let inputBox: Unmanaged<InputRewriter>
+    private let errorBox: Unmanaged<ErrorRecorder>
+    private var tagCache: [PointerPair: Int] = [:]
+
+    /// Records the first fatal libxml2 error instead of letting libxml2 print it.
+    final class ErrorRecorder {
+        var line = 0
+        var message: String?
+    }
+
+    private struct PointerPair: Hashable {
+        var namespace: UnsafePointer<UInt8>?
+        var name: UnsafePointer<UInt8>
+    }
+
+    private static let readCallback: xmlInputReadCallback = { context, buffer, length in
+        guard let context, let buffer, length > 0 else { return 0 }
+        let input = Unmanaged<InputRewriter>.fromOpaque(context).takeUnretainedValue()
+        return Int32(
+            input.read(into: UnsafeMutableRawPointer(buffer).assumingMemoryBound(to: UInt8.self), capacity: Int(length))
+        )
+    }
+
+    private static let errorCallback: xmlStructuredErrorFunc = { context, error in
+        guard let context, let error else { return }
+        let recorder = Unmanaged<ErrorRecorder>.fromOpaque(context).takeUnretainedValue()
+        guard recorder.message == nil, error.pointee.level == XML_ERR_FATAL else { return }
+        recorder.line = Int(error.pointee.line)
+        let text = error.pointee.message.map { String(cString: $0) } ?? "unknown error"
+        recorder.message = text.trimmingCharacters()
+    }
+
+    private let document: xmlDocPtr?
+
+    /// Creates a streaming reader over a prepared input.
+    /// - Parameters:
+    ///   - input: The rewritten document.
+    ///   - baseURL: The document URL that relative references and `xml:base` resolve against.
+    init(input: InputRewriter, baseURL: String?) throws {
+        _ = Self.initialized
+        cxml_prepare_thread()
+        let inputBox = Unmanaged.passRetained(input)
+        guard
+            let reader = xmlReaderForIO(
+                Self.readCallback, nil, inputBox.toOpaque(), baseURL, input.encoding, Self.options)
+        else {
+            inputBox.release()
+            throw input.failure ?? FeedError.malformed(line: 0, message: "libxml2 could not create a reader")
+        }
+        self.reader = reader
+        self.input = input
+        self.inputBox = inputBox
+        self.errorBox = Unmanaged.passRetained(ErrorRecorder())
+        self.document = nil
+        xmlTextReaderSetStructuredErrorHandler(reader, Self.errorCallback, errorBox.toOpaque())
+    }
+
+    /// Creates a reader that walks a document libxml2 parsed in recovery mode (`xmlReadIO` with
+    /// `XML_PARSE_RECOVER`, then `xmlReaderWalker`). libxml2's streaming reader stops at the first
+    /// well-formedness error even in recover mode; this is the fallback for such feeds and holds the whole
+    /// (recovered) document in memory.
+    /// - Throws: ``FeedError/malformed(line:message:)`` when libxml2 cannot recover a document at all.
+    init(recovering input: InputRewriter, baseURL: String?) throws {
+        _ = Self.initialized
+        cxml_prepare_thread()
+        let inputBox = Unmanaged.passRetained(input)
+        let errorBox = Unmanaged.passRetained(ErrorRecorder())
+        // xmlReadIO has no per-document error handler; the thread's handler was silenced above.
+        let document = xmlReadIO(Self.readCallback, nil, inputBox.toOpaque(), baseURL, input.encoding, Self.options)
+        guard let document, let reader = xmlReaderWalker(document) else {
+            if let document { xmlFreeDoc(document) }
+            inputBox.release()
+            errorBox.release()
+            throw input.failure ?? FeedError.malformed(line: 0, message: "libxml2 could not recover the document")
+        }
+        self.reader = reader
+        self.input = input
+        self.inputBox = inputBox
+        self.errorBox = errorBox
+        self.document = document
+    }
+
+    deinit {
+        xmlFreeTextReader(reader)
+        if let document { xmlFreeDoc(document) }
+        inputBox.release()
+        errorBox.release()
+    }
+
+    /// Advances to the next node (or, with `skipChildren`, past the current element's subtree).
+    /// - Returns: `false` at the end of the document.
+    /// - Throws: The rewriter's failure, or ``FeedError/malformed(line:message:)`` when libxml2 gives up.
+    func advance(skipChildren: Bool = false) throws -> Bool {
+        let status = skipChildren ? xmlTextReaderNext(reader) : xmlTextReaderRead(reader)
+        if status == 1 { return true }
+        if let failure = input.failure { throw failure }
+        if status == 0 { return false }
+        let recorder = errorBox.takeUnretainedValue()
+        throw FeedError.malformed(line: recorder.line, message: recorder.message ?? "libxml2 stopped reading")
+    }
+
+    /// The current node's type, `nil` for types the parsers ignore.
+    var nodeType: NodeType? { NodeType(rawValue: xmlTextReaderNodeType(reader)) }
+
+    /// The current node's depth (the root element is 0). The corresponding C function is `xmlTextReaderDepth`.
+    var depth: Int { Int(xmlTextReaderDepth(reader)) }
+
+    /// Whether the current element is written `<x/>` (no end-element node follows).
+    var isEmptyElement: Bool { xmlTextReaderIsEmptyElement(reader) == 1 }
+
+    /// The current element's schema tag number (see ``FeedSchema/tags``), -1 when the parser does not read it.
+    /// Names are interned in the reader's dictionary, so the lookup is cached by pointer.
+    func tag(in tags: [String: Int]) -> Int {
+        guard let name = xmlTextReaderConstLocalName(reader) else { return -1 }
+        let namespace = xmlTextReaderConstNamespaceUri(reader)
+        let pair = PointerPair(namespace: namespace, name: name)
+        if let known = tagCache[pair] { return known }
+        let key = ElementNames.key(
+            namespaceURI: namespace.map { String(cString: $0) }, localName: String(cString: name))
+        let tag = key.flatMap { tags[$0] } ?? -1
+        tagCache[pair] = tag
+        return tag
+    }
+
+    /// Whether the current node's local name is `name`. The corresponding C function is `xmlStrEqual`.
+    func localNameIs(_ name: StaticString) -> Bool {
+        xmlStrEqual(xmlTextReaderConstLocalName(reader), name.utf8Start) == 1
+    }
+
+    /// The current element's qualified name (for error messages).
+    var qualifiedName: String {
+        xmlTextReaderConstName(reader).map { String(cString: $0) } ?? ""
+    }
+
+    /// An attribute of the current element by qualified name. The corresponding C function is `xmlTextReaderGetAttribute`.
+    func attribute(_ name: StaticString) -> String? {
+        guard let value = xmlTextReaderGetAttribute(reader, name.utf8Start) else { return nil }
+        defer { cxml_free(value) }
+        return String(cString: value)
+    }
+
+    /// An attribute of the current element by namespace URI and local name.
+    /// The corresponding C function is `xmlTextReaderGetAttributeNs`.
+    func attribute(namespace: StaticString, _ name: StaticString) -> String? {
+        guard let value = xmlTextReaderGetAttributeNs(reader, name.utf8Start, namespace.utf8Start) else { return nil }
+        defer { cxml_free(value) }
+        return String(cString: value)
+    }
+
+    /// Appends the current element serialised as XML (markup and all). The corresponding C function is
+    /// `xmlTextReaderReadOuterXml`, which expands only this element's subtree.
+    func appendOuterXML(to buffer: inout [UInt8]) {
+        guard let value = xmlTextReaderReadOuterXml(reader) else { return }
+        defer { cxml_free(value) }
+        buffer.append(contentsOf: UnsafeBufferPointer(start: value, count: strlen(value)))
+    }
+
+    /// The base URI in effect for the current node (`xml:base` applied to the document URL).
+    /// The corresponding C function is `xmlTextReaderConstBaseUri`.
+    var baseURI: String? {
+        xmlTextReaderConstBaseUri(reader).map { String(cString: $0) }
+    }
+
+    /// The `xml:lang` in effect for the current node. The corresponding C function is `xmlTextReaderConstXmlLang`.
+    var xmlLang: String? {
+        xmlTextReaderConstXmlLang(reader).map { String(cString: $0) }
+    }
+
+    /// Appends the current text or CDATA node's bytes to `buffer` without making a `String`.
+    func appendValue(to buffer: inout [UInt8]) {
+        guard let value = xmlTextReaderConstValue(reader) else { return }
+        buffer.append(contentsOf: UnsafeBufferPointer(start: value, count: strlen(value)))
+    }
+}
+
+extension String {
+    /// The string without leading and trailing ASCII whitespace.
+    func trimmingCharacters() -> String {
+        let view = utf8
+        let isSpace: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x0A || $0 == 0x09 || $0 == 0x0D }
+        if let first = view.first, let last = view.last, !isSpace(first), !isSpace(last) { return self }
+        guard let first = view.firstIndex(where: { !isSpace($0) }), let last = view.lastIndex(where: { !isSpace($0) })
+        else { return "" }
+        return String(decoding: view[first...last], as: UTF8.self)
+    }
+}
