@@ -4,13 +4,16 @@ import PackageDescription
 let package = Package(
     name: "mediasync",
     products: [
-        .library(name: "MediaSync", targets: ["MediaSyncHTTP", "MediaSyncFeeds"]),
+        .library(
+            name: "MediaSync",
+            targets: ["MediaSyncCore", "MediaSyncHTTP", "MediaSyncFeeds", "MediaSyncServer", "MediaSync"]),
         .executable(name: "mediasync", targets: ["mediasync"]),
         // A test and demo tool, not part of the library's API.
         .executable(name: "mediasync-test-server", targets: ["mediasync-test-server"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         .systemLibrary(
@@ -25,11 +28,20 @@ let package = Package(
         ),
         .target(name: "MediaSyncHTTP", dependencies: ["CCurl"]),
         .target(name: "MediaSyncFeeds", dependencies: ["CLibXML2"]),
+        .target(name: "MediaSyncCore"),
+        .target(name: "MediaSyncServer", dependencies: ["MediaSyncCore", "MediaSyncHTTP"]),
+        .target(
+            name: "MediaSync",
+            dependencies: [
+                "MediaSyncCore", "MediaSyncHTTP", "MediaSyncFeeds", "MediaSyncServer",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
         .target(name: "MediaSyncTestServer"),
         .executableTarget(
             name: "mediasync",
             dependencies: [
                 "MediaSyncHTTP",
+                "MediaSync",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -39,6 +51,9 @@ let package = Package(
         ),
         .testTarget(name: "MediaSyncHTTPTests", dependencies: ["MediaSyncHTTP", "MediaSyncTestServer"]),
         .testTarget(name: "MediaSyncFeedsTests", dependencies: ["MediaSyncFeeds"]),
+        .testTarget(name: "MediaSyncCoreTests", dependencies: ["MediaSyncCore"]),
+        .testTarget(name: "MediaSyncServerTests", dependencies: ["MediaSyncServer", "MediaSyncTestServer"]),
+        .testTarget(name: "MediaSyncTests", dependencies: ["MediaSync", "MediaSyncTestServer"]),
         .testTarget(name: "MediaSyncTestServerTests", dependencies: ["MediaSyncTestServer"]),
         .testTarget(name: "mediasyncCLITests", dependencies: ["mediasync", "MediaSyncTestServer"]),
     ]

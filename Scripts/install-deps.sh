@@ -3,7 +3,7 @@
 # Usage: Scripts/install-deps.sh [extra-package ...]
 set -euo pipefail
 
-packages=(libcurl4-openssl-dev libxml2-dev pkg-config curl ca-certificates coreutils util-linux "$@")
+packages=(libcurl4-openssl-dev libxml2-dev libsqlite3-dev pkg-config curl ca-certificates coreutils util-linux "$@")
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
