@@ -1,0 +1,430 @@
+import Foundation
+
+/// The Jellyfin-compatible API routes of the test server.
+extension TestServer {
+    /// Who the request authenticated as.
+    enum Caller {
+        case anonymous
+        case user
+        case apiKey
+    }
+
+    /// Normalises a Jellyfin id (dashed or "N" Guid format, any case) to 32 lowercase hex chars.
+    static func normalizeID(_ id: String) -> String {
+        id.replacingOccurrences(of: "-", with: "").lowercased()
+    }
+
+    /// Parses `Authorization: MediaBrowser Client="..", Token=".."` (values percent-decoded).
+    /// Only the `Authorization` header counts (legacy `X-Emby-Token`, `X-Emby-Authorization` and the
+    /// `api_key` query are rejected, like Jellyfin 10.11+/12).
+    static func authorizationParameters(_ headerValue: String?) -> [String: String]? {
+        guard let raw = headerValue?.trimmingCharacters(in: .whitespaces) else { return nil }
+        guard let space = raw.firstIndex(of: " ") else { return nil }
+        let scheme = raw[..<space].lowercased()
+        guard scheme == "mediabrowser" else { return nil }
+        var result: [String: String] = [:]
+        for part in raw[raw.index(after: space)...].split(separator: ",") {
+            let pair = part.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard pair.count == 2 else { continue }
+            let key = pair[0].trimmingCharacters(in: .whitespaces).lowercased()
+            var value = pair[1].trimmingCharacters(in: .whitespaces)
+            if value.hasPrefix("\""), value.hasSuffix("\""), value.count >= 2 {
+                value = String(value.dropFirst().dropLast())
+            }
+            result[key] = value.removingPercentEncoding ?? value
+        }
+        return result
+    }
+
+    func caller(_ request: RecordedRequest, library: TestLibrary) -> Caller {
+        guard let token = TestServer.authorizationParameters(request.headers["authorization"])?["token"], !token.isEmpty else {
+            return .anonymous
+        }
+        if token == library.apiKey { return .apiKey }
+        if token == library.accessToken { return .user }
+        return .anonymous
+    }
+
+    /// Loads a fixture JSON template by file name, if a fixtures directory is configured and has it.
+    func fixture(_ name: String) -> JSONValue? {
+        guard let directory = fixturesDirectory,
+              let data = FileManager.default.contents(atPath: directory.appendingPathComponent(name).path) else {
+            return nil
+        }
+        return JSONValue.parse(Array(data))
+    }
+
+    /// Routes a request to the Jellyfin API; nil when no Jellyfin route matches.
+    func jellyfinResponse(_ request: RecordedRequest, ignoreRange: Bool) -> HTTPResponse? {
+        let segments = request.path.split(separator: "/").map(String.init)
+        let lower = segments.map { $0.lowercased() }
+        let method = request.method
+        let library = self.library
+        func match(_ pattern: [String]) -> [String]? {
+            guard pattern.count == lower.count else { return nil }
+            var captures: [String] = []
+            for (p, (segment, original)) in zip(pattern, zip(lower, segments)) {
+                if p == "*" {
+                    captures.append(original)
+                } else if p != segment {
+                    return nil
+                }
+            }
+            return captures
+        }
+        let isGet = method == "GET" || method == "HEAD"
+
+        // Anonymous routes.
+        if match(["system", "info", "public"]) != nil, isGet {
+            return .json(publicSystemInfo(library))
+        }
+        if match(["system", "ping"]) != nil {
+            return .json(.string("Jellyfin Server"))
+        }
+        if match(["quickconnect", "enabled"]) != nil, isGet {
+            return .json(.bool(true))
+        }
+        if match(["quickconnect", "initiate"]) != nil {
+            return quickConnectInitiate(request)
+        }
+        if match(["quickconnect", "connect"]) != nil, isGet {
+            return quickConnectPoll(request, library: library)
+        }
+        if match(["users", "authenticatebyname"]) != nil {
+            guard method == "POST" else { return .empty(405) }
+            return authenticateByName(request, library: library)
+        }
+        if match(["users", "authenticatewithquickconnect"]) != nil {
+            guard method == "POST" else { return .empty(405) }
+            return authenticateWithQuickConnect(request, library: library)
+        }
+        // Images are served anonymously by Jellyfin.
+        if isGet, let c = match(["items", "*", "images", "*"]) ?? match(["items", "*", "images", "*", "*"]) {
+            return imageResponse(request, itemId: c[0], type: c[1], index: c.count > 2 ? Int(c[2]) : nil, library: library)
+        }
+
+        // Everything below requires a token.
+        let known: [[String]] = [
+            ["system", "info"], ["users", "me"], ["users", "*"], ["userviews"], ["users", "*", "views"],
+            ["items"], ["users", "*", "items"], ["items", "*"], ["users", "*", "items", "*"],
+            ["shows", "*", "seasons"], ["shows", "*", "episodes"], ["items", "*", "playbackinfo"],
+            ["items", "*", "download"], ["videos", "*", "*", "subtitles", "*", "*"],
+            ["videos", "*", "*", "subtitles", "*", "*", "*"],
+        ]
+        guard known.contains(where: { match($0) != nil }) else { return nil }
+        let who = caller(request, library: library)
+        guard who != .anonymous else { return .empty(401) }
+
+        if match(["system", "info"]) != nil, isGet {
+            var info = fixture("system-info.json") ?? .object([])
+            info = info.setting("LocalAddress", .string(baseURL)).setting("ServerName", .string(library.serverName))
+                .setting("Version", .string("10.10.3")).setting("Id", .string(library.serverId))
+            return .json(info)
+        }
+        if match(["users", "me"]) != nil, isGet {
+            guard who == .user else { return .empty(400) }
+            return .json(userDTO(library))
+        }
+        if let c = match(["users", "*"]), isGet {
+            guard TestServer.normalizeID(c[0]) == library.userId else { return .empty(404) }
+            return .json(userDTO(library))
+        }
+        if match(["userviews"]) != nil || match(["users", "*", "views"]) != nil, isGet {
+            let views = library.views.map { JellyfinDTO.item($0, library: library, fields: [], allFields: false) }
+            return .json(JellyfinDTO.queryResult(views, total: views.count, startIndex: 0))
+        }
+        if match(["items"]) != nil, isGet {
+            if request.queryValue("userId") == nil, who == .user {
+                return .empty(400)
+            }
+            return itemsQuery(request, userId: request.queryValue("userId"), library: library)
+        }
+        if let c = match(["users", "*", "items"]), isGet {
+            return itemsQuery(request, userId: c[0], library: library)
+        }
+        if let c = match(["items", "*"]) ?? match(["users", "*", "items", "*"]).map({ [$0[1]] }), isGet {
+            guard let item = library.item(withId: TestServer.normalizeID(c[0])) else { return .empty(404) }
+            return .json(JellyfinDTO.item(item, library: library, fields: [], allFields: true))
+        }
+        if let c = match(["shows", "*", "seasons"]), isGet {
+            return seasons(request, seriesId: c[0], library: library)
+        }
+        if let c = match(["shows", "*", "episodes"]), isGet {
+            return episodes(request, seriesId: c[0], library: library)
+        }
+        if let c = match(["items", "*", "playbackinfo"]), isGet || method == "POST" {
+            guard let item = library.item(withId: TestServer.normalizeID(c[0])), !item.mediaSources.isEmpty else {
+                return .empty(404)
+            }
+            var sources = item.mediaSources
+            if let wanted = request.queryValue("mediaSourceId").map(TestServer.normalizeID), !wanted.isEmpty {
+                sources = sources.filter { $0.id == wanted }
+            }
+            let playSession = SplitMix64.hexID(seed: library.seed, label: "playsession-\(item.id)-\(allRequests.count)")
+            return .json(.object([
+                JSONMember("MediaSources", .array(sources.map { JellyfinDTO.mediaSource($0, item: item) })),
+                JSONMember("PlaySessionId", .string(playSession)),
+            ]))
+        }
+        if let c = match(["items", "*", "download"]), isGet {
+            return download(request, id: c[0], library: library, ignoreRange: ignoreRange)
+        }
+        if let c = match(["videos", "*", "*", "subtitles", "*", "*"]) ?? match(["videos", "*", "*", "subtitles", "*", "*", "*"]), isGet {
+            return subtitle(itemId: c[0], mediaSourceId: c[1], index: c[2], file: c[c.count - 1], library: library)
+        }
+        return .empty(405)
+    }
+
+    // MARK: - Route handlers
+
+    func publicSystemInfo(_ library: TestLibrary) -> JSONValue {
+        let base = fixture("system-info-public.json") ?? .object([
+            JSONMember("LocalAddress", .string(baseURL)), JSONMember("ServerName", .string(library.serverName)),
+            JSONMember("Version", .string("10.10.3")), JSONMember("ProductName", .string("Jellyfin Server")),
+            JSONMember("OperatingSystem", .string("")), JSONMember("Id", .string(library.serverId)),
+            JSONMember("StartupWizardCompleted", .bool(true)),
+        ])
+        return base.setting("LocalAddress", .string(baseURL)).setting("ServerName", .string(library.serverName))
+            .setting("Version", .string("10.10.3")).setting("Id", .string(library.serverId))
+    }
+
+    func userDTO(_ library: TestLibrary) -> JSONValue {
+        guard let template = fixture("users-authenticatebyname.json")?["User"] else {
+            return JellyfinDTO.user(library: library)
+        }
+        return template.setting("Name", .string(library.userName)).setting("ServerId", .string(library.serverId))
+            .setting("Id", .string(library.userId)).setting("HasPassword", .bool(!library.password.isEmpty))
+            .setting("HasConfiguredPassword", .bool(!library.password.isEmpty))
+    }
+
+    func authenticationResult(_ request: RecordedRequest, library: TestLibrary) -> JSONValue {
+        let auth = TestServer.authorizationParameters(request.headers["authorization"]) ?? [:]
+        let now = JellyfinDTO.date(Date())
+        var session = fixture("users-authenticatebyname.json")?["SessionInfo"] ?? .object([])
+        session = session.setting("Id", .string(SplitMix64.hexID(seed: library.seed, label: "session")))
+            .setting("UserId", .string(library.userId)).setting("UserName", .string(library.userName))
+            .setting("Client", .string(auth["client"] ?? "")).setting("LastActivityDate", .string(now))
+            .setting("DeviceName", .string(auth["device"] ?? "")).setting("DeviceId", .string(auth["deviceid"] ?? ""))
+            .setting("ApplicationVersion", .string(auth["version"] ?? "")).setting("ServerId", .string(library.serverId))
+            .setting("RemoteEndPoint", .string("127.0.0.1"))
+        return .object([
+            JSONMember("User", userDTO(library)),
+            JSONMember("SessionInfo", session),
+            JSONMember("AccessToken", .string(library.accessToken)),
+            JSONMember("ServerId", .string(library.serverId)),
+        ])
+    }
+
+    func authenticateByName(_ request: RecordedRequest, library: TestLibrary) -> HTTPResponse {
+        guard let body = JSONValue.parse(request.body) else { return .empty(400) }
+        let name = body["Username"]?.stringValue ?? ""
+        let password = body["Pw"]?.stringValue ?? ""
+        guard name.lowercased() == library.userName.lowercased(), password == library.password else {
+            return .empty(401)
+        }
+        return .json(authenticationResult(request, library: library))
+    }
+
+    func quickConnectState(secret: String, authenticated: Bool, code: String, request: RecordedRequest) -> JSONValue {
+        let auth = TestServer.authorizationParameters(request.headers["authorization"]) ?? [:]
+        return .object([
+            JSONMember("Authenticated", .bool(authenticated)),
+            JSONMember("Secret", .string(secret)),
+            JSONMember("Code", .string(code)),
+            JSONMember("DeviceId", .string(auth["deviceid"] ?? "")),
+            JSONMember("DeviceName", .string(auth["device"] ?? "")),
+            JSONMember("AppName", .string(auth["client"] ?? "")),
+            JSONMember("AppVersion", .string(auth["version"] ?? "")),
+            JSONMember("DateAdded", .string(JellyfinDTO.date(Date()))),
+        ])
+    }
+
+    static func quickConnectCode(_ secret: String) -> String {
+        let value = SplitMix64.hash(secret) % 1_000_000
+        let s = String(value)
+        return String(repeating: "0", count: 6 - s.count) + s
+    }
+
+    func quickConnectInitiate(_ request: RecordedRequest) -> HTTPResponse {
+        let secret: String = lock.withLock {
+            state.quickConnectCounter += 1
+            let secret = SplitMix64.hexID(seed: state.library.seed, label: "qc-\(state.quickConnectCounter)")
+                + SplitMix64.hexID(seed: state.library.seed, label: "qc2-\(state.quickConnectCounter)")
+            state.quickConnectPolls[secret] = 0
+            return secret
+        }
+        return .json(quickConnectState(secret: secret, authenticated: false, code: TestServer.quickConnectCode(secret), request: request))
+    }
+
+    func quickConnectPoll(_ request: RecordedRequest, library: TestLibrary) -> HTTPResponse {
+        let secret = request.queryValue("secret") ?? ""
+        let polls: Int? = lock.withLock {
+            guard let count = state.quickConnectPolls[secret] else { return nil }
+            state.quickConnectPolls[secret] = count + 1
+            return count + 1
+        }
+        guard let polls else { return .empty(404) }
+        let authenticated = polls > library.quickConnectPollsBeforeAuthorized
+        return .json(quickConnectState(secret: secret, authenticated: authenticated,
+                                       code: TestServer.quickConnectCode(secret), request: request))
+    }
+
+    func authenticateWithQuickConnect(_ request: RecordedRequest, library: TestLibrary) -> HTTPResponse {
+        guard let body = JSONValue.parse(request.body), let secret = body["Secret"]?.stringValue else { return .empty(400) }
+        let polls = lock.withLock { state.quickConnectPolls[secret] }
+        guard let polls else { return .empty(404) }
+        guard polls > library.quickConnectPollsBeforeAuthorized else { return .empty(401) }
+        return .json(authenticationResult(request, library: library))
+    }
+
+    static func fieldSet(_ request: RecordedRequest) -> Set<String> {
+        Set((request.queryValue("fields") ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() })
+    }
+
+    static func list(_ value: String?) -> [String] {
+        (value ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
+    static func flag(_ value: String?) -> Bool? {
+        guard let value else { return nil }
+        return value.lowercased() == "true"
+    }
+
+    /// Paging + serialisation shared by the listing routes.
+    func page(_ items: [TestItem], request: RecordedRequest, library: TestLibrary) -> HTTPResponse {
+        let start = max(0, Int(request.queryValue("startIndex") ?? "") ?? 0)
+        let limit = Int(request.queryValue("limit") ?? "").map { max(0, $0) }
+        let fields = TestServer.fieldSet(request)
+        let lower = min(start, items.count)
+        let upper = limit.map { min(items.count, lower + $0) } ?? items.count
+        let slice = items[lower..<upper].map { JellyfinDTO.item($0, library: library, fields: fields) }
+        return .json(JellyfinDTO.queryResult(slice, total: items.count, startIndex: start))
+    }
+
+    func itemsQuery(_ request: RecordedRequest, userId: String?, library: TestLibrary) -> HTTPResponse {
+        if let userId, TestServer.normalizeID(userId) != library.userId { return .empty(404) }
+        let recursive = TestServer.flag(request.queryValue("recursive")) ?? false
+        var candidates: [TestItem]
+        let ids = TestServer.list(request.queryValue("ids")).map(TestServer.normalizeID)
+        if !ids.isEmpty {
+            let wanted = Set(ids)
+            candidates = (library.views + library.items).filter { wanted.contains($0.id) }
+        } else if let parent = request.queryValue("parentId").map(TestServer.normalizeID), !parent.isEmpty {
+            candidates = recursive
+                ? JellyfinDTO.descendants(of: parent, in: library)
+                : library.items.filter { $0.parentId == parent && !$0.isAlternateVersion }
+        } else if recursive {
+            candidates = library.items.filter { !$0.isAlternateVersion }
+        } else {
+            candidates = library.views
+        }
+        let include = Set(TestServer.list(request.queryValue("includeItemTypes")).map { $0.lowercased() })
+        if !include.isEmpty { candidates = candidates.filter { include.contains($0.type.lowercased()) } }
+        let exclude = Set(TestServer.list(request.queryValue("excludeItemTypes")).map { $0.lowercased() })
+        if !exclude.isEmpty { candidates = candidates.filter { !exclude.contains($0.type.lowercased()) } }
+        if let term = request.queryValue("searchTerm"), !term.isEmpty {
+            candidates = candidates.filter { $0.name.lowercased().contains(term.lowercased()) }
+        }
+        if let played = TestServer.flag(request.queryValue("isPlayed")) {
+            candidates = candidates.filter { $0.played == played }
+        }
+        if let sortBy = TestServer.list(request.queryValue("sortBy")).first?.lowercased() {
+            switch sortBy {
+            case "sortname", "name":
+                candidates.sort { JellyfinDTO.sortName($0) < JellyfinDTO.sortName($1) }
+            case "datecreated":
+                candidates.sort { $0.dateCreated < $1.dateCreated }
+            default:
+                break
+            }
+            if (request.queryValue("sortOrder") ?? "").lowercased().hasPrefix("desc") { candidates.reverse() }
+        }
+        return page(candidates, request: request, library: library)
+    }
+
+    func seasons(_ request: RecordedRequest, seriesId: String, library: TestLibrary) -> HTTPResponse {
+        let id = TestServer.normalizeID(seriesId)
+        guard let series = library.item(withId: id), series.type == "Series" else { return .empty(404) }
+        let seasons = library.items.filter { $0.type == "Season" && $0.seriesId == series.id }
+        return page(seasons, request: request, library: library)
+    }
+
+    func episodes(_ request: RecordedRequest, seriesId: String, library: TestLibrary) -> HTTPResponse {
+        let id = TestServer.normalizeID(seriesId)
+        guard let series = library.item(withId: id), series.type == "Series" else { return .empty(404) }
+        var episodes = library.items.filter { $0.type == "Episode" && $0.seriesId == series.id }
+        if let seasonId = request.queryValue("seasonId").map(TestServer.normalizeID), !seasonId.isEmpty {
+            episodes = episodes.filter { $0.seasonId == seasonId }
+        } else if let season = Int(request.queryValue("season") ?? "") {
+            episodes = episodes.filter { $0.parentIndexNumber == season }
+        }
+        return page(episodes, request: request, library: library)
+    }
+
+    /// The bytes of a media source, cached per (source state) so large files are generated once.
+    func mediaBytes(_ source: TestMediaSource, library: TestLibrary) -> [UInt8] {
+        if let cached = lock.withLock({ state.mediaCache[source.id] }), cached.key == source {
+            return cached.bytes
+        }
+        let bytes = TestLibrary.bytes(of: source, seed: library.seed)
+        lock.withLock { state.mediaCache[source.id] = CachedMedia(key: source, bytes: bytes) }
+        return bytes
+    }
+
+    func download(_ request: RecordedRequest, id rawId: String, library: TestLibrary, ignoreRange: Bool) -> HTTPResponse {
+        let id = TestServer.normalizeID(rawId)
+        var source: TestMediaSource?
+        if let item = library.item(withId: id) {
+            source = item.mediaSources.first(where: { $0.id == id }) ?? item.mediaSources.first
+        } else {
+            source = library.mediaSource(withId: id)
+        }
+        guard let source else { return .empty(404) }
+        let file = ServedFile(contents: mediaBytes(source, library: library), lastModified: source.lastModified,
+                              contentType: "video/x-matroska", etag: nil,
+                              contentDispositionFilename: source.downloadFilename)
+        return file.response(method: request.method, headers: request.headers, ignoreRange: ignoreRange)
+    }
+
+    /// Small deterministic "PNG" bytes (valid signature + IHDR-like header + tag-derived payload).
+    static func imageBytes(tag: String) -> [UInt8] {
+        let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+        return signature + SplitMix64.bytes(seed: SplitMix64.hash("image-\(tag)"), count: 248)
+    }
+
+    func imageResponse(_ request: RecordedRequest, itemId: String, type: String, index: Int?, library: TestLibrary) -> HTTPResponse {
+        guard let item = library.item(withId: TestServer.normalizeID(itemId)) else { return .empty(404) }
+        let tag: String?
+        if type.lowercased() == "backdrop" {
+            let i = index ?? 0
+            tag = i >= 0 && i < item.backdropImageTags.count ? item.backdropImageTags[i] : nil
+        } else {
+            tag = item.imageTags.first(where: { $0.key.lowercased() == type.lowercased() })?.value
+        }
+        guard let tag else { return .empty(404) }
+        let cacheControl = request.queryValue("tag") != nil ? "public, max-age=31536000" : "public"
+        var file = ServedFile(contents: TestServer.imageBytes(tag: tag), lastModified: item.dateCreated,
+                              contentType: "image/png", etag: "\"\(tag)\"", contentDispositionFilename: nil)
+        file.extraHeaders = [("Cache-Control", cacheControl)]
+        return file.response(method: request.method, headers: request.headers)
+    }
+
+    func subtitle(itemId: String, mediaSourceId: String, index: String, file: String, library: TestLibrary) -> HTTPResponse {
+        guard let item = library.item(withId: TestServer.normalizeID(itemId)),
+              item.mediaSources.contains(where: { $0.id == TestServer.normalizeID(mediaSourceId) }),
+              index == "2", file.lowercased().hasPrefix("stream.") else {
+            return .empty(404)
+        }
+        let format = file.split(separator: ".").last.map { $0.lowercased() } ?? "srt"
+        switch format {
+        case "srt":
+            let text = "1\r\n00:00:01,000 --> 00:00:04,000\r\n\(item.name)\r\n\r\n2\r\n00:00:05,000 --> 00:00:08,000\r\nmediasync test subtitle\r\n\r\n"
+            return .text(text, status: 200, contentType: "application/x-subrip")
+        case "vtt":
+            let text = "WEBVTT\n\n00:00:01.000 --> 00:00:04.000\n\(item.name)\n\n00:00:05.000 --> 00:00:08.000\nmediasync test subtitle\n"
+            return .text(text, status: 200, contentType: "text/vtt")
+        default:
+            return .empty(404)
+        }
+    }
+}

@@ -1,0 +1,368 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A local, in-process HTTP/1.1 server that imitates a Jellyfin server (and serves arbitrary files)
+/// for integration tests and demos. Plain POSIX sockets, one thread per connection, keep-alive aware.
+///
+/// Not part of the product API: a test tool.
+///
+/// Routing order: injected faults (by exact decoded path, or `"*"`), then files registered with
+/// `setFile`, then the Jellyfin routes, else 404. Jellyfin routes (case-insensitive paths and query keys):
+/// - anonymous: `GET /System/Info/Public`, `GET /QuickConnect/Enabled`, `POST /QuickConnect/Initiate`,
+///   `GET /QuickConnect/Connect?secret=`, `POST /Users/AuthenticateByName`,
+///   `POST /Users/AuthenticateWithQuickConnect`, `GET /Items/{id}/Images/{type}[/{index}]` (anonymous as in Jellyfin)
+/// - with `Authorization: MediaBrowser ..., Token="..."` (else 401, empty body): `GET /System/Info`, `/Users/Me`,
+///   `/Users/{id}`, `/UserViews`, `/Users/{id}/Views`, `/Items`, `/Users/{id}/Items`, `/Items/{id}`,
+///   `/Users/{id}/Items/{id}`, `/Shows/{id}/Seasons`, `/Shows/{id}/Episodes`, `GET|POST /Items/{id}/PlaybackInfo`,
+///   `GET|HEAD /Items/{id}/Download`, `/Videos/{id}/{mediaSourceId}/Subtitles/{index}[/{ticks}]/Stream.{srt|vtt}`.
+public final class TestServer: @unchecked Sendable {
+    /// Mutable server state; always accessed under `lock`.
+    struct State {
+        var library: TestLibrary
+        var files: [String: ServedFile] = [:]
+        var faults: [FaultRule] = []
+        var requests: [RecordedRequest] = []
+        var connections: [Int: Int32] = [:]
+        var nextConnectionID = 0
+        var inFlight = 0
+        var maxInFlight = 0
+        var throttle: Int?
+        var shuttingDown = false
+        var listenerClosed = false
+        var quickConnectPolls: [String: Int] = [:]
+        var quickConnectCounter = 0
+        var mediaCache: [String: CachedMedia] = [:]
+    }
+
+    struct FaultRule {
+        var fault: Fault
+        var path: String
+        var remaining: Int
+    }
+
+    struct CachedMedia {
+        var key: TestMediaSource
+        var bytes: [UInt8]
+    }
+
+    let lock = NSLock()
+    var state: State
+    private let listenFD: Int32
+    private let acceptFinished = DispatchSemaphore(value: 0)
+    private let connectionGroup = DispatchGroup()
+    /// The directory holding recorded JSON responses used as templates (may be nil).
+    let fixturesDirectory: URL?
+
+    /// The TCP port the server listens on (127.0.0.1).
+    public let port: Int
+
+    /// `http://127.0.0.1:<port>`
+    public var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    /// Starts listening on 127.0.0.1 on a kernel-picked port; serves until `shutdown()`.
+    /// - Parameters:
+    ///   - library: the generated Jellyfin library to serve.
+    ///   - fixturesDirectory: folder with recorded responses (e.g. `Fixtures/server`) used as
+    ///     response templates; when nil or a file is missing a built-in shape is used.
+    ///   - port: port to bind (0 = let the kernel pick; used by the executable's `--port`).
+    public init(library: TestLibrary = TestLibrary(), fixturesDirectory: URL? = nil, port: Int = 0) throws {
+        signal(SIGPIPE, SIG_IGN)
+        self.state = State(library: library)
+        self.fixturesDirectory = fixturesDirectory
+
+        #if canImport(Glibc)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+        let fd = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        guard fd >= 0 else { throw TestServerError(operation: "socket") }
+        var one: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(clamping: port)).bigEndian
+        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        let bound = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard bound == 0 else {
+            let error = TestServerError(operation: "bind")
+            close(fd)
+            throw error
+        }
+        guard listen(fd, 128) == 0 else {
+            let error = TestServerError(operation: "listen")
+            close(fd)
+            throw error
+        }
+        var actual = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let named = withUnsafeMutablePointer(to: &actual) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                getsockname(fd, $0, &length)
+            }
+        }
+        guard named == 0 else {
+            let error = TestServerError(operation: "getsockname")
+            close(fd)
+            throw error
+        }
+        self.listenFD = fd
+        self.port = Int(UInt16(bigEndian: actual.sin_port))
+
+        let thread = Thread { [self] in
+            self.acceptLoop()
+        }
+        thread.name = "TestServer.accept"
+        thread.start()
+    }
+
+    // MARK: - Public API
+
+    /// A snapshot of the library currently served.
+    public var library: TestLibrary {
+        lock.withLock { state.library }
+    }
+
+    /// Mutates the served library (e.g. change a media source's bytes/ETag/size, remove an item).
+    public func updateLibrary(_ change: (inout TestLibrary) -> Void) {
+        lock.lock()
+        change(&state.library)
+        lock.unlock()
+    }
+
+    /// Serve arbitrary bytes at `path` (exact path match, query ignored) with Range/If-Range/Last-Modified semantics.
+    /// - Parameters:
+    ///   - etag: nil ⇒ no ETag header (like Jellyfin's `/Items/{id}/Download`). Quotes are added when missing.
+    ///   - contentDispositionFilename: filename for `Content-Disposition: attachment; filename="..."`.
+    public func setFile(_ path: String, contents: [UInt8], lastModified: Date = Date(timeIntervalSince1970: 1_700_000_000),
+                        contentType: String = "application/octet-stream", etag: String? = nil,
+                        contentDispositionFilename: String? = nil) {
+        let file = ServedFile(contents: contents, lastModified: lastModified, contentType: contentType,
+                              etag: etag.map(TestServer.quotedETag), contentDispositionFilename: contentDispositionFilename)
+        lock.withLock { state.files[path] = file }
+    }
+
+    /// Stops serving `path`; later requests get 404.
+    public func removeFile(_ path: String) {
+        lock.withLock { _ = state.files.removeValue(forKey: path) }
+    }
+
+    /// The next `count` requests whose path equals `path` get `fault` (then normal service resumes).
+    /// `path` `"*"` matches any path. Rules are consulted in the order they were added.
+    public func inject(_ fault: Fault, path: String, count: Int = 1) {
+        guard count > 0 else { return }
+        lock.withLock { state.faults.append(FaultRule(fault: fault, path: path, remaining: count)) }
+    }
+
+    /// Removes every pending fault.
+    public func clearFaults() {
+        lock.withLock { state.faults.removeAll() }
+    }
+
+    /// Requests whose (decoded) path equals `path`, in arrival order.
+    public func requests(to path: String) -> [RecordedRequest] {
+        lock.withLock { state.requests.filter { $0.path == path } }
+    }
+
+    /// Every request received since start (or the last `resetStatistics()`), in arrival order.
+    public var allRequests: [RecordedRequest] {
+        lock.withLock { state.requests }
+    }
+
+    /// Number of currently open client connections.
+    public var activeConnections: Int {
+        lock.withLock { state.connections.count }
+    }
+
+    /// The most requests in flight at the same moment (request head parsed → response fully written)
+    /// since start or the last `resetStatistics()`.
+    public var maxConcurrentRequests: Int {
+        lock.withLock { state.maxInFlight }
+    }
+
+    /// Clears recorded requests and resets `maxConcurrentRequests` to 0.
+    public func resetStatistics() {
+        lock.withLock {
+            state.requests.removeAll()
+            state.maxInFlight = 0
+        }
+    }
+
+    /// Server-side bandwidth cap for response bodies in bytes/second (per response; nil = unlimited).
+    public func setThrottle(bytesPerSecond: Int?) {
+        lock.withLock { state.throttle = bytesPerSecond.map { max(1, $0) } }
+    }
+
+    /// Closes the listener and all connections and waits for their threads to end. Idempotent.
+    public func shutdown() {
+        // Sockets are shut down while holding the lock: a registered fd is guaranteed to still be open
+        // (connections unregister under the lock before closing), so we never touch a reused fd number.
+        let first: Bool = lock.withLock {
+            if state.shuttingDown { return false }
+            state.shuttingDown = true
+            if !state.listenerClosed { _ = Glibc.shutdown(listenFD, Int32(SHUT_RDWR)) }
+            for fd in state.connections.values { _ = Glibc.shutdown(fd, Int32(SHUT_RDWR)) }
+            return true
+        }
+        guard first else { return }
+        acceptFinished.wait()
+        // Connection threads notice the shutdown (their sockets are shut down) and exit promptly.
+        if connectionGroup.wait(timeout: .now() + 10) == .timedOut {
+            lock.withLock {
+                for fd in state.connections.values { _ = Glibc.shutdown(fd, Int32(SHUT_RDWR)) }
+            }
+            _ = connectionGroup.wait(timeout: .now() + 5)
+        }
+    }
+
+    // MARK: - Internals
+
+    var isShuttingDown: Bool {
+        lock.withLock { state.shuttingDown }
+    }
+
+    static func quotedETag(_ etag: String) -> String {
+        if etag.hasPrefix("\"") || etag.hasPrefix("W/\"") { return etag }
+        return "\"\(etag)\""
+    }
+
+    private func acceptLoop() {
+        defer {
+            lock.withLock {
+                state.listenerClosed = true
+                close(listenFD)
+            }
+            acceptFinished.signal()
+        }
+        while !isShuttingDown {
+            var pfd = pollfd(fd: listenFD, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&pfd, 1, 200)
+            if ready <= 0 { continue }
+            let client = accept(listenFD, nil, nil)
+            if client < 0 {
+                let code = errno
+                if code == EINTR || code == EAGAIN || code == ECONNABORTED { continue }
+                // The listener is gone (shut down or closed): nothing more to accept.
+                if isShuttingDown || code == EINVAL || code == EBADF || code == ENOTSOCK { return }
+                usleep(10_000)
+                continue
+            }
+            var one: Int32 = 1
+            setsockopt(client, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+            let id: Int? = lock.withLock {
+                if state.shuttingDown { return nil }
+                state.nextConnectionID += 1
+                state.connections[state.nextConnectionID] = client
+                return state.nextConnectionID
+            }
+            guard let id else {
+                close(client)
+                return
+            }
+            connectionGroup.enter()
+            let connection = ServerConnection(server: self, id: id, fd: client)
+            let thread = Thread {
+                connection.run()
+                self.connectionGroup.leave()
+            }
+            thread.name = "TestServer.connection.\(id)"
+            thread.start()
+        }
+    }
+
+    /// Unregisters and closes a connection socket; with `reset` an RST is sent instead of FIN.
+    func closeConnection(id: Int, fd: Int32, reset: Bool) {
+        lock.withLock { _ = state.connections.removeValue(forKey: id) }
+        if reset {
+            var lingerOption = linger(l_onoff: 1, l_linger: 0)
+            setsockopt(fd, SOL_SOCKET, SO_LINGER, &lingerOption, socklen_t(MemoryLayout<linger>.size))
+        }
+        close(fd)
+    }
+
+    func requestStarted() {
+        lock.withLock {
+            state.inFlight += 1
+            state.maxInFlight = max(state.maxInFlight, state.inFlight)
+        }
+    }
+
+    func requestFinished() {
+        lock.withLock { state.inFlight -= 1 }
+    }
+
+    var throttle: Int? {
+        lock.withLock { state.throttle }
+    }
+
+    /// Sleeps up to `seconds`, returning early (false) when the server shuts down.
+    func interruptibleSleep(_ seconds: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while true {
+            if isShuttingDown { return false }
+            let remaining = deadline.timeIntervalSinceNow
+            if remaining <= 0 { return true }
+            usleep(UInt32(min(remaining, 0.01) * 1_000_000))
+        }
+    }
+
+    /// Records the request, consumes a matching fault and produces the response to write.
+    func handle(_ request: RecordedRequest) -> (HTTPResponse, BodyCut?) {
+        let fault: Fault? = lock.withLock {
+            state.requests.append(request)
+            guard let index = state.faults.firstIndex(where: { $0.remaining > 0 && ($0.path == request.path || $0.path == "*") }) else {
+                return nil
+            }
+            let rule = state.faults[index]
+            state.faults[index].remaining -= 1
+            if state.faults[index].remaining <= 0 { state.faults.remove(at: index) }
+            return rule.fault
+        }
+        guard let fault else { return (route(request, ignoreRange: false), nil) }
+        switch fault {
+        case .status(let status):
+            return (.empty(status), nil)
+        case .retryAfter(let status, let seconds):
+            var response = HTTPResponse.empty(status)
+            response.headers.append(("Retry-After", String(seconds)))
+            return (response, nil)
+        case .redirect(let location, let status):
+            var response = HTTPResponse.empty(status)
+            response.headers.append(("Location", location))
+            return (response, nil)
+        case .body(let status, let contentType, let bytes):
+            return (HTTPResponse(status: status, headers: [("Content-Type", contentType)], body: bytes), nil)
+        case .rangeNotSatisfiable:
+            let normal = route(request, ignoreRange: true)
+            let size = normal.representationSize ?? normal.bodyRange.count
+            return (HTTPResponse(status: 416, headers: [("Content-Range", "bytes */\(size)")]), nil)
+        case .ignoreRange:
+            return (route(request, ignoreRange: true), nil)
+        case .resetAfter(let bytes):
+            return (route(request, ignoreRange: false), .reset(afterBytes: max(0, bytes)))
+        case .truncate(let bytes):
+            return (route(request, ignoreRange: false), .truncate(afterBytes: max(0, bytes)))
+        case .stall(let bytes, let seconds):
+            return (route(request, ignoreRange: false), .stall(afterBytes: max(0, bytes), seconds: seconds))
+        }
+    }
+
+    /// Normal (fault-free) routing: static files first, then the Jellyfin API.
+    func route(_ request: RecordedRequest, ignoreRange: Bool) -> HTTPResponse {
+        if let file = lock.withLock({ state.files[request.path] }) {
+            return file.response(method: request.method, headers: request.headers, ignoreRange: ignoreRange)
+        }
+        if let response = jellyfinResponse(request, ignoreRange: ignoreRange) {
+            return response
+        }
+        return .empty(404)
+    }
+}

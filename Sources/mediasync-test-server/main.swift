@@ -1,0 +1,131 @@
+import Foundation
+import MediaSyncTestServer
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Command-line options of `mediasync-test-server`.
+struct Options {
+    var port = 0
+    var fixtures = "./Fixtures/server"
+    var movies = 2
+    var series = 1
+    var mediaSize = 64 * 1024
+    var filesDirectory: String?
+}
+
+let usage = """
+    usage: mediasync-test-server [--port N] [--fixtures DIR] [--movies N] [--series N] [--media-size BYTES] [--files DIR]
+    """
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data((message + "\n" + usage + "\n").utf8))
+    exit(2)
+}
+
+func parseOptions(_ arguments: [String]) -> Options {
+    var options = Options()
+    var index = 0
+    func value(_ name: String) -> String {
+        index += 1
+        guard index < arguments.count else { fail("missing value for \(name)") }
+        return arguments[index]
+    }
+    func integer(_ name: String) -> Int {
+        let text = value(name)
+        guard let number = Int(text), number >= 0 else { fail("invalid value for \(name): \(text)") }
+        return number
+    }
+    while index < arguments.count {
+        let argument = arguments[index]
+        switch argument {
+        case "--port": options.port = integer(argument)
+        case "--fixtures": options.fixtures = value(argument)
+        case "--movies": options.movies = integer(argument)
+        case "--series": options.series = integer(argument)
+        case "--media-size": options.mediaSize = integer(argument)
+        case "--files": options.filesDirectory = value(argument)
+        case "-h", "--help":
+            print(usage)
+            exit(0)
+        default: fail("unknown argument: \(argument)")
+        }
+        index += 1
+    }
+    return options
+}
+
+func contentType(for path: String) -> String {
+    switch (path as NSString).pathExtension.lowercased() {
+    case "mkv": return "video/x-matroska"
+    case "mp4", "m4v": return "video/mp4"
+    case "mp3": return "audio/mpeg"
+    case "m4a": return "audio/mp4"
+    case "json": return "application/json; charset=utf-8"
+    case "xml", "rss": return "application/rss+xml"
+    case "txt", "srt": return "text/plain; charset=utf-8"
+    case "png": return "image/png"
+    case "jpg", "jpeg": return "image/jpeg"
+    default: return "application/octet-stream"
+    }
+}
+
+/// Serves every regular file under `directory` at `/files/<relative path>`; returns how many.
+func serveFiles(from directory: String, on server: TestServer) -> Int {
+    let root = URL(fileURLWithPath: directory).standardizedFileURL
+    let manager = FileManager.default
+    guard let enumerator = manager.enumerator(at: root, includingPropertiesForKeys: [.isRegularFileKey, .contentModificationDateKey]) else {
+        fail("cannot read directory \(directory)")
+    }
+    var count = 0
+    for case let url as URL in enumerator {
+        let values = try? url.resourceValues(forKeys: [.isRegularFileKey, .contentModificationDateKey])
+        guard values?.isRegularFile == true, let data = manager.contents(atPath: url.path) else { continue }
+        let full = url.standardizedFileURL.path
+        guard full.hasPrefix(root.path) else { continue }
+        let relative = full.dropFirst(root.path.count).drop(while: { $0 == "/" })
+        server.setFile("/files/\(relative)", contents: Array(data),
+                       lastModified: values?.contentModificationDate ?? Date(timeIntervalSince1970: 1_700_000_000),
+                       contentType: contentType(for: full))
+        count += 1
+    }
+    return count
+}
+
+let options = parseOptions(Array(CommandLine.arguments.dropFirst()))
+let library = TestLibrary(movies: options.movies, series: options.series, mediaSize: options.mediaSize)
+let fixturesURL = URL(fileURLWithPath: options.fixtures)
+var isDirectory: ObjCBool = false
+let fixtures = FileManager.default.fileExists(atPath: fixturesURL.path, isDirectory: &isDirectory) && isDirectory.boolValue
+    ? fixturesURL : nil
+if fixtures == nil {
+    FileHandle.standardError.write(Data("warning: fixtures directory \(options.fixtures) not found; using built-in shapes\n".utf8))
+}
+
+let server: TestServer
+do {
+    server = try TestServer(library: library, fixturesDirectory: fixtures, port: options.port)
+} catch {
+    fail("cannot start server: \(error)")
+}
+if let directory = options.filesDirectory {
+    let count = serveFiles(from: directory, on: server)
+    FileHandle.standardError.write(Data("serving \(count) file(s) from \(directory) at /files/\n".utf8))
+}
+
+let stop = DispatchSemaphore(value: 0)
+var signalSources: [DispatchSourceSignal] = []
+for signalNumber in [SIGINT, SIGTERM] {
+    signal(signalNumber, SIG_IGN)
+    let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+    source.setEventHandler { stop.signal() }
+    source.resume()
+    signalSources.append(source)
+}
+
+FileHandle.standardOutput.write(Data("listening on \(server.baseURL)\n".utf8))
+FileHandle.standardError.write(Data("user \(library.userName)/\(library.password), token \(library.accessToken), api key \(library.apiKey)\n".utf8))
+
+stop.wait()
+server.shutdown()
+exit(0)

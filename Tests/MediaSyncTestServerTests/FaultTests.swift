@@ -1,0 +1,129 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import Testing
+@testable import MediaSyncTestServer
+
+@Suite struct FaultTests {
+    let bytes = TestSupport.pattern(100_000)
+
+    func makeServer() throws -> TestServer {
+        let server = try TestSupport.makeServer()
+        server.setFile("/files/f.bin", contents: bytes)
+        return server
+    }
+
+    @Test func statusFaultAppliesOnceThenNormalService() throws {
+        let server = try makeServer()
+        defer { server.shutdown() }
+        server.inject(.status(503), path: "/files/f.bin", count: 2)
+        #expect(try TestSupport.request(server, "/files/f.bin").status == 503)
+        #expect(try TestSupport.request(server, "/files/other").status == 404)
+        let second = try TestSupport.request(server, "/files/f.bin")
+        #expect(second.status == 503)
+        #expect(second.headers["content-length"] == "0")
+        #expect(try TestSupport.request(server, "/files/f.bin").status == 200)
+        #expect(server.requests(to: "/files/f.bin").count == 3)
+    }
+
+    @Test func wildcardRetryAfterRedirectBodyAndClear() throws {
+        let server = try makeServer()
+        defer { server.shutdown() }
+        server.inject(.retryAfter(status: 429, seconds: 7), path: "*")
+        let limited = try TestSupport.request(server, "/anything")
+        #expect(limited.status == 429)
+        #expect(limited.headers["retry-after"] == "7")
+
+        server.inject(.redirect(location: "/files/f.bin", status: 302), path: "/old")
+        let moved = try TestSupport.request(server, "/old")
+        #expect(moved.status == 302)
+        #expect(moved.headers["location"] == "/files/f.bin")
+
+        server.inject(.body(status: 200, contentType: "text/html", bytes: Array("<html>oops".utf8)), path: "/files/f.bin")
+        let garbage = try TestSupport.request(server, "/files/f.bin")
+        #expect(garbage.status == 200)
+        #expect(garbage.headers["content-type"] == "text/html")
+        #expect(garbage.text == "<html>oops")
+
+        server.inject(.status(500), path: "/files/f.bin", count: 5)
+        server.clearFaults()
+        #expect(try TestSupport.request(server, "/files/f.bin").status == 200)
+    }
+
+    @Test func rangeFaults() throws {
+        let server = try makeServer()
+        defer { server.shutdown() }
+        server.inject(.ignoreRange, path: "/files/f.bin")
+        let ignored = try TestSupport.request(server, "/files/f.bin", headers: [("Range", "bytes=10-")])
+        #expect(ignored.status == 200)
+        #expect(TestSupport.same(ignored.body, bytes))
+
+        server.inject(.rangeNotSatisfiable, path: "/files/f.bin")
+        let refused = try TestSupport.request(server, "/files/f.bin", headers: [("Range", "bytes=10-")])
+        #expect(refused.status == 416)
+        #expect(refused.headers["content-range"] == "bytes */100000")
+    }
+
+    @Test func truncateSendsFullLengthThenFin() throws {
+        let server = try makeServer()
+        defer { server.shutdown() }
+        server.inject(.truncate(afterBytes: 1000), path: "/files/f.bin")
+        let connection = try RawHTTPConnection(port: server.port)
+        try connection.sendRequest("GET", "/files/f.bin")
+        let head = try connection.readHead()
+        #expect(head.status == 200)
+        #expect(head.headers["content-length"] == "100000")
+        let rest = connection.readUntilEnd()
+        #expect(TestSupport.same(rest.bytes, Array(bytes[0..<1000])))
+        #expect(rest.end == 0)
+    }
+
+    @Test func resetAfterSendsRst() throws {
+        let server = try makeServer()
+        defer { server.shutdown() }
+        server.inject(.resetAfter(bytes: 1000), path: "/files/f.bin")
+        let connection = try RawHTTPConnection(port: server.port)
+        try connection.sendRequest("GET", "/files/f.bin", headers: [("Range", "bytes=0-")])
+        let head = try connection.readHead()
+        #expect(head.status == 206)
+        let rest = connection.readUntilEnd()
+        #expect(rest.end == -Int(ECONNRESET))
+        #expect(rest.bytes.count <= 1000)
+        #expect(TestSupport.same(rest.bytes, Array(bytes[0..<rest.bytes.count])))
+    }
+
+    @Test func stallGoesSilentThenCloses() throws {
+        let server = try makeServer()
+        defer { server.shutdown() }
+        server.inject(.stall(afterBytes: 500, seconds: 0.8), path: "/files/f.bin")
+        let connection = try RawHTTPConnection(port: server.port)
+        try connection.sendRequest("GET", "/files/f.bin")
+        _ = try connection.readHead()
+        connection.setReceiveTimeout(0.3)
+        let first = connection.readUntilEnd()
+        #expect(TestSupport.same(first.bytes, Array(bytes[0..<500])))
+        #expect(first.end == -Int(EAGAIN))  // silent: receive timed out
+        connection.setReceiveTimeout(5)
+        let start = Date()
+        let second = connection.readUntilEnd()
+        #expect(second.bytes.isEmpty)
+        #expect(second.end == 0)
+        #expect(Date().timeIntervalSince(start) < 3)
+    }
+
+    @Test func stallIsCutShortByShutdown() throws {
+        let server = try makeServer()
+        server.inject(.stall(afterBytes: 10, seconds: 30), path: "/files/f.bin")
+        let connection = try RawHTTPConnection(port: server.port)
+        try connection.sendRequest("GET", "/files/f.bin")
+        _ = try connection.readHead()
+        usleep(100_000)
+        let start = Date()
+        server.shutdown()
+        #expect(Date().timeIntervalSince(start) < 2)
+        let rest = connection.readUntilEnd()
+        #expect(rest.end <= 0)
+        #expect(server.activeConnections == 0)
+    }
+}
