@@ -3,7 +3,7 @@ import Glibc
 #endif
 
 /// SHA-256 (FIPS 180-4), used to verify a downloaded file before it is renamed into place.
-struct SHA256 {
+public struct SHA256: Sendable {
     private static let k: [UInt32] = [
         0x428a_2f98, 0x7137_4491, 0xb5c0_fbcf, 0xe9b5_dba5, 0x3956_c25b, 0x59f1_11f1, 0x923f_82a4, 0xab1c_5ed5,
         0xd807_aa98, 0x1283_5b01, 0x2431_85be, 0x550c_7dc3, 0x72be_5d74, 0x80de_b1fe, 0x9bdc_06a7, 0xc19b_f174,
@@ -21,7 +21,10 @@ struct SHA256 {
     private var buffer: [UInt8] = []
     private var length: UInt64 = 0
 
-    mutating func update(_ bytes: UnsafeRawBufferPointer) {
+    public init() {}
+
+    /// Adds bytes to the digest.
+    public mutating func update(_ bytes: UnsafeRawBufferPointer) {
         length &+= UInt64(bytes.count)
         var input = bytes[...]
         if !buffer.isEmpty {
@@ -40,7 +43,8 @@ struct SHA256 {
         buffer.append(contentsOf: input)
     }
 
-    mutating func finalize() -> String {
+    /// The lowercase hex digest of everything added.
+    public mutating func finalize() -> String {
         let bitLength = length &* 8
         var tail: [UInt8] = [0x80]
         while (buffer.count + tail.count) % 64 != 56 { tail.append(0) }
@@ -79,14 +83,14 @@ struct SHA256 {
     }
 
     /// The lowercase hex digest of `bytes`.
-    static func hex(_ bytes: [UInt8]) -> String {
+    public static func hex(_ bytes: [UInt8]) -> String {
         var hasher = SHA256()
         bytes.withUnsafeBytes { hasher.update($0) }
         return hasher.finalize()
     }
 
     /// The lowercase hex digest of a file's contents, or nil when it cannot be read.
-    static func hex(ofFile path: String) -> String? {
+    public static func hex(ofFile path: String) -> String? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }

@@ -1,0 +1,58 @@
+/// The `metadata.json` written at each level of the layout (seed 000's `DownloadMetadata`).
+public struct DownloadMetadata: Codable, Equatable, Sendable {
+    /// The item this file describes (movie, series or season).
+    public var itemId: String
+    /// Its Jellyfin type: `Movie`, `Series`, `Season`.
+    public var itemType: String?
+    /// A title for people.
+    public var displayTitle: String
+    /// The server's item object, as received (unknown fields kept).
+    public var item: JSONValue?
+    /// The versions downloaded under this level (for a series: of all its seasons; for a season: its episodes').
+    public var versions: [VersionInfo]
+    /// For a season: its episodes' item objects, as received (seed 000: "embedded episode item data").
+    public var episodes: [JSONValue]?
+
+    public init(
+        itemId: String, itemType: String?, displayTitle: String, item: JSONValue?, versions: [VersionInfo],
+        episodes: [JSONValue]? = nil
+    ) {
+        self.itemId = itemId
+        self.itemType = itemType
+        self.displayTitle = displayTitle
+        self.item = item
+        self.versions = versions
+        self.episodes = episodes
+    }
+}
+
+/// One downloaded version (seed 000's `VersionInfo`), plus the item it belongs to for series and seasons.
+public struct VersionInfo: Codable, Equatable, Sendable {
+    /// `mediaSourceId ?? itemId`.
+    public var versionId: String
+    /// The file's container / extension (`mkv`, `mp4`, …).
+    public var container: String
+    /// Whether the original file was downloaded as is (always true: mediasync never transcodes).
+    public var isStatic: Bool
+    /// The Jellyfin media source id.
+    public var mediaSourceId: String?
+    /// When the file was downloaded, ISO 8601.
+    public var downloadDate: String
+    /// The id of the download that produced the file.
+    public var taskId: String
+    /// The episode or movie the version belongs to (needed where a file aggregates several items).
+    public var itemId: String?
+
+    public init(
+        versionId: String, container: String, isStatic: Bool = true, mediaSourceId: String?, downloadDate: String,
+        taskId: String, itemId: String? = nil
+    ) {
+        self.versionId = versionId
+        self.container = container
+        self.isStatic = isStatic
+        self.mediaSourceId = mediaSourceId
+        self.downloadDate = downloadDate
+        self.taskId = taskId
+        self.itemId = itemId
+    }
+}

@@ -1,0 +1,107 @@
+/// Where each downloaded thing lives under the root, exactly as Swiftfin lays out its offline downloads
+/// (seed 000). Every path is relative to the root and starts with `Downloads/`.
+///
+/// ```
+/// Downloads/<movieId>/<movieId>-<versionId>.<ext>      Downloads/<seriesId>/metadata.json
+/// Downloads/<movieId>/Images/Primary.jpeg              Downloads/<seriesId>/Images/Series-<seriesId>-Primary.jpeg
+/// Downloads/<movieId>/Images/Backdrop.jpeg             Downloads/<seriesId>/Season-01/metadata.json
+/// Downloads/<movieId>/metadata.json                    Downloads/<seriesId>/Season-01/Images/Season-<seasonId>-Primary.jpeg
+///                                                      Downloads/<seriesId>/Season-01/Images/Episode-<episodeId>-Primary.jpeg
+///                                                      Downloads/<seriesId>/Season-01/<episodeId>-<versionId>.<ext>
+/// ```
+/// External subtitles sit beside their media: `<media base name>.<stream index>.<language>[.forced].<format>`,
+/// e.g. `Season-01/<episodeId>-<versionId>.3.eng.srt`, which players that match subtitles by the media's
+/// base name pick up.
+///
+/// Callers pass ids already checked with ``SafeName/id(_:)``.
+public enum LibraryLayout {
+    /// The folder every download lives under.
+    public static let downloads = "Downloads"
+    /// The name of the metadata file at each level.
+    public static let metadataFile = "metadata.json"
+    /// The image file extension (Jellyfin serves JPEG unless asked otherwise).
+    public static let imageExtension = "jpeg"
+
+    /// The image types the layout keeps.
+    public enum ImageType: String, Sendable, CaseIterable, Codable {
+        case primary = "Primary"
+        case backdrop = "Backdrop"
+    }
+
+    // MARK: Movies
+
+    public static func movieFolder(_ movieId: String) -> String {
+        "\(downloads)/\(movieId)"
+    }
+
+    public static func movieMedia(movieId: String, versionId: String, fileExtension: String) -> String {
+        "\(movieFolder(movieId))/\(movieId)-\(versionId).\(fileExtension)"
+    }
+
+    public static func movieImage(movieId: String, type: ImageType) -> String {
+        "\(movieFolder(movieId))/Images/\(type.rawValue).\(imageExtension)"
+    }
+
+    public static func movieMetadata(_ movieId: String) -> String {
+        "\(movieFolder(movieId))/\(metadataFile)"
+    }
+
+    // MARK: Series
+
+    public static func seriesFolder(_ seriesId: String) -> String {
+        "\(downloads)/\(seriesId)"
+    }
+
+    public static func seriesMetadata(_ seriesId: String) -> String {
+        "\(seriesFolder(seriesId))/\(metadataFile)"
+    }
+
+    public static func seriesImage(seriesId: String, type: ImageType) -> String {
+        "\(seriesFolder(seriesId))/Images/Series-\(seriesId)-\(type.rawValue).\(imageExtension)"
+    }
+
+    /// `Season-XX`, zero-padded to two digits (specials are `Season-00`; season 100 is `Season-100`).
+    public static func seasonFolderName(_ seasonNumber: Int) -> String {
+        let number = max(0, seasonNumber)
+        return number < 10 ? "Season-0\(number)" : "Season-\(number)"
+    }
+
+    public static func seasonFolder(seriesId: String, seasonNumber: Int) -> String {
+        "\(seriesFolder(seriesId))/\(seasonFolderName(seasonNumber))"
+    }
+
+    public static func seasonMetadata(seriesId: String, seasonNumber: Int) -> String {
+        "\(seasonFolder(seriesId: seriesId, seasonNumber: seasonNumber))/\(metadataFile)"
+    }
+
+    public static func seasonImage(seriesId: String, seasonNumber: Int, seasonId: String, type: ImageType) -> String {
+        "\(seasonFolder(seriesId: seriesId, seasonNumber: seasonNumber))/Images/Season-\(seasonId)-\(type.rawValue).\(imageExtension)"
+    }
+
+    public static func episodeImage(seriesId: String, seasonNumber: Int, episodeId: String, type: ImageType) -> String {
+        "\(seasonFolder(seriesId: seriesId, seasonNumber: seasonNumber))/Images/Episode-\(episodeId)-\(type.rawValue).\(imageExtension)"
+    }
+
+    public static func episodeMedia(
+        seriesId: String, seasonNumber: Int, episodeId: String, versionId: String, fileExtension: String
+    ) -> String {
+        "\(seasonFolder(seriesId: seriesId, seasonNumber: seasonNumber))/\(episodeId)-\(versionId).\(fileExtension)"
+    }
+
+    // MARK: Subtitles
+
+    /// An external subtitle beside its media file.
+    public static func subtitle(
+        mediaPath: String, streamIndex: Int, language: String?, forced: Bool, format: String
+    ) -> String {
+        let base = mediaPath.lastIndex(of: ".").map { String(mediaPath[..<$0]) } ?? mediaPath
+        let language = language.flatMap(SafeName.fileExtension) ?? "und"
+        let format = SafeName.fileExtension(format) ?? "srt"
+        return "\(base).\(streamIndex).\(language)\(forced ? ".forced" : "").\(format)"
+    }
+
+    /// The version id of a media source: its id, with nil normalised to the item's id (seed 000).
+    public static func versionId(itemId: String, mediaSourceId: String?) -> String {
+        mediaSourceId ?? itemId
+    }
+}

@@ -1,0 +1,98 @@
+/// A file the mirror should hold, as the remote side describes it.
+public struct RemoteFile: Hashable, Sendable {
+    /// What the file is.
+    public enum Kind: String, Hashable, Sendable, Codable, CaseIterable {
+        case media, image, subtitle, metadata
+    }
+
+    /// Where the bytes come from.
+    public enum Content: Hashable, Sendable {
+        /// Fetched from a URL; `expectedSize` (MediaSource `Size`) is checked before the file is placed.
+        case download(url: String, expectedSize: Int64?)
+        /// Generated here (metadata), written as given.
+        case inline([UInt8])
+    }
+
+    /// A stable logical name, independent of the path: `media:<itemId>:<versionId>`, `image:<itemId>:Primary`,
+    /// `subtitle:<itemId>:<versionId>:<index>`, `metadata:<itemId>`.
+    public var key: String
+    /// The planned path, relative to the root.
+    public var path: String
+    public var kind: Kind
+    public var content: Content
+    /// What identifies the remote version: for media the MediaSource `ETag` and `Size`, for images the tag,
+    /// for metadata a hash of the content. A different signature means the file must be fetched again.
+    public var signature: String
+    /// The item the file belongs to.
+    public var itemId: String
+    /// The version, for media and subtitles.
+    public var versionId: String?
+    /// Whether a failure fails the item (media and metadata) or is only reported (images, subtitles).
+    public var essential: Bool
+
+    public init(
+        key: String, path: String, kind: Kind, content: Content, signature: String, itemId: String,
+        versionId: String? = nil, essential: Bool
+    ) {
+        self.key = key
+        self.path = path
+        self.kind = kind
+        self.content = content
+        self.signature = signature
+        self.itemId = itemId
+        self.versionId = versionId
+        self.essential = essential
+    }
+
+    /// The expected size, when the remote side states one.
+    public var expectedSize: Int64? {
+        switch content {
+        case .download(_, let size): return size
+        case .inline(let bytes): return Int64(bytes.count)
+        }
+    }
+}
+
+/// A file the index says the mirror holds.
+public struct LocalFile: Hashable, Sendable {
+    public var key: String
+    /// The path, relative to the root, where the file was placed.
+    public var path: String
+    public var kind: RemoteFile.Kind
+    /// The size recorded when it was placed.
+    public var size: Int64
+    /// The remote signature it was downloaded with.
+    public var signature: String
+    public var itemId: String
+
+    public init(key: String, path: String, kind: RemoteFile.Kind, size: Int64, signature: String, itemId: String) {
+        self.key = key
+        self.path = path
+        self.kind = kind
+        self.size = size
+        self.signature = signature
+        self.itemId = itemId
+    }
+}
+
+/// What the remote side wants the mirror to hold.
+public struct RemoteSnapshot: Sendable, Equatable {
+    public var files: [RemoteFile]
+
+    public init(files: [RemoteFile]) {
+        self.files = files
+    }
+}
+
+/// What the mirror holds: the index's records and what is actually on disk.
+public struct LocalSnapshot: Sendable, Equatable {
+    /// The index's records.
+    public var files: [LocalFile]
+    /// The size of each regular file found on disk, by relative path (only the paths asked about).
+    public var onDisk: [String: Int64]
+
+    public init(files: [LocalFile], onDisk: [String: Int64]) {
+        self.files = files
+        self.onDisk = onDisk
+    }
+}

@@ -1,0 +1,35 @@
+/// Checks names that come from a server before they become parts of a path.
+///
+/// A hostile or broken server must never steer a write outside the mirror: ids with `/`, `..`, NUL,
+/// control characters or absurd lengths are rejected, not "cleaned" into something that might collide.
+public enum SafeName {
+    /// The longest id accepted (Jellyfin ids are 32 hex digits).
+    public static let maximumIDLength = 128
+
+    /// `raw` if it is a usable id for a file or folder name: ASCII letters, digits, `-` and `_`, 1...128 long.
+    public static func id(_ raw: String) -> String? {
+        guard !raw.isEmpty, raw.utf8.count <= maximumIDLength else { return nil }
+        let allowed = raw.utf8.allSatisfy { byte in
+            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                || byte == 0x2D || byte == 0x5F
+        }
+        return allowed ? raw : nil
+    }
+
+    /// A file extension: 1...8 lowercase ASCII letters or digits, or nil.
+    public static func fileExtension(_ raw: String) -> String? {
+        let lowered = raw.lowercased()
+        guard !lowered.isEmpty, lowered.utf8.count <= 8,
+            lowered.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x7A) })
+        else { return nil }
+        return lowered
+    }
+
+    /// Whether a relative path stays inside its root: no absolute path, no empty, `.` or `..` component, no NUL.
+    public static func isContained(_ relativePath: String) -> Bool {
+        guard !relativePath.hasPrefix("/"), !relativePath.contains("\0") else { return false }
+        return relativePath.split(separator: "/", omittingEmptySubsequences: false).allSatisfy {
+            !$0.isEmpty && $0 != "." && $0 != ".." && $0.utf8.count <= 255
+        }
+    }
+}

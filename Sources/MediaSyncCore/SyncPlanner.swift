@@ -1,0 +1,109 @@
+/// Options that change what a sync plans.
+public struct SyncOptions: Sendable, Equatable {
+    /// Whether files nothing wants any more are deleted (otherwise they are only reported).
+    public var delete: Bool
+
+    public init(delete: Bool = false) {
+        self.delete = delete
+    }
+}
+
+/// One step of a sync.
+public enum SyncAction: Hashable, Sendable {
+    /// Why a file is fetched or written.
+    public enum Reason: String, Hashable, Sendable, Codable {
+        /// Not in the mirror yet.
+        case new
+        /// The remote version differs from the one held (signature changed).
+        case changed
+        /// The index has it, but the file is not on disk.
+        case missing
+        /// The file on disk does not have the recorded size.
+        case damaged
+    }
+
+    /// Fetch a file and place it.
+    case download(RemoteFile, Reason)
+    /// Write generated content (metadata) in place.
+    case write(RemoteFile, Reason)
+    /// The file is held, unchanged, at an old path: rename it instead of fetching it again.
+    case move(from: String, to: RemoteFile)
+    /// Remove a file nothing wants any more (only planned with ``SyncOptions/delete``).
+    case delete(LocalFile)
+    /// A file nothing wants any more, kept because deletion was not asked for.
+    case keepExtraneous(LocalFile)
+}
+
+/// The result of planning: the actions, in order.
+public struct SyncPlan: Sendable, Equatable {
+    public var actions: [SyncAction]
+
+    public init(actions: [SyncAction]) {
+        self.actions = actions
+    }
+
+    /// The files to fetch.
+    public var downloads: [RemoteFile] {
+        actions.compactMap { if case .download(let file, _) = $0 { return file } else { return nil } }
+    }
+
+    /// Bytes the downloads will add, from the sizes the remote side states.
+    public var bytesToDownload: Int64 {
+        downloads.reduce(0) { $0 + ($1.expectedSize ?? 0) }
+    }
+
+    /// Whether the plan changes nothing.
+    public var isEmpty: Bool {
+        actions.allSatisfy { if case .keepExtraneous = $0 { return true } else { return false } }
+    }
+}
+
+/// Decides what a sync does. Pure: no clock, no file system, no network.
+///
+/// Walks the remote and the local side in lock step by key (rclone's march): remote only → download
+/// (or write); both → compare signature, path and size; local only → delete when asked, else keep and report.
+public enum SyncPlanner {
+    public static func plan(remote: RemoteSnapshot, local: LocalSnapshot, options: SyncOptions) -> SyncPlan {
+        var actions: [SyncAction] = []
+        var localByKey: [String: LocalFile] = [:]
+        for file in local.files { localByKey[file.key] = file }
+        var wanted = Set<String>()
+        for file in remote.files {
+            wanted.insert(file.key)
+            if let action = compare(file, localByKey[file.key], onDisk: local.onDisk) {
+                actions.append(action)
+            }
+        }
+        for file in local.files where !wanted.contains(file.key) {
+            actions.append(options.delete ? .delete(file) : .keepExtraneous(file))
+        }
+        return SyncPlan(actions: actions)
+    }
+
+    private static func compare(_ remote: RemoteFile, _ local: LocalFile?, onDisk: [String: Int64]) -> SyncAction? {
+        func fetch(_ reason: SyncAction.Reason) -> SyncAction {
+            if case .inline = remote.content { return .write(remote, reason) }
+            return .download(remote, reason)
+        }
+        guard let local else { return fetch(.new) }
+        guard local.signature == remote.signature else { return fetch(.changed) }
+        guard let size = onDisk[local.path] else { return fetch(.missing) }
+        guard size == local.size else { return fetch(.damaged) }
+        if !samePlace(local.path, remote) { return .move(from: local.path, to: remote) }
+        return nil
+    }
+
+    /// Media files take their extension from the server's answer, which the plan cannot know:
+    /// a media file matches its planned path when only the extension differs.
+    private static func samePlace(_ path: String, _ remote: RemoteFile) -> Bool {
+        if path == remote.path { return true }
+        guard remote.kind == .media else { return false }
+        return stem(path) == stem(remote.path)
+    }
+
+    static func stem(_ path: String) -> Substring {
+        let name = path.lastIndex(of: "/").map { path.index(after: $0) } ?? path.startIndex
+        guard let dot = path[name...].lastIndex(of: ".") else { return path[...] }
+        return path[..<dot]
+    }
+}

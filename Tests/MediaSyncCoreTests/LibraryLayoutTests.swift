@@ -1,0 +1,70 @@
+import MediaSyncCore
+import Testing
+
+@Suite struct LibraryLayoutTests {
+    @Test func moviePaths() {
+        #expect(LibraryLayout.movieMedia(movieId: "m1", versionId: "v2", fileExtension: "mkv") == "Downloads/m1/m1-v2.mkv")
+        #expect(LibraryLayout.movieImage(movieId: "m1", type: .primary) == "Downloads/m1/Images/Primary.jpeg")
+        #expect(LibraryLayout.movieImage(movieId: "m1", type: .backdrop) == "Downloads/m1/Images/Backdrop.jpeg")
+        #expect(LibraryLayout.movieMetadata("m1") == "Downloads/m1/metadata.json")
+    }
+
+    @Test func seriesPaths() {
+        #expect(LibraryLayout.seriesMetadata("s") == "Downloads/s/metadata.json")
+        #expect(LibraryLayout.seriesImage(seriesId: "s", type: .backdrop) == "Downloads/s/Images/Series-s-Backdrop.jpeg")
+        #expect(LibraryLayout.seasonMetadata(seriesId: "s", seasonNumber: 1) == "Downloads/s/Season-01/metadata.json")
+        #expect(LibraryLayout.seasonFolderName(0) == "Season-00")
+        #expect(LibraryLayout.seasonFolderName(12) == "Season-12")
+        #expect(LibraryLayout.seasonFolderName(100) == "Season-100")
+        #expect(
+            LibraryLayout.seasonImage(seriesId: "s", seasonNumber: 2, seasonId: "se", type: .primary)
+                == "Downloads/s/Season-02/Images/Season-se-Primary.jpeg")
+        #expect(
+            LibraryLayout.episodeImage(seriesId: "s", seasonNumber: 2, episodeId: "e", type: .primary)
+                == "Downloads/s/Season-02/Images/Episode-e-Primary.jpeg")
+        #expect(
+            LibraryLayout.episodeMedia(seriesId: "s", seasonNumber: 0, episodeId: "e", versionId: "v", fileExtension: "mp4")
+                == "Downloads/s/Season-00/e-v.mp4")
+    }
+
+    @Test func subtitlesSitBesideTheirMedia() {
+        let media = "Downloads/s/Season-01/e-v.mkv"
+        #expect(
+            LibraryLayout.subtitle(mediaPath: media, streamIndex: 3, language: "eng", forced: false, format: "srt")
+                == "Downloads/s/Season-01/e-v.3.eng.srt")
+        #expect(
+            LibraryLayout.subtitle(mediaPath: media, streamIndex: 4, language: nil, forced: true, format: "../x")
+                == "Downloads/s/Season-01/e-v.4.und.forced.srt")
+    }
+
+    @Test func versionIdFallsBackToTheItem() {
+        #expect(LibraryLayout.versionId(itemId: "i", mediaSourceId: nil) == "i")
+        #expect(LibraryLayout.versionId(itemId: "i", mediaSourceId: "m") == "m")
+    }
+
+    @Test(arguments: [
+        ("video/x-matroska", "mp4", "mkv"), ("video/mp4; charset=binary", nil, "mp4"),
+        ("application/octet-stream", "mov,mp4,m4a,3gp,3g2,mj2", "mp4"), (nil, "matroska,webm", "mkv"),
+        (nil, "avi", "avi"), (nil, nil, "bin"), (nil, "../../etc", "bin"), ("audio/mpeg", nil, "mp3"),
+    ] as [(String?, String?, String)])
+    func extensions(mime: String?, container: String?, expected: String) {
+        #expect(MediaExtension.choose(mimeType: mime, container: container) == expected)
+    }
+
+    @Test(arguments: [
+        ("05991932707d2c668148d8ed19cdb544", true), ("a-b_C9", true), ("", false), ("../x", false), ("a/b", false),
+        ("a\0b", false), ("é", false), (String(repeating: "a", count: 129), false), ("..", false), (".", false),
+        ("a b", false), ("a\nb", false),
+    ])
+    func ids(raw: String, accepted: Bool) {
+        #expect((SafeName.id(raw) != nil) == accepted)
+    }
+
+    @Test func containment() {
+        #expect(SafeName.isContained("Downloads/a/b.mkv"))
+        #expect(!SafeName.isContained("/etc/passwd"))
+        #expect(!SafeName.isContained("Downloads/../x"))
+        #expect(!SafeName.isContained("Downloads//x"))
+        #expect(!SafeName.isContained("Downloads/a\0"))
+    }
+}

@@ -1,0 +1,86 @@
+import MediaSyncCore
+import Testing
+
+@Suite struct SyncPlannerTests {
+    private static func media(_ id: String, signature: String = "etag-1:1000", path: String? = nil) -> RemoteFile {
+        RemoteFile(
+            key: "media:\(id):\(id)", path: path ?? "Downloads/\(id)/\(id)-\(id).mkv", kind: .media,
+            content: .download(url: "http://server/Items/\(id)/Download", expectedSize: 1000), signature: signature,
+            itemId: id, versionId: id, essential: true)
+    }
+
+    private static func metadata(_ id: String, bytes: [UInt8] = [1, 2, 3], signature: String = "sha-a") -> RemoteFile {
+        RemoteFile(
+            key: "metadata:\(id)", path: "Downloads/\(id)/metadata.json", kind: .metadata, content: .inline(bytes),
+            signature: signature, itemId: id, essential: true)
+    }
+
+    private static func held(_ file: RemoteFile, size: Int64 = 1000, signature: String? = nil, path: String? = nil) -> LocalFile {
+        LocalFile(
+            key: file.key, path: path ?? file.path, kind: file.kind, size: size, signature: signature ?? file.signature,
+            itemId: file.itemId)
+    }
+
+    struct Case: Sendable, CustomTestStringConvertible {
+        var name: String
+        var remote: [RemoteFile]
+        var local: [LocalFile]
+        var onDisk: [String: Int64]
+        var options = SyncOptions()
+        var expected: [SyncAction]
+        var testDescription: String { name }
+    }
+
+    static let a = media("a")
+    static let b = media("b")
+    static let metaA = metadata("a")
+
+    static let cases: [Case] = [
+        Case(name: "empty mirror downloads everything", remote: [a, b, metaA], local: [], onDisk: [:],
+             expected: [.download(a, .new), .download(b, .new), .write(metaA, .new)]),
+        Case(name: "nothing changed: no-op", remote: [a, metaA], local: [held(a), held(metaA, size: 3)],
+             onDisk: [a.path: 1000, metaA.path: 3], expected: []),
+        Case(name: "media changed on the server (ETag/Size)", remote: [media("a", signature: "etag-2:1200")],
+             local: [held(a)], onDisk: [a.path: 1000],
+             expected: [.download(media("a", signature: "etag-2:1200"), .changed)]),
+        Case(name: "metadata changed: rewrite only", remote: [a, metadata("a", signature: "sha-b")],
+             local: [held(a), held(metaA, size: 3)], onDisk: [a.path: 1000, metaA.path: 3],
+             expected: [.write(metadata("a", signature: "sha-b"), .changed)]),
+        Case(name: "indexed but gone from disk", remote: [a], local: [held(a)], onDisk: [:],
+             expected: [.download(a, .missing)]),
+        Case(name: "on disk with the wrong size", remote: [a], local: [held(a)], onDisk: [a.path: 10],
+             expected: [.download(a, .damaged)]),
+        Case(name: "held at an older path: move, no download", remote: [a],
+             local: [held(a, path: "Downloads/old/a.mkv")], onDisk: ["Downloads/old/a.mkv": 1000],
+             expected: [.move(from: "Downloads/old/a.mkv", to: a)]),
+        Case(name: "media whose extension came from the MIME type matches its plan", remote: [a],
+             local: [held(a, path: "Downloads/a/a-a.mp4")], onDisk: ["Downloads/a/a-a.mp4": 1000], expected: []),
+        Case(name: "metadata at another path is moved, not matched by stem", remote: [metaA],
+             local: [held(metaA, size: 3, path: "Downloads/a/metadata.old")], onDisk: ["Downloads/a/metadata.old": 3],
+             expected: [.move(from: "Downloads/a/metadata.old", to: metaA)]),
+        Case(name: "deselected files are kept without --delete", remote: [a], local: [held(a), held(b)],
+             onDisk: [a.path: 1000, b.path: 1000], expected: [.keepExtraneous(held(b))]),
+        Case(name: "deselected files are deleted with --delete", remote: [a], local: [held(a), held(b)],
+             onDisk: [a.path: 1000, b.path: 1000], options: SyncOptions(delete: true), expected: [.delete(held(b))]),
+    ]
+
+    @Test(arguments: cases)
+    func plans(_ table: Case) {
+        let plan = SyncPlanner.plan(
+            remote: RemoteSnapshot(files: table.remote), local: LocalSnapshot(files: table.local, onDisk: table.onDisk),
+            options: table.options)
+        #expect(plan.actions == table.expected)
+    }
+
+    @Test func countsTheBytesToDownloadAndKnowsANoOp() {
+        let plan = SyncPlanner.plan(
+            remote: RemoteSnapshot(files: [Self.a, Self.b]), local: LocalSnapshot(files: [], onDisk: [:]), options: SyncOptions())
+        #expect(plan.bytesToDownload == 2000)
+        #expect(plan.downloads.map(\.key) == ["media:a:a", "media:b:b"])
+        #expect(!plan.isEmpty)
+        let same = SyncPlanner.plan(
+            remote: RemoteSnapshot(files: []), local: LocalSnapshot(files: [Self.held(Self.a)], onDisk: [:]),
+            options: SyncOptions())
+        #expect(same.isEmpty)
+    }
+}
