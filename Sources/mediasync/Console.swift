@@ -30,8 +30,13 @@ final class Console: Sendable {
         }
     }
 
-    func finish(_ result: BatchResult) {
+    /// Clears the live progress line.
+    func clearLine() {
         if isTerminal && !quiet { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+    }
+
+    func finish(_ result: BatchResult) {
+        clearLine()
         for outcome in result.failed {
             Console.error("failed: \(outcome.error?.description ?? outcome.request.id)")
         }

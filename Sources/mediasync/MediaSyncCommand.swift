@@ -7,6 +7,9 @@ struct MediaSyncCommand: AsyncParsableCommand {
         commandName: "mediasync",
         abstract: "Keep an offline mirror of a Jellyfin server and of podcast feeds.",
         version: MediaSyncVersion.string,
-        subcommands: [Get.self]
+        subcommands: [
+            Login.self, Logout.self, Browse.self, Select.self, Unselect.self, Selections.self, Sync.self, URLCommand.self,
+            Get.self,
+        ]
     )
 }

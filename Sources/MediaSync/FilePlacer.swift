@@ -1,0 +1,109 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The file operations of a sync's executor: atomic writes, renames and removals under the root.
+struct FilePlacer: Sendable {
+    let root: MirrorRoot
+    let durable: Bool
+
+    /// Writes `bytes` to a temporary file in the staging folder, flushes it, and renames it over `relative`.
+    func write(_ bytes: [UInt8], to relative: String) throws {
+        let target = try absolute(relative)
+        try makeParent(of: target)
+        try FileManager.default.createDirectory(atPath: root.stagingDirectory, withIntermediateDirectories: true)
+        let temporary = root.stagingDirectory + "/write-\(UUID().uuidString).tmp"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw SyncError.fileSystem("cannot create \(temporary)", errno) }
+        var failure: Int32 = 0
+        bytes.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let count = Glibc.write(fd, buffer.baseAddress?.advanced(by: offset), buffer.count - offset)
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    failure = errno
+                    return
+                }
+                offset += count
+            }
+        }
+        if failure == 0 && durable && fsync(fd) != 0 { failure = errno }
+        close(fd)
+        guard failure == 0 else {
+            unlink(temporary)
+            throw SyncError.fileSystem("cannot write \(relative)", failure)
+        }
+        guard rename(temporary, target) == 0 else {
+            let number = errno
+            unlink(temporary)
+            throw SyncError.fileSystem("cannot place \(relative)", number)
+        }
+        try syncParent(of: target)
+    }
+
+    /// Renames a file under the root to another path under the root.
+    func move(_ from: String, to relative: String) throws {
+        let source = try absolute(from)
+        let target = try absolute(relative)
+        try makeParent(of: target)
+        guard rename(source, target) == 0 else { throw SyncError.fileSystem("cannot move \(from) to \(relative)", errno) }
+        try syncParent(of: target)
+    }
+
+    /// Removes a file under the root (never a folder, never a symlink's target) and then its empty parents up to
+    /// `Downloads/`.
+    func remove(_ relative: String) throws {
+        let target = try absolute(relative)
+        var info = stat()
+        guard lstat(target, &info) == 0 else { return }
+        guard (info.st_mode & S_IFMT) != S_IFDIR else { throw SyncError.fileSystem("refusing to delete the folder \(relative)", EISDIR) }
+        guard unlink(target) == 0 || errno == ENOENT else { throw SyncError.fileSystem("cannot delete \(relative)", errno) }
+        var parent = (target as NSString).deletingLastPathComponent
+        let stop = root.path + "/Downloads"
+        while parent.hasPrefix(stop + "/"), rmdir(parent) == 0 {
+            parent = (parent as NSString).deletingLastPathComponent
+        }
+    }
+
+    /// Sizes of the regular files at these relative paths (missing or non-regular ones are left out).
+    func sizes(of relatives: [String]) -> [String: Int64] {
+        var sizes: [String: Int64] = [:]
+        var info = stat()
+        for relative in relatives {
+            guard let path = root.absolute(relative), lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { continue }
+            sizes[relative] = Int64(info.st_size)
+        }
+        return sizes
+    }
+
+    private func absolute(_ relative: String) throws -> String {
+        guard let path = root.absolute(relative) else { throw SyncError.unsafePath(relative) }
+        return path
+    }
+
+    private func makeParent(of path: String) throws {
+        let parent = (path as NSString).deletingLastPathComponent
+        do {
+            try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
+        } catch {
+            throw SyncError.fileSystem("cannot create \(parent)", ENOTDIR)
+        }
+        // A symlink planted inside the mirror must not lead a write outside the root.
+        let resolved = URL(fileURLWithPath: parent).resolvingSymlinksInPath().path
+        let rootResolved = URL(fileURLWithPath: root.path).resolvingSymlinksInPath().path
+        guard resolved == rootResolved || resolved.hasPrefix(rootResolved + "/") else {
+            throw SyncError.unsafePath(String(path.dropFirst(root.path.count + 1)))
+        }
+    }
+
+    private func syncParent(of path: String) throws {
+        guard durable else { return }
+        let fd = open((path as NSString).deletingLastPathComponent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        fsync(fd)
+        close(fd)
+    }
+}

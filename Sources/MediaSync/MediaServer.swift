@@ -1,0 +1,21 @@
+import MediaSyncServer
+
+/// What a Jellyfin mirror needs from the server. ``JellyfinClient`` provides it.
+public protocol MediaServer: Sendable {
+    func item(id: String) async throws -> BaseItem
+    func items(_ query: ItemsQuery) async throws -> [BaseItem]
+    func seasons(seriesId: String) async throws -> [BaseItem]
+    func episodes(seriesId: String, seasonId: String?) async throws -> [BaseItem]
+    func playbackInfo(itemId: String) async throws -> [MediaSource]
+    func downloadURL(mediaSourceId: String) throws -> String
+    func imageURL(itemId: String, type: String, index: Int?, tag: String?, maxWidth: Int?) throws -> String
+    func subtitleURL(itemId: String, mediaSourceId: String, streamIndex: Int, format: String) throws -> String
+    /// The header that authenticates downloads, as for API calls.
+    var authorizationHeader: (name: String, value: String) { get }
+}
+
+extension JellyfinClient: MediaServer {
+    public func item(id: String) async throws -> BaseItem {
+        try await item(id: id, fields: SelectionExpander.fields)
+    }
+}

@@ -1,0 +1,138 @@
+import MediaSyncCore
+import MediaSyncServer
+
+/// The files (media, images, external subtitles) that mirrored items need, at their seed 000 paths.
+public enum MirrorFiles {
+    /// Image widths as in seed 000: posters 300 px, backdrops 600 px.
+    public static let primaryWidth = 300
+    public static let backdropWidth = 600
+
+    public static func files(for items: MirrorItems, server: any MediaServer) -> (files: [RemoteFile], rejected: [String]) {
+        var builder = Builder(server: server)
+        for movie in items.movies {
+            let id = movie.item.id
+            for version in movie.versions {
+                builder.media(item: movie.item, version: version) { versionId, fileExtension in
+                    LibraryLayout.movieMedia(movieId: id, versionId: versionId, fileExtension: fileExtension)
+                }
+            }
+            builder.images(of: movie.item) { LibraryLayout.movieImage(movieId: id, type: $0) }
+        }
+        for series in items.series {
+            let seriesId = series.series.id
+            builder.images(of: series.series) { LibraryLayout.seriesImage(seriesId: seriesId, type: $0) }
+            for season in series.seasons {
+                if let seasonItem = season.season, SafeName.id(seasonItem.id) != nil {
+                    builder.images(of: seasonItem, types: [.primary]) {
+                        LibraryLayout.seasonImage(seriesId: seriesId, seasonNumber: season.number, seasonId: seasonItem.id, type: $0)
+                    }
+                }
+                for episode in season.episodes {
+                    let episodeId = episode.item.id
+                    for version in episode.versions {
+                        builder.media(item: episode.item, version: version) { versionId, fileExtension in
+                            LibraryLayout.episodeMedia(
+                                seriesId: seriesId, seasonNumber: season.number, episodeId: episodeId, versionId: versionId,
+                                fileExtension: fileExtension)
+                        }
+                    }
+                    builder.images(of: episode.item) {
+                        LibraryLayout.episodeImage(seriesId: seriesId, seasonNumber: season.number, episodeId: episodeId, type: $0)
+                    }
+                }
+            }
+        }
+        return (builder.files, builder.rejected)
+    }
+
+    /// The signature of a version: a different MediaSource `ETag` or `Size` means the file changed on the server.
+    public static func signature(of version: MediaSource) -> String {
+        "etag:\(version.etag ?? "-")|size:\(version.size.map(String.init) ?? "-")"
+    }
+
+    /// The subtitle file format for a text subtitle codec, or nil for image-based or unknown codecs.
+    static func subtitleFormat(codec: String?) -> String? {
+        switch codec?.lowercased() {
+        case "subrip", "srt": return "srt"
+        case "webvtt", "vtt": return "vtt"
+        case "ass": return "ass"
+        case "ssa": return "ssa"
+        default: return nil
+        }
+    }
+
+    private struct Builder {
+        let server: any MediaServer
+        var files: [RemoteFile] = []
+        var rejected: [String] = []
+        var keys = Set<String>()
+
+        mutating func add(_ file: RemoteFile) {
+            guard SafeName.isContained(file.path) else {
+                rejected.append("refusing the path \(file.path.debugDescription)")
+                return
+            }
+            if keys.insert(file.key).inserted { files.append(file) }
+        }
+
+        mutating func media(item: BaseItem, version: MediaSource, path: (String, String) -> String) {
+            let versionId = LibraryLayout.versionId(itemId: item.id, mediaSourceId: version.id)
+            let fileExtension = MediaExtension.fromContainer(version.container ?? item.container)
+            let mediaPath = path(versionId, fileExtension)
+            let signature = MirrorFiles.signature(of: version)
+            do {
+                let url = try server.downloadURL(mediaSourceId: versionId)
+                add(
+                    RemoteFile(
+                        key: "media:\(item.id):\(versionId)", path: mediaPath, kind: .media,
+                        content: .download(url: url, expectedSize: version.size), signature: signature, itemId: item.id,
+                        versionId: versionId, essential: true))
+            } catch {
+                rejected.append("\(item.name ?? item.id): \(error)")
+                return
+            }
+            for stream in version.mediaStreams where stream.isSubtitle && stream.isExternal == true {
+                guard let index = stream.index, let format = MirrorFiles.subtitleFormat(codec: stream.codec),
+                    let url = try? server.subtitleURL(itemId: item.id, mediaSourceId: versionId, streamIndex: index, format: format)
+                else { continue }
+                add(
+                    RemoteFile(
+                        key: "subtitle:\(item.id):\(versionId):\(index)",
+                        path: LibraryLayout.subtitle(
+                            mediaPath: mediaPath, streamIndex: index, language: stream.language, forced: stream.isForced == true,
+                            format: format),
+                        kind: .subtitle, content: .download(url: url, expectedSize: nil), signature: signature,
+                        itemId: item.id, versionId: versionId, essential: false))
+            }
+        }
+
+        mutating func images(
+            of item: BaseItem, types: [LibraryLayout.ImageType] = LibraryLayout.ImageType.allCases,
+            path: (LibraryLayout.ImageType) -> String
+        ) {
+            for type in types {
+                let tag: String?
+                let index: Int?
+                let width: Int
+                switch type {
+                case .primary:
+                    tag = item.imageTags["Primary"]
+                    index = nil
+                    width = MirrorFiles.primaryWidth
+                case .backdrop:
+                    tag = item.backdropImageTags.first
+                    index = 0
+                    width = MirrorFiles.backdropWidth
+                }
+                guard let tag,
+                    let url = try? server.imageURL(itemId: item.id, type: type.rawValue, index: index, tag: tag, maxWidth: width)
+                else { continue }
+                add(
+                    RemoteFile(
+                        key: "image:\(item.id):\(type.rawValue)", path: path(type), kind: .image,
+                        content: .download(url: url, expectedSize: nil), signature: "tag:\(tag)", itemId: item.id,
+                        essential: false))
+            }
+        }
+    }
+}

@@ -1,0 +1,61 @@
+import MediaSyncServer
+
+/// What the selections expand to on the server: the items to mirror, with the versions to keep.
+public struct MirrorItems: Sendable, Equatable {
+    public var movies: [MovieEntry] = []
+    public var series: [SeriesEntry] = []
+    /// Items refused because an id could not safely become a path; one line each, for the report.
+    public var rejected: [String] = []
+
+    public init(movies: [MovieEntry] = [], series: [SeriesEntry] = [], rejected: [String] = []) {
+        self.movies = movies
+        self.series = series
+        self.rejected = rejected
+    }
+}
+
+/// A movie and the versions of it to keep.
+public struct MovieEntry: Sendable, Equatable {
+    public var item: BaseItem
+    public var versions: [MediaSource]
+
+    public init(item: BaseItem, versions: [MediaSource]) {
+        self.item = item
+        self.versions = versions
+    }
+}
+
+/// A series with the seasons and episodes to keep.
+public struct SeriesEntry: Sendable, Equatable {
+    public var series: BaseItem
+    public var seasons: [SeasonEntry]
+
+    public init(series: BaseItem, seasons: [SeasonEntry]) {
+        self.series = series
+        self.seasons = seasons
+    }
+}
+
+/// A season (by number; its item when the server has one) and the episodes of it to keep.
+public struct SeasonEntry: Sendable, Equatable {
+    public var number: Int
+    public var season: BaseItem?
+    public var episodes: [EpisodeEntry]
+
+    public init(number: Int, season: BaseItem?, episodes: [EpisodeEntry]) {
+        self.number = number
+        self.season = season
+        self.episodes = episodes
+    }
+}
+
+/// An episode and the versions of it to keep.
+public struct EpisodeEntry: Sendable, Equatable {
+    public var item: BaseItem
+    public var versions: [MediaSource]
+
+    public init(item: BaseItem, versions: [MediaSource]) {
+        self.item = item
+        self.versions = versions
+    }
+}

@@ -1,0 +1,229 @@
+import Foundation
+import MediaSyncCore
+import MediaSyncHTTP
+import MediaSyncServer
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Mirrors the selected Jellyfin items into the root: expands selections, plans (pure), then executes.
+///
+/// The executor here is the only code that writes, renames or deletes in the mirror. Downloads go through
+/// the transfer engine (staging, resume, atomic placement); metadata is written after the media it lists.
+public final class MirrorSync: Sendable {
+    /// The free space kept beyond the plan's total size (seed 000: 100 MB).
+    public static let spaceFloor: Int64 = 100_000_000
+
+    let root: MirrorRoot
+    let index: MirrorIndex
+    let server: any MediaServer
+    let client: HTTPClient
+    let transferOptions: TransferOptions
+    let now: @Sendable () -> Date
+
+    public init(
+        root: MirrorRoot, index: MirrorIndex, server: any MediaServer, client: HTTPClient = HTTPClient(),
+        transferOptions: TransferOptions = TransferOptions(), now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.root = root
+        self.index = index
+        self.server = server
+        self.client = client
+        var options = transferOptions
+        options.stagingDirectory = root.stagingDirectory
+        self.transferOptions = options
+        self.now = now
+    }
+
+    /// Runs one sync.
+    /// - Throws: ``SyncError`` (not enough space, unsafe paths), or the server's error when listing fails.
+    ///   Failures of single files do not throw: they are in the report.
+    public func run(options: SyncOptions = SyncOptions(), progress: (@Sendable (BatchProgress) -> Void)? = nil) async throws
+        -> SyncReport
+    {
+        try root.prepare()
+        var report = SyncReport()
+        let items = try await SelectionExpander(server: server).expand(index.selections())
+        report.rejected += items.rejected
+        let (remoteFiles, rejected) = MirrorFiles.files(for: items, server: server)
+        report.rejected += rejected
+        let placer = FilePlacer(root: root, durable: transferOptions.durable)
+
+        // Phase 1: media, images, subtitles.
+        let entries = try index.entries()
+        let fileEntries = entries.filter { $0.file.kind != .metadata }
+        let plan = SyncPlanner.plan(
+            remote: RemoteSnapshot(files: remoteFiles),
+            local: LocalSnapshot(files: fileEntries.map(\.file), onDisk: placer.sizes(of: fileEntries.map(\.file.path))),
+            options: options)
+        try checkSpace(for: plan)
+        let entriesByKey = Dictionary(entries.map { ($0.file.key, $0) }, uniquingKeysWith: { first, _ in first })
+        try execute(moves: plan, placer: placer, entries: entriesByKey, report: &report)
+        try await download(plan, placer: placer, entries: entriesByKey, progress: progress, report: &report)
+
+        // Phase 2: metadata, from what is now on disk.
+        let updated = try index.entries()
+        let metadataEntries = updated.filter { $0.file.kind == .metadata }
+        let metadataPlan = SyncPlanner.plan(
+            remote: RemoteSnapshot(files: MetadataComposer.files(for: items, entries: updated)),
+            local: LocalSnapshot(
+                files: metadataEntries.map(\.file), onDisk: placer.sizes(of: metadataEntries.map(\.file.path))),
+            options: options)
+        let metadataByKey = Dictionary(metadataEntries.map { ($0.file.key, $0) }, uniquingKeysWith: { first, _ in first })
+        try execute(moves: metadataPlan, placer: placer, entries: metadataByKey, report: &report)
+        for action in metadataPlan.actions {
+            guard case .write(let file, _) = action, case .inline(let bytes) = file.content else { continue }
+            do {
+                try placer.write(bytes, to: file.path)
+                try index.record(entry(for: file, path: file.path, size: Int64(bytes.count), container: nil, previous: nil))
+                report.written.append(file.path)
+            } catch {
+                report.failed.append(SyncReport.Failure(path: file.path, message: "\(error)", essential: true))
+            }
+        }
+
+        // Deletions and leftovers, from both phases.
+        for action in plan.actions + metadataPlan.actions {
+            switch action {
+            case .delete(let file):
+                try placer.remove(file.path)
+                try index.forget(key: file.key)
+                report.deleted.append(file.path)
+            case .keepExtraneous(let file):
+                report.extraneous.append(file.path)
+            default:
+                break
+            }
+        }
+        report.unchanged = remoteFiles.count - plan.actions.filter(\.changesAWantedFile).count
+        return report
+    }
+
+    private func checkSpace(for plan: SyncPlan) throws {
+        let needed = plan.bytesToDownload
+        guard needed > 0 else { return }
+        var info = statvfs()
+        guard statvfs(root.path, &info) == 0 else { return }
+        let available = Int64(info.f_bavail) * Int64(info.f_frsize)
+        guard available >= needed + MirrorSync.spaceFloor else {
+            throw SyncError(
+                .notEnoughSpace,
+                "not enough free space in \(root.path): the sync needs \(ByteCount.format(needed)) plus a "
+                    + "\(ByteCount.format(MirrorSync.spaceFloor)) margin, and \(ByteCount.format(available)) is free")
+        }
+    }
+
+    private func execute(
+        moves plan: SyncPlan, placer: FilePlacer, entries: [String: IndexEntry], report: inout SyncReport
+    ) throws {
+        for action in plan.actions {
+            guard case .move(let from, let file) = action else { continue }
+            do {
+                try placer.move(from, to: file.path)
+                let previous = entries[file.key]
+                try index.record(
+                    entry(for: file, path: file.path, size: previous?.file.size ?? 0, container: previous?.container, previous: previous))
+                report.moved.append(file.path)
+            } catch {
+                report.failed.append(SyncReport.Failure(path: file.path, message: "\(error)", essential: file.essential))
+            }
+        }
+    }
+
+    private func download(
+        _ plan: SyncPlan, placer: FilePlacer, entries: [String: IndexEntry], progress: (@Sendable (BatchProgress) -> Void)?,
+        report: inout SyncReport
+    ) async throws {
+        let files = plan.downloads
+        guard !files.isEmpty else { return }
+        let auth = server.authorizationHeader
+        var headers = HTTPHeaders()
+        headers.add(name: auth.name, value: auth.value)
+        var requests: [TransferRequest] = []
+        var planned: [String: RemoteFile] = [:]
+        for file in files {
+            guard case .download(let url, let size) = file.content, let destination = root.absolute(file.path) else {
+                report.failed.append(SyncReport.Failure(path: file.path, message: "unsafe path", essential: file.essential))
+                continue
+            }
+            planned[file.key] = file
+            let priority = file.kind == .media ? 2 : (file.kind == .subtitle ? 1 : 0)
+            requests.append(
+                TransferRequest(
+                    id: file.key, url: url, destination: destination, headers: headers, expectedSize: size, priority: priority))
+        }
+        let engine = TransferEngine(client: client, options: transferOptions)
+        let result = await engine.download(requests, progress: progress)
+        for outcome in result.outcomes {
+            guard let file = planned[outcome.request.id] else { continue }
+            switch outcome.result {
+            case .failure(let error):
+                report.failed.append(SyncReport.Failure(path: file.path, message: error.description, essential: file.essential))
+            case .success(let success):
+                do {
+                    let placed = try place(file, success: success, placer: placer, previous: entries[file.key])
+                    report.downloaded.append(placed)
+                    report.bytesDownloaded += success.size
+                } catch {
+                    report.failed.append(SyncReport.Failure(path: file.path, message: "\(error)", essential: file.essential))
+                }
+            }
+        }
+    }
+
+    /// Gives a downloaded media file the extension its MIME type calls for, removes a replaced file left at an
+    /// older path, and records the file in the index.
+    private func place(_ file: RemoteFile, success: TransferSuccess, placer: FilePlacer, previous: IndexEntry?) throws -> String {
+        var path = file.path
+        var container: String? = nil
+        if file.kind == .media {
+            let planned = String(file.path[file.path.index(after: file.path.lastIndex(of: ".") ?? file.path.startIndex)...])
+            let chosen = MediaExtension.choose(mimeType: success.contentType, container: planned)
+            container = chosen
+            if chosen != planned {
+                let renamed = String(file.path.dropLast(planned.count)) + chosen
+                try placer.move(file.path, to: renamed)
+                path = renamed
+            }
+        }
+        if let previous, previous.file.path != path {
+            try placer.remove(previous.file.path)
+        }
+        try index.record(entry(for: file, path: path, size: success.size, container: container, previous: nil))
+        return path
+    }
+
+    private func entry(for file: RemoteFile, path: String, size: Int64, container: String?, previous: IndexEntry?) -> IndexEntry {
+        let mediaSourceId = file.kind == .media || file.kind == .subtitle ? file.versionId : nil
+        return IndexEntry(
+            file: LocalFile(key: file.key, path: path, kind: file.kind, size: size, signature: file.signature, itemId: file.itemId),
+            versionId: file.versionId, mediaSourceId: mediaSourceId, container: container ?? previous?.container,
+            downloadedAt: previous?.downloadedAt ?? ISO8601DateFormatter().string(from: now()),
+            taskId: previous?.taskId ?? UUID().uuidString.lowercased())
+    }
+}
+
+extension SyncAction {
+    /// Whether the action fetches, writes or moves a file the remote side wants.
+    var changesAWantedFile: Bool {
+        switch self {
+        case .download, .write, .move: return true
+        case .delete, .keepExtraneous: return false
+        }
+    }
+}
+
+/// Byte counts for people.
+public enum ByteCount {
+    public static func format(_ count: Int64) -> String {
+        let units = ["B", "KB", "MB", "GB", "TB"]
+        var value = Double(count)
+        var unit = 0
+        while value >= 1000 && unit < units.count - 1 {
+            value /= 1000
+            unit += 1
+        }
+        return unit == 0 ? "\(count) B" : String(format: "%.1f %@", value, units[unit])
+    }
+}

@@ -1,0 +1,34 @@
+/// Something the user asked to keep offline.
+public struct Selection: Codable, Equatable, Sendable {
+    /// What kind of thing was selected.
+    public enum Kind: String, Codable, Sendable, CaseIterable {
+        case movie, series, season, library
+    }
+
+    /// The Jellyfin id of the selected item (or library view).
+    public var id: String
+    public var kind: Kind
+    /// Whether every version is kept, or only the primary (first) one.
+    public var allVersions: Bool
+    /// For a series: only this season number.
+    public var season: Int?
+    /// For a series or season: keep only the next N unplayed episodes (per the server's UserData).
+    public var nextUnplayed: Int?
+    /// The name shown to people, as the server had it when selected.
+    public var name: String?
+    /// When it was selected, ISO 8601.
+    public var addedAt: String
+
+    public init(
+        id: String, kind: Kind, allVersions: Bool = false, season: Int? = nil, nextUnplayed: Int? = nil,
+        name: String? = nil, addedAt: String
+    ) {
+        self.id = id
+        self.kind = kind
+        self.allVersions = allVersions
+        self.season = season
+        self.nextUnplayed = nextUnplayed
+        self.name = name
+        self.addedAt = addedAt
+    }
+}

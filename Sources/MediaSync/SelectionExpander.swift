@@ -1,0 +1,180 @@
+import MediaSyncCore
+import MediaSyncServer
+
+/// Expands selections into the items, seasons, episodes and versions to mirror.
+public struct SelectionExpander: Sendable {
+    let server: any MediaServer
+
+    public init(server: any MediaServer) {
+        self.server = server
+    }
+
+    /// The fields every listing asks for: media sources for the versions, Etag for change detection.
+    public static let fields = ["MediaSources", "Etag", "Path", "DateCreated", "ParentId", "ProviderIds", "MediaStreams"]
+
+    public func expand(_ selections: [Selection]) async throws -> MirrorItems {
+        var result = MirrorItems()
+        var movies: [String: MovieEntry] = [:]
+        var movieOrder: [String] = []
+        var series: [String: SeriesEntry] = [:]
+        var seriesOrder: [String] = []
+        func addMovie(_ entry: MovieEntry) {
+            if let existing = movies[entry.item.id] {
+                movies[entry.item.id] = MovieEntry(item: entry.item, versions: union(existing.versions, entry.versions))
+            } else {
+                movies[entry.item.id] = entry
+                movieOrder.append(entry.item.id)
+            }
+        }
+        func addSeries(_ entry: SeriesEntry) {
+            if let existing = series[entry.series.id] {
+                series[entry.series.id] = SeriesEntry(series: entry.series, seasons: merge(existing.seasons, entry.seasons))
+            } else {
+                series[entry.series.id] = entry
+                seriesOrder.append(entry.series.id)
+            }
+        }
+        for selection in selections {
+            switch selection.kind {
+            case .movie:
+                let item = try await server.item(id: selection.id)
+                if let entry = try await movie(item, allVersions: selection.allVersions, rejected: &result.rejected) {
+                    addMovie(entry)
+                }
+            case .series:
+                let item = try await server.item(id: selection.id)
+                if let entry = try await seriesEntry(item, selection: selection, seasonId: nil, rejected: &result.rejected) {
+                    addSeries(entry)
+                }
+            case .season:
+                let season = try await server.item(id: selection.id)
+                guard let seriesId = season.seriesId ?? season.parentId else {
+                    result.rejected.append("season \(selection.id) names no series; skipped")
+                    continue
+                }
+                let item = try await server.item(id: seriesId)
+                if let entry = try await seriesEntry(item, selection: selection, seasonId: season.id, rejected: &result.rejected) {
+                    addSeries(entry)
+                }
+            case .library:
+                let children = try await server.items(
+                    ItemsQuery(
+                        parentId: selection.id, recursive: true, includeItemTypes: ["Movie", "Series"],
+                        fields: SelectionExpander.fields))
+                for child in children {
+                    if child.type == "Movie" {
+                        if let entry = try await movie(child, allVersions: selection.allVersions, rejected: &result.rejected) {
+                            addMovie(entry)
+                        }
+                    } else if child.type == "Series" {
+                        if let entry = try await seriesEntry(child, selection: selection, seasonId: nil, rejected: &result.rejected) {
+                            addSeries(entry)
+                        }
+                    }
+                }
+            }
+        }
+        result.movies = movieOrder.compactMap { movies[$0] }
+        result.series = seriesOrder.compactMap { series[$0] }
+        return result
+    }
+
+    private func movie(_ item: BaseItem, allVersions: Bool, rejected: inout [String]) async throws -> MovieEntry? {
+        guard SafeName.id(item.id) != nil else {
+            rejected.append("movie \(item.id.debugDescription): its id cannot be a folder name; skipped")
+            return nil
+        }
+        let versions = try await self.versions(of: item, all: allVersions, rejected: &rejected)
+        guard !versions.isEmpty else {
+            rejected.append("movie \(item.name ?? item.id) has no downloadable version; skipped")
+            return nil
+        }
+        return MovieEntry(item: item, versions: versions)
+    }
+
+    private func seriesEntry(
+        _ item: BaseItem, selection: Selection, seasonId: String?, rejected: inout [String]
+    ) async throws -> SeriesEntry? {
+        guard SafeName.id(item.id) != nil else {
+            rejected.append("series \(item.id.debugDescription): its id cannot be a folder name; skipped")
+            return nil
+        }
+        let seasons = try await server.seasons(seriesId: item.id)
+        var episodes = try await server.episodes(seriesId: item.id, seasonId: seasonId).filter { !$0.isVirtual }
+        func number(of episode: BaseItem) -> Int {
+            if let number = episode.parentIndexNumber { return number }
+            if let season = seasons.first(where: { $0.id == episode.seasonId }), let number = season.indexNumber { return number }
+            return 0
+        }
+        if let wanted = selection.season {
+            episodes = episodes.filter { number(of: $0) == wanted }
+        }
+        episodes.sort { (number(of: $0), $0.indexNumber ?? 0) < (number(of: $1), $1.indexNumber ?? 0) }
+        if let window = selection.nextUnplayed {
+            episodes = SelectionExpander.nextUnplayed(episodes, count: window)
+        }
+        var bySeason: [Int: [EpisodeEntry]] = [:]
+        for episode in episodes {
+            guard SafeName.id(episode.id) != nil else {
+                rejected.append("episode \(episode.id.debugDescription): its id cannot be a file name; skipped")
+                continue
+            }
+            let versions = try await self.versions(of: episode, all: selection.allVersions, rejected: &rejected)
+            guard !versions.isEmpty else { continue }
+            bySeason[number(of: episode), default: []].append(EpisodeEntry(item: episode, versions: versions))
+        }
+        let seasonEntries = bySeason.keys.sorted().map { key in
+            let seasonItem = seasons.first { $0.indexNumber == key && SafeName.id($0.id) != nil }
+                ?? bySeason[key]?.first.flatMap { entry in seasons.first { $0.id == entry.item.seasonId } }
+            return SeasonEntry(number: key, season: seasonItem, episodes: bySeason[key] ?? [])
+        }
+        return SeriesEntry(series: item, seasons: seasonEntries)
+    }
+
+    /// The next `count` unplayed episodes after the last played one (from the start when none was played).
+    static func nextUnplayed(_ episodes: [BaseItem], count: Int) -> [BaseItem] {
+        let lastPlayed = episodes.lastIndex { $0.userData?.played == true }
+        let start = lastPlayed.map { $0 + 1 } ?? 0
+        return Array(episodes[start...].filter { $0.userData?.played != true }.prefix(max(0, count)))
+    }
+
+    private func versions(of item: BaseItem, all: Bool, rejected: inout [String]) async throws -> [MediaSource] {
+        var sources = item.mediaSources ?? []
+        if sources.isEmpty {
+            sources = try await server.playbackInfo(itemId: item.id)
+        }
+        var seen = Set<String>()
+        var kept: [MediaSource] = []
+        for source in sources {
+            let versionId = LibraryLayout.versionId(itemId: item.id, mediaSourceId: source.id)
+            guard SafeName.id(versionId) != nil else {
+                rejected.append("a version of \(item.name ?? item.id) has an unusable id \(versionId.debugDescription); skipped")
+                continue
+            }
+            guard seen.insert(versionId).inserted else { continue }
+            kept.append(source)
+            if !all { break }
+        }
+        return kept
+    }
+
+    private func union(_ first: [MediaSource], _ second: [MediaSource]) -> [MediaSource] {
+        var ids = Set(first.map { $0.id ?? "" })
+        return first + second.filter { ids.insert($0.id ?? "").inserted }
+    }
+
+    private func merge(_ first: [SeasonEntry], _ second: [SeasonEntry]) -> [SeasonEntry] {
+        var byNumber: [Int: SeasonEntry] = [:]
+        for season in first + second {
+            if var existing = byNumber[season.number] {
+                let known = Set(existing.episodes.map(\.item.id))
+                existing.episodes += season.episodes.filter { !known.contains($0.item.id) }
+                existing.season = existing.season ?? season.season
+                byNumber[season.number] = existing
+            } else {
+                byNumber[season.number] = season
+            }
+        }
+        return byNumber.keys.sorted().compactMap { byNumber[$0] }
+    }
+}

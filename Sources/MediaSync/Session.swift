@@ -1,0 +1,42 @@
+import Foundation
+import MediaSyncHTTP
+import MediaSyncServer
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A signed-in connection to the server, from the stored credentials.
+public struct Session: Sendable {
+    public let credentials: Credentials
+    public let client: JellyfinClient
+    public let http: HTTPClient
+
+    /// Opens the session stored in `config`.
+    /// - Throws: ``SyncError/notSignedIn`` when there are no credentials.
+    public static func open(config: ConfigDirectory, configuration: HTTPClientConfiguration = HTTPClientConfiguration()) throws
+        -> Session
+    {
+        guard let credentials = try Credentials.load(from: config) else { throw SyncError.notSignedIn }
+        var configuration = configuration
+        configuration.caFile = configuration.caFile ?? credentials.caFile
+        configuration.insecure = configuration.insecure || credentials.insecure == true
+        let http = HTTPClient(configuration: configuration)
+        let client = try JellyfinClient(
+            serverURL: credentials.serverURL, identity: try identity(config: config), accessToken: credentials.accessToken,
+            userId: credentials.userId, http: http)
+        return Session(credentials: credentials, client: client, http: http)
+    }
+
+    /// How this installation names itself to the server: the host name and a stable device id.
+    public static func identity(config: ConfigDirectory) throws -> ClientIdentity {
+        var buffer = [UInt8](repeating: 0, count: 256)
+        let ok = buffer.withUnsafeMutableBufferPointer { pointer in
+            pointer.baseAddress.map { base in
+                base.withMemoryRebound(to: CChar.self, capacity: pointer.count) { gethostname($0, pointer.count - 1) == 0 }
+            } ?? false
+        }
+        let host = ok ? String(decoding: buffer.prefix { $0 != 0 }, as: UTF8.self) : "linux"
+        return ClientIdentity(device: host.isEmpty ? "linux" : host, deviceId: try config.deviceId())
+    }
+}

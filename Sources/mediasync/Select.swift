@@ -1,0 +1,120 @@
+import ArgumentParser
+import Foundation
+import MediaSync
+import MediaSyncCore
+import MediaSyncServer
+
+/// `mediasync select`: keep an item offline.
+struct Select: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Select a movie, series, season or whole library to keep offline.")
+
+    @Argument(help: "What to select: movie, series, season or library.")
+    var kind: Selection.Kind
+
+    @Argument(help: "The item's id (see `mediasync browse`).")
+    var id: String
+
+    @Flag(name: .customLong("all-versions"), help: "Keep every version, not only the primary one.")
+    var allVersions = false
+
+    @Option(help: "For a series: only this season number (0 for specials).")
+    var season: Int?
+
+    @Option(name: .customLong("next-unplayed"), help: "For a series or season: keep only the next N unplayed episodes.")
+    var nextUnplayed: Int?
+
+    @OptionGroup var rootOptions: RootOptions
+
+    func validate() throws {
+        guard SafeName.id(id) != nil else { throw ValidationError("\(id.debugDescription) is not an item id") }
+        if season != nil && kind != .series { throw ValidationError("--season applies to a series") }
+        if let nextUnplayed, nextUnplayed < 1 { throw ValidationError("--next-unplayed must be at least 1") }
+        if nextUnplayed != nil && kind != .series && kind != .season {
+            throw ValidationError("--next-unplayed applies to a series or a season")
+        }
+    }
+
+    func run() async throws {
+        try await reportingErrors {
+            let session = try Session.open(config: ConfigDirectory.resolve())
+            let expected = ["movie": "Movie", "series": "Series", "season": "Season"][kind.rawValue]
+            let name: String?
+            if kind == .library {
+                let views = try await session.client.userViews()
+                guard let view = views.first(where: { $0.id == id }) else {
+                    throw SyncError(.notFound, "no library with id \(id) (see `mediasync browse`)")
+                }
+                name = view.name
+            } else {
+                let item = try await session.client.item(id: id)
+                guard item.type == expected else {
+                    throw SyncError(.invalidSelection, "\(id) is a \(item.type ?? "thing of unknown type"), not a \(kind.rawValue)")
+                }
+                name = item.name
+            }
+            let root = rootOptions.mirrorRoot
+            try root.prepare()
+            let index = try MirrorIndex(path: root.indexPath)
+            try index.select(
+                Selection(
+                    id: id, kind: kind, allVersions: allVersions, season: season, nextUnplayed: nextUnplayed, name: name,
+                    addedAt: ISO8601DateFormatter().string(from: Date())))
+            print("Selected \(kind.rawValue) \(name ?? id). Run `mediasync sync` to download it.")
+        }
+    }
+}
+
+extension Selection.Kind: ExpressibleByArgument {}
+
+/// `mediasync unselect`: stop keeping an item offline.
+struct Unselect: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Remove a selection. Its files stay until `mediasync sync --delete`.")
+
+    @Argument(help: "The selected item's id.")
+    var id: String
+
+    @OptionGroup var rootOptions: RootOptions
+
+    func run() async throws {
+        try await reportingErrors {
+            let root = rootOptions.mirrorRoot
+            try root.prepare()
+            guard try MirrorIndex(path: root.indexPath).unselect(id: id) else {
+                throw SyncError(.notFound, "\(id) is not selected (see `mediasync selections`)")
+            }
+            print("Unselected \(id).")
+        }
+    }
+}
+
+/// `mediasync selections`: what is kept offline.
+struct Selections: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "List what is selected for offline use.")
+
+    @Flag(help: "Print JSON instead of a table.")
+    var json = false
+
+    @OptionGroup var rootOptions: RootOptions
+
+    func run() async throws {
+        try await reportingErrors {
+            let root = rootOptions.mirrorRoot
+            try root.prepare()
+            let selections = try MirrorIndex(path: root.indexPath).selections()
+            if json {
+                print(try JSONText.encode(selections))
+            } else {
+                Table.print(
+                    header: ["ID", "KIND", "NAME", "OPTIONS"],
+                    rows: selections.map { selection in
+                        var options: [String] = []
+                        if selection.allVersions { options.append("all versions") }
+                        if let season = selection.season { options.append("season \(season)") }
+                        if let next = selection.nextUnplayed { options.append("next \(next) unplayed") }
+                        return [selection.id, selection.kind.rawValue, selection.name ?? "", options.joined(separator: ", ")]
+                    })
+            }
+        }
+    }
+}

@@ -1,0 +1,56 @@
+import ArgumentParser
+import Foundation
+import MediaSync
+import MediaSyncCore
+import MediaSyncHTTP
+
+/// `mediasync sync`: bring the mirror in line with the selections.
+struct Sync: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Download what is new or changed for the selections, write metadata, and report what is left over.")
+
+    @Flag(help: "Delete files that nothing selected wants any more.")
+    var delete = false
+
+    @Flag(help: "Print only failures.")
+    var quiet = false
+
+    @OptionGroup var rootOptions: RootOptions
+    @OptionGroup var transfer: TransferFlags
+
+    func run() async throws {
+        try await reportingErrors {
+            let root = rootOptions.mirrorRoot
+            let lock = try RootLock(root: root)
+            let session = try Session.open(config: ConfigDirectory.resolve(), configuration: transfer.httpConfiguration)
+            let index = try MirrorIndex(path: root.indexPath)
+            let console = Console(quiet: quiet)
+            let sync = MirrorSync(
+                root: root, index: index, server: session.client, client: session.http, transferOptions: transfer.options)
+            let report = try await sync.run(options: SyncOptions(delete: delete)) { console.show($0) }
+            console.clearLine()
+            print(report: report)
+            withExtendedLifetime(lock) {}
+            if report.hasEssentialFailures { throw ExitCodes.partialFailure }
+        }
+    }
+
+    private func print(report: SyncReport) {
+        for line in report.rejected { Console.error("rejected: \(line)") }
+        for failure in report.failed {
+            Console.error("\(failure.essential ? "failed" : "failed (optional)"): \(failure.path): \(failure.message)")
+        }
+        guard !quiet else { return }
+        if report.changedNothing && report.failed.isEmpty {
+            Swift.print("Up to date: \(report.unchanged) files, nothing to download.")
+        } else {
+            Swift.print(
+                "Downloaded \(report.downloaded.count) files (\(ByteCount.format(report.bytesDownloaded))), wrote "
+                    + "\(report.written.count) metadata files, moved \(report.moved.count), deleted \(report.deleted.count), "
+                    + "\(report.failed.count) failed.")
+        }
+        if !report.extraneous.isEmpty {
+            Swift.print("\(report.extraneous.count) files are no longer selected; `mediasync sync --delete` removes them.")
+        }
+    }
+}
