@@ -49,11 +49,13 @@ let package = Package(
             name: "mediasync-test-server",
             dependencies: ["MediaSyncTestServer"]
         ),
-        .testTarget(name: "MediaSyncHTTPTests", dependencies: ["MediaSyncHTTP", "MediaSyncTestServer"]),
+        .target(name: "MediaSyncTestSupport", path: "Tests/MediaSyncTestSupport"),
+        .testTarget(
+            name: "MediaSyncHTTPTests", dependencies: ["MediaSyncHTTP", "MediaSyncTestServer", "MediaSyncTestSupport"]),
         .testTarget(name: "MediaSyncFeedsTests", dependencies: ["MediaSyncFeeds"]),
         .testTarget(name: "MediaSyncCoreTests", dependencies: ["MediaSyncCore"]),
         .testTarget(name: "MediaSyncServerTests", dependencies: ["MediaSyncServer", "MediaSyncTestServer"]),
-        .testTarget(name: "MediaSyncTests", dependencies: ["MediaSync", "MediaSyncTestServer"]),
+        .testTarget(name: "MediaSyncTests", dependencies: ["MediaSync", "MediaSyncTestServer", "MediaSyncTestSupport"]),
         .testTarget(name: "MediaSyncTestServerTests", dependencies: ["MediaSyncTestServer"]),
         .testTarget(name: "mediasyncCLITests", dependencies: ["mediasync", "MediaSyncTestServer"]),
     ]

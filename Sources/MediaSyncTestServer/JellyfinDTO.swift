@@ -83,7 +83,7 @@ enum JellyfinDTO {
         let tags = item.imageTags.sorted { $0.key < $1.key }.map { JSONMember($0.key, .string($0.value)) }
         m.append(JSONMember("ImageTags", .object(tags)))
         m.append(JSONMember("BackdropImageTags", .array(item.backdropImageTags.map { .string($0) })))
-        m.append(JSONMember("LocationType", .string("FileSystem")))
+        m.append(JSONMember("LocationType", .string(item.locationType)))
         m.append(JSONMember("MediaType", .string(isVideo ? "Video" : "Unknown")))
         if wants("mediasources"), isVideo {
             m.append(JSONMember("MediaSources", .array(item.mediaSources.map { mediaSource($0, item: item) })))

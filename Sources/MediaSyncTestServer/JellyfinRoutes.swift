@@ -358,6 +358,9 @@ extension TestServer {
         } else if let season = Int(request.queryValue("season") ?? "") {
             episodes = episodes.filter { $0.parentIndexNumber == season }
         }
+        if TestServer.flag(request.queryValue("isMissing")) == false {
+            episodes = episodes.filter { $0.locationType != "Virtual" }
+        }
         return page(episodes, request: request, library: library)
     }
 
@@ -381,9 +384,25 @@ extension TestServer {
         }
         guard let source else { return .empty(404) }
         let file = ServedFile(contents: mediaBytes(source, library: library), lastModified: source.lastModified,
-                              contentType: "video/x-matroska", etag: nil,
+                              contentType: TestServer.mimeType(forPath: source.path), etag: nil,
                               contentDispositionFilename: source.downloadFilename)
         return file.response(method: request.method, headers: request.headers, ignoreRange: ignoreRange)
+    }
+
+    /// The MIME type Jellyfin sends for a media file: from its path's extension, like its `MimeTypes` table.
+    static func mimeType(forPath path: String) -> String {
+        let name = path.split(separator: "/").last ?? ""
+        let ext = name.contains(".") ? name.split(separator: ".").last.map { $0.lowercased() } ?? "" : ""
+        switch ext {
+        case "mkv": return "video/x-matroska"
+        case "mp4", "m4v": return "video/mp4"
+        case "mov": return "video/quicktime"
+        case "avi": return "video/x-msvideo"
+        case "webm": return "video/webm"
+        case "ts": return "video/mp2t"
+        case "mp3": return "audio/mpeg"
+        default: return "application/octet-stream"
+        }
     }
 
     /// Small deterministic "PNG" bytes (valid signature + IHDR-like header + tag-derived payload).

@@ -41,6 +41,8 @@ public struct TestItem: Sendable, Equatable {
     /// True for an alternate version that Jellyfin models as its own (hidden) item: reachable by id,
     /// `ids=` and `/Download`, but not listed under its parent.
     public var isAlternateVersion: Bool
+    /// `FileSystem`, or `Virtual` for a missing episode Jellyfin knows of (it has no file and no media source).
+    public var locationType = "FileSystem"
 
     /// Creates an item.
     public init(id: String, name: String, type: String, parentId: String? = nil, seriesId: String? = nil,

@@ -1,38 +1,11 @@
 import Foundation
 import MediaSyncHTTP
 import MediaSyncTestServer
+import MediaSyncTestSupport
 
 #if canImport(Glibc)
 import Glibc
 #endif
-
-/// A fresh temporary folder, removed when the value is discarded via `remove()`.
-struct TemporaryDirectory {
-    let path: String
-
-    init() throws {
-        let base = FileManager.default.temporaryDirectory.appendingPathComponent("mediasync-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: base, withIntermediateDirectories: true)
-        path = base.path
-    }
-
-    func file(_ name: String) -> String { path + "/" + name }
-
-    func remove() { try? FileManager.default.removeItem(atPath: path) }
-
-    /// Every regular file below the folder, as paths relative to it, sorted.
-    func allFiles() -> [String] {
-        guard let enumerator = FileManager.default.enumerator(atPath: path) else { return [] }
-        var files: [String] = []
-        while let relative = enumerator.nextObject() as? String {
-            var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: path + "/" + relative, isDirectory: &isDirectory), !isDirectory.boolValue {
-                files.append(relative)
-            }
-        }
-        return files.sorted()
-    }
-}
 
 /// Deterministic pseudo-random bytes.
 func testBytes(_ count: Int, seed: UInt64 = 7) -> [UInt8] {
@@ -87,37 +60,3 @@ final class ProgressLog: @unchecked Sendable {
     }
 }
 
-/// A small tmpfs mounted for a test; nil where this machine does not allow mounting.
-struct SmallTmpfs {
-    let path: String
-
-    static var canMount: Bool {
-        guard getuid() == 0, let probe = SmallTmpfs(bytes: 64 * 1024) else { return false }
-        probe.unmount()
-        return true
-    }
-
-    init?(bytes: Int) {
-        guard let directory = try? TemporaryDirectory() else { return nil }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/mount")
-        process.arguments = ["-t", "tmpfs", "-o", "size=\(bytes)", "tmpfs", directory.path]
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return nil }
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            directory.remove()
-            return nil
-        }
-        path = directory.path
-    }
-
-    func unmount() {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/umount")
-        process.arguments = [path]
-        try? process.run()
-        process.waitUntilExit()
-        try? FileManager.default.removeItem(atPath: path)
-    }
-}

@@ -1,6 +1,7 @@
 import Foundation
 import MediaSyncHTTP
 import MediaSyncTestServer
+import MediaSyncTestSupport
 import Testing
 
 @Suite struct TransferEngineTests {
