@@ -57,6 +57,7 @@ let package = Package(
         .testTarget(name: "MediaSyncServerTests", dependencies: ["MediaSyncServer", "MediaSyncTestServer"]),
         .testTarget(name: "MediaSyncTests", dependencies: ["MediaSync", "MediaSyncTestServer", "MediaSyncTestSupport"]),
         .testTarget(name: "MediaSyncTestServerTests", dependencies: ["MediaSyncTestServer"]),
-        .testTarget(name: "mediasyncCLITests", dependencies: ["mediasync", "MediaSyncTestServer"]),
+        .testTarget(
+            name: "mediasyncCLITests", dependencies: ["mediasync", "mediasync-test-server", "MediaSync", "MediaSyncTestServer"]),
     ]
 )

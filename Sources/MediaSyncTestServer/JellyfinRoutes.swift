@@ -105,7 +105,7 @@ extension TestServer {
 
         // Everything below requires a token.
         let known: [[String]] = [
-            ["system", "info"], ["users", "me"], ["users", "*"], ["userviews"], ["users", "*", "views"],
+            ["system", "info"], ["users"], ["users", "me"], ["users", "*"], ["userviews"], ["users", "*", "views"],
             ["items"], ["users", "*", "items"], ["items", "*"], ["users", "*", "items", "*"],
             ["shows", "*", "seasons"], ["shows", "*", "episodes"], ["items", "*", "playbackinfo"],
             ["items", "*", "download"], ["videos", "*", "*", "subtitles", "*", "*"],
@@ -120,6 +120,11 @@ extension TestServer {
             info = info.setting("LocalAddress", .string(baseURL)).setting("ServerName", .string(library.serverName))
                 .setting("Version", .string("10.10.3")).setting("Id", .string(library.serverId))
             return .json(info)
+        }
+        if match(["users"]) != nil, isGet {
+            // Listing users is for administrators: the API key here (the demo user is not an admin).
+            guard who == .apiKey else { return .empty(403) }
+            return .json(.array([userDTO(library)]))
         }
         if match(["users", "me"]) != nil, isGet {
             guard who == .user else { return .empty(400) }

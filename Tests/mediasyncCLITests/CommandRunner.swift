@@ -23,7 +23,9 @@ struct CommandRunner {
         return folder.appendingPathComponent("mediasync")
     }
 
-    static func start(_ arguments: [String], environment: [String: String] = [:]) throws -> (Process, Pipe, Pipe) {
+    static func start(_ arguments: [String], environment: [String: String] = [:], input: String? = nil) throws
+        -> (Process, Pipe, Pipe)
+    {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
@@ -34,13 +36,21 @@ struct CommandRunner {
         let err = Pipe()
         process.standardOutput = out
         process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        if let input {
+            let pipe = Pipe()
+            process.standardInput = pipe
+            try process.run()
+            pipe.fileHandleForWriting.write(Data(input.utf8))
+            try pipe.fileHandleForWriting.close()
+        } else {
+            process.standardInput = FileHandle.nullDevice
+            try process.run()
+        }
         return (process, out, err)
     }
 
-    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Output {
-        let (process, out, err) = try start(arguments, environment: environment)
+    static func run(_ arguments: [String], environment: [String: String] = [:], input: String? = nil) throws -> Output {
+        let (process, out, err) = try start(arguments, environment: environment, input: input)
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
         let stderr = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()

@@ -1,0 +1,128 @@
+import Foundation
+import MediaSync
+import MediaSyncTestServer
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The Jellyfin commands as a user runs them: login, browse, select, sync, each a separate process.
+@Suite struct JellyfinCommandTests {
+    struct Sandbox {
+        let server: TestServer
+        let folder: String
+        var environment: [String: String] {
+            ["MEDIASYNC_ROOT": folder + "/mirror", "MEDIASYNC_CONFIG_DIR": folder + "/config", "MEDIASYNC_API_KEY": ""]
+        }
+
+        init() throws {
+            server = try TestServer(library: TestLibrary(movies: 2, series: 1, mediaSize: 30_000))
+            folder = FileManager.default.temporaryDirectory.appendingPathComponent("mediasync-cli-\(UUID().uuidString)").path
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        }
+
+        func run(_ arguments: [String], input: String? = nil, extra: [String: String] = [:]) throws -> CommandRunner.Output {
+            try CommandRunner.run(arguments, environment: environment.merging(extra) { $1 }, input: input)
+        }
+
+        func login() throws -> CommandRunner.Output {
+            try run(["login", server.baseURL, "--username", "demo", "--password-stdin"], input: "demo\n")
+        }
+
+        func tearDown() {
+            server.shutdown()
+            try? FileManager.default.removeItem(atPath: folder)
+        }
+    }
+
+    @Test func logsInWithAPasswordAndKeepsTheTokenPrivate() throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.tearDown() }
+        let output = try sandbox.login()
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(output.stdout.contains("Signed in as demo"))
+        let credentials = sandbox.folder + "/config/credentials.json"
+        let attributes = try FileManager.default.attributesOfItem(atPath: credentials)
+        #expect((attributes[.posixPermissions] as? Int) == 0o600)
+        let token = sandbox.server.library.accessToken
+        #expect(String(decoding: FileManager.default.contents(atPath: credentials) ?? Data(), as: UTF8.self).contains(token))
+        #expect(!output.stdout.contains(token) && !output.stderr.contains(token))
+        // The password went in the body, never in a URL or header; no request carried the token in its URL.
+        #expect(sandbox.server.allRequests.allSatisfy { !$0.query.values.contains(token) && !$0.path.contains(token) })
+    }
+
+    @Test func aWrongPasswordIsOneClearLineAndNoCredentials() throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.tearDown() }
+        let output = try sandbox.run(["login", sandbox.server.baseURL, "--username", "demo", "--password-stdin"], input: "nope\n")
+        #expect(output.status == 1)
+        let lines = output.stderr.split(separator: "\n")
+        #expect(lines.count == 1)
+        #expect(lines.first?.hasPrefix("mediasync: ") == true)
+        #expect(!FileManager.default.fileExists(atPath: sandbox.folder + "/config/credentials.json"))
+    }
+
+    @Test func logsInWithAnAPIKeyFromTheEnvironment() throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.tearDown() }
+        let output = try sandbox.run(
+            ["login", sandbox.server.baseURL, "--username", "demo"], extra: ["MEDIASYNC_API_KEY": sandbox.server.library.apiKey])
+        #expect(output.status == 0, "\(output.stderr)")
+        let browse = try sandbox.run(["browse", "--type", "movie", "--json"])
+        #expect(browse.status == 0, "\(browse.stderr)")
+        let rows = try JSONSerialization.jsonObject(with: Data(browse.stdout.utf8)) as? [[String: Any]]
+        #expect(rows?.count == 2)
+    }
+
+    @Test func aSyncWithoutSigningInExitsWithTheAuthenticationCode() throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.tearDown() }
+        let output = try sandbox.run(["sync"])
+        #expect(output.status == 4)
+        #expect(output.stderr.contains("mediasync login"))
+    }
+
+    @Test func selectsSyncsAndFindsNothingToDoTheSecondTime() throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.tearDown() }
+        #expect(try sandbox.login().status == 0)
+        let movie = sandbox.server.library.movies[0]
+        let select = try sandbox.run(["select", "movie", movie.id, "--all-versions"])
+        #expect(select.status == 0, "\(select.stderr)")
+        let wrongKind = try sandbox.run(["select", "series", movie.id])
+        #expect(wrongKind.status == 1)
+        #expect(wrongKind.stderr.contains("not a series"))
+        let hostile = try sandbox.run(["select", "movie", "../../etc"])
+        #expect(hostile.status == 64)
+        let selections = try sandbox.run(["selections", "--json"])
+        #expect(selections.stdout.contains(movie.id))
+
+        let first = try sandbox.run(["sync"])
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stdout.contains("Downloaded"))
+        for source in movie.mediaSources {
+            let path = sandbox.folder + "/mirror/Downloads/\(movie.id)/\(movie.id)-\(source.id).mkv"
+            let same = FileManager.default.contents(atPath: path).map { [UInt8]($0) }
+                == sandbox.server.library.mediaBytes(forMediaSourceId: source.id)
+            #expect(same, "\(path)")
+        }
+        let second = try sandbox.run(["sync"])
+        #expect(second.status == 0)
+        #expect(second.stdout.contains("Up to date"))
+
+        let url = try sandbox.run(["url", movie.id, "--version", movie.mediaSources[1].id])
+        #expect(url.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "\(sandbox.server.baseURL)/Items/\(movie.mediaSources[1].id)/Download")
+    }
+
+    @Test func aSecondSyncOnTheSameRootExitsAtOnce() throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.tearDown() }
+        #expect(try sandbox.login().status == 0)
+        let lock = try RootLock(root: MirrorRoot(path: sandbox.folder + "/mirror"))
+        let output = try sandbox.run(["sync"])
+        #expect(output.status == 5)
+        #expect(output.stderr.contains("another mediasync sync is running"))
+        withExtendedLifetime(lock) {}
+    }
+}
