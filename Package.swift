@@ -54,7 +54,9 @@ let package = Package(
             name: "MediaSyncHTTPTests", dependencies: ["MediaSyncHTTP", "MediaSyncTestServer", "MediaSyncTestSupport"]),
         .testTarget(name: "MediaSyncFeedsTests", dependencies: ["MediaSyncFeeds"]),
         .testTarget(name: "MediaSyncCoreTests", dependencies: ["MediaSyncCore"]),
-        .testTarget(name: "MediaSyncServerTests", dependencies: ["MediaSyncServer", "MediaSyncTestServer"]),
+        .testTarget(
+            name: "MediaSyncServerTests",
+            dependencies: ["MediaSyncServer", "MediaSyncCore", "MediaSyncHTTP", "MediaSyncTestServer"]),
         .testTarget(name: "MediaSyncTests", dependencies: ["MediaSync", "MediaSyncTestServer", "MediaSyncTestSupport"]),
         .testTarget(name: "MediaSyncTestServerTests", dependencies: ["MediaSyncTestServer"]),
         .testTarget(

@@ -1,0 +1,128 @@
+import MediaSyncCore
+
+extension JellyfinClient {
+    /// The fields asked for on seasons.
+    static let seasonFields = ["Etag", "Path", "DateCreated", "ParentId", "ProviderIds"]
+    /// The fields asked for on episodes: versions, change signals and paths.
+    static let episodeFields = ["MediaSources", "Etag", "Path", "DateCreated", "ParentId", "ProviderIds"]
+
+    /// The user's library views (`GET /UserViews?userId=`): movies, shows, music…
+    /// - Throws: ``JellyfinError``.
+    public func userViews() async throws -> [BaseItem] {
+        let userId = try requireUserId()
+        let call = Call(path: "/UserViews", query: [("userId", userId)], action: "list the libraries")
+        return try await fetch(QueryResult<BaseItem>.self, call).items
+    }
+
+    /// Every item matching the query (`GET /Items?userId=…`), fetched page by page.
+    ///
+    /// `userId` is always sent (Jellyfin 10.8 answers 400 without it for a user token). Paging stops at an
+    /// empty or short page, at `TotalRecordCount`, or at a page that brings nothing new, so a server that lies
+    /// about its total cannot make it loop; items the server repeats are kept once (by `Id`).
+    /// - Throws: ``JellyfinError``; ``JellyfinError/Kind/invalidResponse`` when a listing runs past
+    ///   ``maxPages`` pages.
+    public func items(_ query: ItemsQuery) async throws -> [BaseItem] {
+        let userId = try requireUserId()
+        return try await allPages(
+            path: "/Items", parameters: [("userId", userId)] + query.parameters, pageSize: query.limit,
+            action: "list the items", resource: nil)
+    }
+
+    /// One item by id, with the media fields (via `GET /Items?ids=`).
+    /// - Throws: ``JellyfinError`` of kind ``JellyfinError/Kind/notFound`` when the server does not list it,
+    ///   ``JellyfinError/Kind/invalidID`` for an unusable id.
+    public func item(id: String, fields: [String] = ItemsQuery.mediaFields) async throws -> BaseItem {
+        try JellyfinID.validate(id, role: "item id")
+        let found = try await items(ItemsQuery(ids: [id], fields: fields, limit: ItemsQuery.defaultPageSize))
+        guard let item = found.first(where: { $0.id.lowercased() == id.lowercased() }) else {
+            throw JellyfinError(.notFound, "not found: the server has no item \(id) (or this user may not see it)")
+        }
+        return item
+    }
+
+    /// The seasons of a series (`GET /Shows/{id}/Seasons?userId=&fields=`), without virtual ones.
+    /// - Throws: ``JellyfinError``.
+    public func seasons(seriesId: String) async throws -> [BaseItem] {
+        let userId = try requireUserId()
+        let segment = try JellyfinID.pathSegment(seriesId, role: "series id")
+        let call = Call(
+            path: "/Shows/\(segment)/Seasons",
+            query: [("userId", userId), ("fields", JellyfinClient.seasonFields.joined(separator: ","))],
+            action: "list the seasons", resource: "series \(seriesId)")
+        return try await fetch(QueryResult<BaseItem>.self, call).items.filter { !$0.isVirtual }
+    }
+
+    /// The episodes of a series, or of one season of it
+    /// (`GET /Shows/{id}/Episodes?userId=&seasonId=&isMissing=false&fields=MediaSources,Etag,Path,DateCreated,…`).
+    ///
+    /// Missing (virtual) episodes are never returned: the server is asked to leave them out, and any item with
+    /// `LocationType` `Virtual` is dropped here too.
+    /// - Throws: ``JellyfinError``.
+    public func episodes(seriesId: String, seasonId: String? = nil) async throws -> [BaseItem] {
+        let userId = try requireUserId()
+        let segment = try JellyfinID.pathSegment(seriesId, role: "series id")
+        var parameters: [(name: String, value: String)] = [("userId", userId)]
+        if let seasonId {
+            parameters.append(("seasonId", try JellyfinID.validate(seasonId, role: "season id")))
+        }
+        parameters.append(("isMissing", "false"))
+        parameters.append(("fields", JellyfinClient.episodeFields.joined(separator: ",")))
+        let episodes = try await allPages(
+            path: "/Shows/\(segment)/Episodes", parameters: parameters, pageSize: ItemsQuery.defaultPageSize,
+            action: "list the episodes", resource: "series \(seriesId)")
+        return episodes.filter { !$0.isVirtual }
+    }
+
+    /// The versions of an item with their streams, external subtitles included
+    /// (`GET /Items/{id}/PlaybackInfo?userId=`).
+    /// - Throws: ``JellyfinError`` (``JellyfinError/Kind/forbidden`` when the server says `NotAllowed`).
+    public func playbackInfo(itemId: String) async throws -> [MediaSource] {
+        let userId = try requireUserId()
+        let segment = try JellyfinID.pathSegment(itemId, role: "item id")
+        let call = Call(
+            path: "/Items/\(segment)/PlaybackInfo", query: [("userId", userId)], action: "read the versions of an item",
+            resource: "item \(itemId)")
+        let info = try await fetch(PlaybackInfoResponse.self, call)
+        if let code = info.errorCode {
+            if code == "NotAllowed" {
+                throw JellyfinError(.forbidden, "this user may not play item \(itemId) (PlaybackInfo: NotAllowed)")
+            }
+            throw JellyfinError(.requestRejected, "the server refused the versions of item \(itemId) (\(code))")
+        }
+        return info.mediaSources
+    }
+
+    /// Fetches every page of a listing that takes `startIndex` and `limit`.
+    func allPages(
+        path: String, parameters: [(name: String, value: String)], pageSize requested: Int, action: String,
+        resource: String?
+    ) async throws -> [BaseItem] {
+        let pageSize = max(1, min(requested, 10_000))
+        var items: [BaseItem] = []
+        var seen = Set<String>()
+        var start = 0
+        for _ in 0..<JellyfinClient.maxPages {
+            let call = Call(
+                path: path, query: parameters + [("startIndex", String(start)), ("limit", String(pageSize))],
+                action: action, resource: resource)
+            let page = try await fetch(QueryResult<BaseItem>.self, call)
+            var fresh = 0
+            for item in page.items where seen.insert(item.id).inserted {
+                items.append(item)
+                fresh += 1
+            }
+            start += page.items.count
+            // A short page ends the listing whatever TotalRecordCount claims; a page of repeats means the server
+            // ignores startIndex.
+            if page.items.count < pageSize || fresh == 0 {
+                return items
+            }
+            if let total = page.totalRecordCount, start >= total {
+                return items
+            }
+        }
+        throw JellyfinError.invalidResponse(
+            "the listing at \(JellyfinClient.template(path)) did not end after \(JellyfinClient.maxPages) pages; "
+                + "the server's paging looks broken")
+    }
+}

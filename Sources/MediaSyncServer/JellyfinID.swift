@@ -1,0 +1,42 @@
+/// Checks ids and names that come from the server before they go into a URL path.
+///
+/// A hostile or broken server must not be able to steer requests elsewhere: an id with `/`, `\`, `..`,
+/// a control character (NUL included), or more than ``maxLength`` characters is refused.
+public enum JellyfinID {
+    /// The longest id accepted (Jellyfin ids are 32 hex characters, or 36 with dashes).
+    public static let maxLength = 128
+
+    /// Returns `id` when it is safe to use as one URL path segment.
+    /// - Parameters:
+    ///   - id: the id as received.
+    ///   - role: what the id names, for the message (`item id`, `media source id`…).
+    /// - Throws: ``JellyfinError`` of kind ``JellyfinError/Kind/invalidID``.
+    @discardableResult
+    public static func validate(_ id: String, role: String = "id") throws -> String {
+        if let problem = problem(with: id) {
+            throw JellyfinError(.invalidID, "the server sent an unusable \(role) (\(problem)); it was not used")
+        }
+        return id
+    }
+
+    /// Whether `id` is safe to use as one URL path segment (see ``validate(_:role:)``).
+    public static func isValid(_ id: String) -> Bool {
+        problem(with: id) == nil
+    }
+
+    /// The validated id, percent-encoded as one path segment.
+    static func pathSegment(_ id: String, role: String) throws -> String {
+        PercentEncoding.encode(try validate(id, role: role))
+    }
+
+    private static func problem(with id: String) -> String? {
+        if id.isEmpty { return "empty" }
+        if id.unicodeScalars.count > maxLength { return "longer than \(maxLength) characters" }
+        if id.contains("/") || id.contains("\\") { return "contains a slash" }
+        if id.contains("..") { return "contains \"..\"" }
+        if id.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+            return "contains a control character"
+        }
+        return nil
+    }
+}

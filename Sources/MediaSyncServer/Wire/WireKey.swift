@@ -1,0 +1,81 @@
+import MediaSyncCore
+
+/// A coding key built from any string: the wire types decode PascalCase keys explicitly by name.
+struct WireKey: CodingKey {
+    let stringValue: String
+    var intValue: Int? { nil }
+
+    init(_ name: String) {
+        stringValue = name
+    }
+
+    init?(stringValue: String) {
+        self.stringValue = stringValue
+    }
+
+    init?(intValue: Int) {
+        nil
+    }
+}
+
+/// Reads a JSON object as received and checks the members a wire type cannot do without.
+enum WireObject {
+    /// Decodes the value at the decoder as a JSON object.
+    /// - Throws: `DecodingError.typeMismatch` when it is not an object, `.keyNotFound` when a required string
+    ///   member is missing, null or empty.
+    static func decode(from decoder: Decoder, requiring required: [String] = []) throws -> JSONValue {
+        let value = try JSONValue(from: decoder)
+        guard case .object(let members) = value else {
+            throw DecodingError.typeMismatch(
+                [String: JSONValue].self,
+                DecodingError.Context(codingPath: decoder.codingPath, debugDescription: "expected a JSON object"))
+        }
+        for key in required {
+            guard let text = members[key]?.stringValue, !text.isEmpty else {
+                throw DecodingError.keyNotFound(
+                    WireKey(key),
+                    DecodingError.Context(codingPath: decoder.codingPath, debugDescription: "missing \(key)"))
+            }
+        }
+        return value
+    }
+}
+
+extension JSONValue {
+    /// The number as an `Int`, or nil (also nil for non-whole numbers and out-of-range values).
+    var wireInt: Int? {
+        guard let value = intValue, value >= Int64(Int.min), value <= Int64(Int.max) else { return nil }
+        return Int(value)
+    }
+
+    /// The number as a `Double`, or nil.
+    var wireDouble: Double? {
+        if case .number(let value) = self { return value }
+        return nil
+    }
+
+    /// The elements that are strings (others are skipped), or nil when this is not an array.
+    var wireStrings: [String]? {
+        arrayValue?.compactMap(\.stringValue)
+    }
+
+    /// The members whose values are strings (others are skipped), or nil when this is not an object.
+    var wireStringMap: [String: String]? {
+        guard let members = objectValue else { return nil }
+        var result: [String: String] = [:]
+        for (key, value) in members {
+            if let text = value.stringValue { result[key] = text }
+        }
+        return result
+    }
+
+    /// A string member, or the name of a numeric .NET enum member looked up in `names` (the live server
+    /// sends enum names, hand-written test data sometimes the numbers).
+    func wireEnum(_ names: [String]) -> String? {
+        if let text = stringValue { return text }
+        if let number = wireInt {
+            return number >= 0 && number < names.count ? names[number] : String(number)
+        }
+        return nil
+    }
+}
