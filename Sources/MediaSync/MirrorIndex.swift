@@ -69,6 +69,27 @@ public final class MirrorIndex: Sendable {
                     CREATE INDEX file_item ON file(itemId);
                     """)
         }
+        migrator.registerMigration("v2-podcasts") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE podcast (
+                        id TEXT PRIMARY KEY NOT NULL,
+                        feedURL TEXT NOT NULL,
+                        title TEXT,
+                        etag TEXT,
+                        lastModified TEXT,
+                        retention TEXT NOT NULL,
+                        addedAt TEXT NOT NULL,
+                        lastChecked TEXT,
+                        lastError TEXT,
+                        feed BLOB
+                    );
+                    CREATE TABLE podcast_alias (
+                        url TEXT PRIMARY KEY NOT NULL,
+                        podcastId TEXT NOT NULL REFERENCES podcast(id) ON DELETE CASCADE
+                    );
+                    """)
+        }
         return migrator
     }
 
@@ -105,6 +126,86 @@ public final class MirrorIndex: Sendable {
     public func unselect(id: String) throws -> Bool {
         try database.write { db in
             try db.execute(sql: "DELETE FROM selection WHERE id = ?", arguments: [id])
+            return db.changesCount > 0
+        }
+    }
+
+    // MARK: Podcasts
+
+    public func subscriptions() throws -> [Subscription] {
+        try database.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM podcast ORDER BY addedAt, id").compactMap(MirrorIndex.subscription)
+        }
+    }
+
+    private static func subscription(_ row: Row) -> Subscription? {
+        let retentionText: String = row["retention"]
+        guard let retention = try? JSONDecoder().decode(Retention.self, from: Data(retentionText.utf8)) else { return nil }
+        return Subscription(
+            id: row["id"], feedURL: row["feedURL"], title: row["title"], etag: row["etag"], lastModified: row["lastModified"],
+            retention: retention, addedAt: row["addedAt"], lastChecked: row["lastChecked"], lastError: row["lastError"])
+    }
+
+    /// The subscription whose id, current URL or old URL is `key`.
+    public func subscription(matching key: String) throws -> Subscription? {
+        try database.read { db in
+            let row = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT * FROM podcast WHERE id = ? OR feedURL = ?
+                    OR id = (SELECT podcastId FROM podcast_alias WHERE url = ?)
+                    """,
+                arguments: [key, key, key])
+            return row.flatMap(MirrorIndex.subscription)
+        }
+    }
+
+    /// Adds or updates a subscription; its previous URL, if different, is kept as an alias.
+    public func save(_ subscription: Subscription, feed: [UInt8]? = nil) throws {
+        let retention = String(decoding: try JSONEncoder().encode(subscription.retention), as: UTF8.self)
+        try database.write { db in
+            let previous = try String.fetchOne(db, sql: "SELECT feedURL FROM podcast WHERE id = ?", arguments: [subscription.id])
+            try db.execute(
+                sql: """
+                    INSERT INTO podcast (id, feedURL, title, etag, lastModified, retention, addedAt, lastChecked, lastError, feed)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    ON CONFLICT(id) DO UPDATE SET feedURL = excluded.feedURL, title = excluded.title, etag = excluded.etag,
+                        lastModified = excluded.lastModified, retention = excluded.retention,
+                        lastChecked = excluded.lastChecked, lastError = excluded.lastError,
+                        feed = COALESCE(excluded.feed, podcast.feed)
+                    """,
+                arguments: [
+                    subscription.id, subscription.feedURL, subscription.title, subscription.etag, subscription.lastModified,
+                    retention, subscription.addedAt, subscription.lastChecked, subscription.lastError, feed.map { Data($0) },
+                ])
+            if let previous, previous != subscription.feedURL {
+                try db.execute(
+                    sql: "INSERT OR REPLACE INTO podcast_alias (url, podcastId) VALUES (?, ?)",
+                    arguments: [previous, subscription.id])
+            }
+        }
+    }
+
+    /// The last good parsed feed of a subscription (as `FeedJSON`), if any.
+    public func storedFeed(podcastId: String) throws -> [UInt8]? {
+        try database.read { db in
+            try Data.fetchOne(db, sql: "SELECT feed FROM podcast WHERE id = ?", arguments: [podcastId]).map { [UInt8]($0) }
+        }
+    }
+
+    /// The old URLs of a subscription.
+    public func aliases(podcastId: String) throws -> [String] {
+        try database.read { db in
+            try String.fetchAll(db, sql: "SELECT url FROM podcast_alias WHERE podcastId = ? ORDER BY url", arguments: [podcastId])
+        }
+    }
+
+    /// Removes a subscription (its files stay until a sync with `--delete`).
+    @discardableResult
+    public func unsubscribe(id: String) throws -> Bool {
+        try database.write { db in
+            try db.execute(sql: "DELETE FROM podcast_alias WHERE podcastId = ?", arguments: [id])
+            try db.execute(sql: "DELETE FROM podcast WHERE id = ?", arguments: [id])
             return db.changesCount > 0
         }
     }

@@ -17,13 +17,16 @@ public final class MirrorSync: Sendable {
 
     let root: MirrorRoot
     let index: MirrorIndex
-    let server: any MediaServer
+    let server: (any MediaServer)?
     let client: HTTPClient
     let transferOptions: TransferOptions
     let now: @Sendable () -> Date
 
+    /// - Parameters:
+    ///   - server: the Jellyfin server, or nil when not signed in (only podcasts are then synced).
+    ///   - client: the HTTP client for feeds and downloads.
     public init(
-        root: MirrorRoot, index: MirrorIndex, server: any MediaServer, client: HTTPClient = HTTPClient(),
+        root: MirrorRoot, index: MirrorIndex, server: (any MediaServer)?, client: HTTPClient = HTTPClient(),
         transferOptions: TransferOptions = TransferOptions(), now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.root = root
@@ -36,22 +39,49 @@ public final class MirrorSync: Sendable {
         self.now = now
     }
 
+    /// Which part of the mirror a file belongs to.
+    public enum Scope: String, Sendable, CaseIterable {
+        /// Jellyfin selections.
+        case media
+        /// Podcast subscriptions.
+        case podcasts
+
+        static func of(key: String) -> Scope {
+            key.hasPrefix("podcast") ? .podcasts : .media
+        }
+    }
+
+    /// One listed source: the files it wants and how to compose its metadata from the index afterwards.
+    private struct Source {
+        var files: [RemoteFile]
+        var metadata: ([IndexEntry]) -> [RemoteFile]
+    }
+
     /// Runs one sync.
-    /// - Throws: ``SyncError`` (not enough space, unsafe paths), or the server's error when listing fails.
-    ///   Failures of single files do not throw: they are in the report.
-    public func run(options: SyncOptions = SyncOptions(), progress: (@Sendable (BatchProgress) -> Void)? = nil) async throws
-        -> SyncReport
-    {
+    /// - Parameters:
+    ///   - options: `delete` removes files nothing wants any more.
+    ///   - only: restricts the run to Jellyfin selections or podcasts.
+    /// - Throws: ``SyncError`` (not signed in when only media was asked for, not enough space, unsafe paths).
+    ///   Failures of single files and of single sources do not throw: they are in the report.
+    public func run(
+        options: SyncOptions = SyncOptions(), only: Scope? = nil, progress: (@Sendable (BatchProgress) -> Void)? = nil
+    ) async throws -> SyncReport {
         try root.prepare()
         var report = SyncReport()
-        let items = try await SelectionExpander(server: server).expand(index.selections())
-        report.rejected += items.rejected
-        let (remoteFiles, rejected) = MirrorFiles.files(for: items, server: server)
-        report.rejected += rejected
+        var sources: [Scope: Source] = [:]
+        if only != .podcasts {
+            sources[.media] = try await mediaSource(only: only, report: &report)
+        }
+        if only != .media {
+            let (files, podcasts) = try await PodcastSource(index: index, client: client, now: now).expand(report: &report)
+            sources[.podcasts] = Source(files: files) { PodcastSource.metadataFiles(podcasts, entries: $0) }
+        }
         let placer = FilePlacer(root: root, durable: transferOptions.durable)
+        func participating(_ entry: IndexEntry) -> Bool { sources[Scope.of(key: entry.file.key)] != nil }
 
-        // Phase 1: media, images, subtitles.
-        let entries = try index.entries()
+        // Phase 1: media, images, subtitles, episodes.
+        let remoteFiles = sources.values.flatMap(\.files).sorted { $0.path < $1.path }
+        let entries = try index.entries().filter(participating)
         let fileEntries = entries.filter { $0.file.kind != .metadata }
         let plan = SyncPlanner.plan(
             remote: RemoteSnapshot(files: remoteFiles),
@@ -63,10 +93,11 @@ public final class MirrorSync: Sendable {
         try await download(plan, placer: placer, entries: entriesByKey, progress: progress, report: &report)
 
         // Phase 2: metadata, from what is now on disk.
-        let updated = try index.entries()
+        let updated = try index.entries().filter(participating)
         let metadataEntries = updated.filter { $0.file.kind == .metadata }
+        let metadataFiles = sources.values.flatMap { $0.metadata(updated) }.sorted { $0.path < $1.path }
         let metadataPlan = SyncPlanner.plan(
-            remote: RemoteSnapshot(files: MetadataComposer.files(for: items, entries: updated)),
+            remote: RemoteSnapshot(files: metadataFiles),
             local: LocalSnapshot(
                 files: metadataEntries.map(\.file), onDisk: placer.sizes(of: metadataEntries.map(\.file.path))),
             options: options)
@@ -98,6 +129,34 @@ public final class MirrorSync: Sendable {
         }
         report.unchanged = remoteFiles.count - plan.actions.filter(\.changesAWantedFile).count
         return report
+    }
+
+    /// Lists the Jellyfin side. A failure to list leaves the media scope out of this run (nothing of it is
+    /// fetched or deleted), unless only media was asked for, in which case it is thrown.
+    private func mediaSource(only: Scope?, report: inout SyncReport) async throws -> Source? {
+        let selections = try index.selections()
+        guard !selections.isEmpty else {
+            // Nothing selected: whatever the mirror holds is left over.
+            return Source(files: []) { _ in [] }
+        }
+        guard let server else {
+            if only == .media { throw SyncError.notSignedIn }
+            report.sourceErrors.append("Jellyfin: \(SyncError.notSignedIn.description)")
+            report.needsSignIn = true
+            return nil
+        }
+        do {
+            let items = try await SelectionExpander(server: server).expand(selections)
+            report.rejected += items.rejected
+            let (files, rejected) = MirrorFiles.files(for: items, server: server)
+            report.rejected += rejected
+            return Source(files: files) { MetadataComposer.files(for: items, entries: $0) }
+        } catch let error as JellyfinError {
+            if only == .media { throw error }
+            report.sourceErrors.append("Jellyfin: \(error.description)")
+            report.needsSignIn = report.needsSignIn || error.kind == .authenticationNeeded
+            return nil
+        }
     }
 
     private func checkSpace(for plan: SyncPlan) throws {
@@ -137,9 +196,11 @@ public final class MirrorSync: Sendable {
     ) async throws {
         let files = plan.downloads
         guard !files.isEmpty else { return }
-        let auth = server.authorizationHeader
-        var headers = HTTPHeaders()
-        headers.add(name: auth.name, value: auth.value)
+        // The Jellyfin token goes with Jellyfin downloads only, never to a podcast's hosts.
+        var serverHeaders = HTTPHeaders()
+        if let auth = server?.authorizationHeader {
+            serverHeaders.add(name: auth.name, value: auth.value)
+        }
         var requests: [TransferRequest] = []
         var planned: [String: RemoteFile] = [:]
         for file in files {
@@ -151,7 +212,9 @@ public final class MirrorSync: Sendable {
             let priority = file.kind == .media ? 2 : (file.kind == .subtitle ? 1 : 0)
             requests.append(
                 TransferRequest(
-                    id: file.key, url: url, destination: destination, headers: headers, expectedSize: size, priority: priority))
+                    id: file.key, url: url, destination: destination,
+                    headers: Scope.of(key: file.key) == .media ? serverHeaders : HTTPHeaders(), expectedSize: size,
+                    priority: priority))
         }
         let engine = TransferEngine(client: client, options: transferOptions)
         let result = await engine.download(requests, progress: progress)

@@ -20,11 +20,16 @@ public struct SyncReport: Sendable, Equatable {
     public var rejected: [String] = []
     /// Files already up to date.
     public var unchanged = 0
+    /// Sources that could not be listed (a feed that failed, the server refusing the sign-in), one line each.
+    /// Their files are neither fetched nor deleted in this run.
+    public var sourceErrors: [String] = []
+    /// Whether the Jellyfin part needs `mediasync login` again.
+    public var needsSignIn = false
 
     public init() {}
 
     /// Whether an essential file failed: the run is then a partial failure.
-    public var hasEssentialFailures: Bool { failed.contains { $0.essential } }
+    public var hasEssentialFailures: Bool { failed.contains { $0.essential } || !sourceErrors.isEmpty }
 
     /// Whether the run changed nothing.
     public var changedNothing: Bool {

@@ -29,10 +29,13 @@ public struct RemoteFile: Hashable, Sendable {
     public var versionId: String?
     /// Whether a failure fails the item (media and metadata) or is only reported (images, subtitles).
     public var essential: Bool
+    /// A size the remote side announces without guaranteeing it (a podcast enclosure's `length`): used to
+    /// check free space, never to reject a download.
+    public var sizeHint: Int64?
 
     public init(
         key: String, path: String, kind: Kind, content: Content, signature: String, itemId: String,
-        versionId: String? = nil, essential: Bool
+        versionId: String? = nil, essential: Bool, sizeHint: Int64? = nil
     ) {
         self.key = key
         self.path = path
@@ -42,6 +45,12 @@ public struct RemoteFile: Hashable, Sendable {
         self.itemId = itemId
         self.versionId = versionId
         self.essential = essential
+        self.sizeHint = sizeHint
+    }
+
+    /// The size to plan for: the verified expected size, else the announced hint.
+    public var plannedSize: Int64? {
+        expectedSize ?? sizeHint
     }
 
     /// The expected size, when the remote side states one.

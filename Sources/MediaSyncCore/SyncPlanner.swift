@@ -49,7 +49,7 @@ public struct SyncPlan: Sendable, Equatable {
 
     /// Bytes the downloads will add, from the sizes the remote side states.
     public var bytesToDownload: Int64 {
-        downloads.reduce(0) { $0 + ($1.expectedSize ?? 0) }
+        downloads.reduce(0) { $0 + ($1.plannedSize ?? 0) }
     }
 
     /// Whether the plan changes nothing.

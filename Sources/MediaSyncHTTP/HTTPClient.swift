@@ -49,6 +49,9 @@ public final class HTTPClient: Sendable {
         // An empty value lets libcurl offer every encoding it supports and decode the answer.
         try operation.set(CURLOPT_ACCEPT_ENCODING, "")
         try operation.set(CURLOPT_TIMEOUT_MS, Int((request.timeout ?? configuration.requestTimeout) * 1000))
+        if !request.followRedirects {
+            try operation.set(CURLOPT_FOLLOWLOCATION, 0)
+        }
         var headers = request.headers
         if headers["Accept"] == nil {
             headers.add(name: "Accept", value: "application/json")

@@ -168,6 +168,11 @@ public struct HTTPError: Error, Equatable, Sendable, CustomStringConvertible {
         return String(line)
     }
 
+    /// A redirect that cannot be followed (no Location, a loop, too many hops).
+    public static func redirect(_ message: String, url: String) -> HTTPError {
+        HTTPError(.tooManyRedirects, message, url: url)
+    }
+
     static func notStarted(_ request: TransferRequest) -> HTTPError {
         HTTPError(.cancelled, "not started: another transfer in the batch is invalid", url: request.url)
     }

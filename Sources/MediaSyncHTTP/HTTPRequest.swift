@@ -12,13 +12,20 @@ public struct HTTPRequest: Sendable {
     public var body: [UInt8]?
     /// A whole-request timeout in seconds, overriding the client's configuration.
     public var timeout: Double?
+    /// Whether redirects are followed (up to the configured limit). When false, a 3xx answer is returned as
+    /// the response, so a caller can tell permanent redirects from temporary ones.
+    public var followRedirects: Bool
 
-    public init(method: String = "GET", url: String, headers: HTTPHeaders = [:], body: [UInt8]? = nil, timeout: Double? = nil) {
+    public init(
+        method: String = "GET", url: String, headers: HTTPHeaders = [:], body: [UInt8]? = nil, timeout: Double? = nil,
+        followRedirects: Bool = true
+    ) {
         self.method = method
         self.url = url
         self.headers = headers
         self.body = body
         self.timeout = timeout
+        self.followRedirects = followRedirects
     }
 
     /// A request with a JSON body and `Content-Type: application/json`.

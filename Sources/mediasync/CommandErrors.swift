@@ -12,12 +12,12 @@ func reportingErrors<T>(_ body: () async throws -> T) async throws -> T {
     } catch let validation as ValidationError {
         throw validation
     } catch {
-        Console.error("mediasync: \(message(for: error))")
+        Console.error("mediasync: \(errorMessage(for: error))")
         throw exitCode(for: error)
     }
 }
 
-func message(for error: Error) -> String {
+func errorMessage(for error: Error) -> String {
     switch error {
     case let error as JellyfinError: return error.description
     case let error as SyncError: return error.description

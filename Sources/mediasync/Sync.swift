@@ -15,6 +15,9 @@ struct Sync: AsyncParsableCommand {
     @Flag(help: "Print only failures.")
     var quiet = false
 
+    @Option(help: "Sync only Jellyfin selections (media) or only podcasts.")
+    var only: MirrorSync.Scope?
+
     @OptionGroup var rootOptions: RootOptions
     @OptionGroup var transfer: TransferFlags
 
@@ -22,26 +25,31 @@ struct Sync: AsyncParsableCommand {
         try await reportingErrors {
             let root = rootOptions.mirrorRoot
             let lock = try RootLock(root: root)
-            let session = try Session.open(config: ConfigDirectory.resolve(), configuration: transfer.httpConfiguration)
+            let config = ConfigDirectory.resolve()
+            let session = try Credentials.load(from: config) == nil
+                ? nil : try Session.open(config: config, configuration: transfer.httpConfiguration)
             let index = try MirrorIndex(path: root.indexPath)
             let console = Console(quiet: quiet)
             let sync = MirrorSync(
-                root: root, index: index, server: session.client, client: session.http, transferOptions: transfer.options)
-            let report = try await sync.run(options: SyncOptions(delete: delete)) { console.show($0) }
+                root: root, index: index, server: session?.client,
+                client: session?.http ?? HTTPClient(configuration: transfer.httpConfiguration), transferOptions: transfer.options)
+            let report = try await sync.run(options: SyncOptions(delete: delete), only: only) { console.show($0) }
             console.clearLine()
             print(report: report)
             withExtendedLifetime(lock) {}
+            if report.needsSignIn { throw ExitCodes.authenticationNeeded }
             if report.hasEssentialFailures { throw ExitCodes.partialFailure }
         }
     }
 
     private func print(report: SyncReport) {
+        for line in report.sourceErrors { Console.error("failed: \(line)") }
         for line in report.rejected { Console.error("rejected: \(line)") }
         for failure in report.failed {
             Console.error("\(failure.essential ? "failed" : "failed (optional)"): \(failure.path): \(failure.message)")
         }
         guard !quiet else { return }
-        if report.changedNothing && report.failed.isEmpty {
+        if report.changedNothing && report.failed.isEmpty && report.sourceErrors.isEmpty {
             Swift.print("Up to date: \(report.unchanged) files, nothing to download.")
         } else {
             Swift.print(
@@ -54,3 +62,5 @@ struct Sync: AsyncParsableCommand {
         }
     }
 }
+
+extension MirrorSync.Scope: ExpressibleByArgument {}

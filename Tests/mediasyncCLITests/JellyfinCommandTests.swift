@@ -75,9 +75,14 @@ import Glibc
         #expect(rows?.count == 2)
     }
 
-    @Test func aSyncWithoutSigningInExitsWithTheAuthenticationCode() throws {
+    @Test func aSyncWithSelectionsButNoSignInExitsWithTheAuthenticationCode() throws {
         let sandbox = try Sandbox()
         defer { sandbox.tearDown() }
+        let nothingSelected = try sandbox.run(["sync"])
+        #expect(nothingSelected.status == 0, "nothing selected and no podcasts: nothing to do, no sign-in needed")
+        let root = MirrorRoot(path: sandbox.folder + "/mirror")
+        try MirrorIndex(path: root.indexPath).select(
+            Selection(id: sandbox.server.library.movies[0].id, kind: .movie, addedAt: "2026-01-01T00:00:00Z"))
         let output = try sandbox.run(["sync"])
         #expect(output.status == 4)
         #expect(output.stderr.contains("mediasync login"))

@@ -1,0 +1,137 @@
+import Foundation
+import MediaSyncCore
+import MediaSyncFeeds
+import MediaSyncHTTP
+
+/// Turns subscriptions into the episode files to hold: fetches each feed (conditionally), keeps the last
+/// good state when a feed fails, follows moves, and applies each podcast's retention.
+struct PodcastSource: Sendable {
+    let index: MirrorIndex
+    let client: HTTPClient
+    let now: @Sendable () -> Date
+
+    /// A subscription with the feed it currently stands for.
+    struct Podcast: Sendable {
+        var subscription: Subscription
+        var feed: Feed
+    }
+
+    func expand(report: inout SyncReport) async throws -> (files: [RemoteFile], podcasts: [Podcast]) {
+        var files: [RemoteFile] = []
+        var podcasts: [Podcast] = []
+        for var subscription in try index.subscriptions() {
+            let stored = try index.storedFeed(podcastId: subscription.id).flatMap { try? PodcastSource.decode($0) }
+            var feed = stored
+            var storeBytes: [UInt8]?
+            subscription.lastChecked = ISO8601DateFormatter().string(from: now())
+            do {
+                let outcome = try await FeedFetcher(client: client).fetch(
+                    subscription.feedURL, etag: stored == nil ? nil : subscription.etag,
+                    lastModified: stored == nil ? nil : subscription.lastModified)
+                if case .notModified(let movedTo?) = outcome {
+                    subscription.feedURL = movedTo
+                }
+                if case .fetched(let bytes, let etag, let lastModified, let movedTo) = outcome {
+                    let parsed = try FeedParser.parse(bytes, baseURL: movedTo ?? subscription.feedURL)
+                    feed = parsed
+                    storeBytes = try PodcastSource.encode(parsed)
+                    subscription.etag = etag
+                    subscription.lastModified = lastModified
+                    subscription.title = parsed.title ?? subscription.title
+                    if let movedTo { subscription.feedURL = movedTo }
+                    if let newURL = parsed.newFeedURL, newURL != subscription.feedURL,
+                        newURL.lowercased().hasPrefix("http://") || newURL.lowercased().hasPrefix("https://")
+                    {
+                        // The feed says it moved: fetch the new address next time, without the old validators.
+                        subscription.feedURL = newURL
+                        subscription.etag = nil
+                        subscription.lastModified = nil
+                    }
+                }
+                subscription.lastError = nil
+            } catch {
+                let message = "\(error)"
+                subscription.lastError = message
+                report.sourceErrors.append(
+                    "podcast \(subscription.title ?? subscription.id): \(message)"
+                        + (stored == nil ? "" : " (keeping the last good copy of the feed)"))
+            }
+            try index.save(subscription, feed: storeBytes)
+            guard let feed else { continue }
+            podcasts.append(Podcast(subscription: subscription, feed: feed))
+            files += episodeFiles(subscription, feed: feed)
+        }
+        return (files, podcasts)
+    }
+
+    /// The files of the episodes the retention keeps; the guid is the identity (a new enclosure URL with the
+    /// same guid is the same episode, fetched from its new address only if the file is missing).
+    func episodeFiles(_ subscription: Subscription, feed: Feed) -> [RemoteFile] {
+        let candidates = feed.episodes.filter { episode in
+            guard let url = episode.enclosure?.url.lowercased() else { return false }
+            return url.hasPrefix("http://") || url.hasPrefix("https://")
+        }
+        let kept = subscription.retention.keep(published: candidates.map { $0.published?.timeIntervalSince1970 })
+        var seen = Set<String>()
+        var files: [RemoteFile] = []
+        for position in kept {
+            let episode = candidates[position]
+            guard let enclosure = episode.enclosure, let guid = episode.guid else { continue }
+            let episodeId = PodcastLayout.episodeId(guid: guid)
+            guard seen.insert(episodeId).inserted else { continue }
+            let path = PodcastLayout.episode(
+                podcastId: subscription.id, episodeId: episodeId,
+                fileExtension: PodcastLayout.fileExtension(type: enclosure.type, url: enclosure.url))
+            files.append(
+                RemoteFile(
+                    key: "podcast:\(subscription.id):\(episodeId)", path: path, kind: .media,
+                    content: .download(url: enclosure.url, expectedSize: nil), signature: "guid:\(guid)",
+                    itemId: subscription.id, versionId: episodeId, essential: true, sizeHint: enclosure.length))
+        }
+        return files
+    }
+
+    /// The podcasts' `metadata.json` files, from the episodes the index holds.
+    static func metadataFiles(_ podcasts: [Podcast], entries: [IndexEntry]) -> [RemoteFile] {
+        var files: [RemoteFile] = []
+        for podcast in podcasts {
+            let id = podcast.subscription.id
+            let held = entries.filter { $0.file.kind == .media && $0.file.key.hasPrefix("podcast:\(id):") }
+            guard !held.isEmpty else { continue }
+            var byId: [String: MediaSyncFeeds.Episode] = [:]
+            for episode in podcast.feed.episodes {
+                guard let guid = episode.guid else { continue }
+                let episodeId = PodcastLayout.episodeId(guid: guid)
+                if byId[episodeId] == nil { byId[episodeId] = episode }
+            }
+            let formatter = ISO8601DateFormatter()
+            let episodes = held.sorted { $0.file.path < $1.file.path }.map { entry -> PodcastMetadata.Episode in
+                let episodeId = entry.versionId ?? ""
+                let episode = byId[episodeId]
+                return PodcastMetadata.Episode(
+                    episodeID: episodeId, title: episode?.title ?? episodeId,
+                    fileName: String(entry.file.path.split(separator: "/").last ?? ""), fileSize: entry.file.size,
+                    downloadDate: entry.downloadedAt, guid: episode?.guid, published: episode?.published.map(formatter.string))
+            }
+            let metadata = PodcastMetadata(
+                podcastID: id, podcastTitle: podcast.feed.title ?? podcast.subscription.title ?? id,
+                feedURL: podcast.subscription.feedURL, episodes: episodes)
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            let bytes = ((try? encoder.encode(metadata)).map { [UInt8]($0) } ?? []) + [0x0A]
+            files.append(
+                RemoteFile(
+                    key: "podcast-metadata:\(id)", path: PodcastLayout.metadata(id), kind: .metadata, content: .inline(bytes),
+                    signature: "sha256:" + SHA256.hex(bytes), itemId: id, essential: true))
+        }
+        return files
+    }
+
+    static func encode(_ feed: Feed) throws -> [UInt8] {
+        [UInt8](try JSONEncoder().encode(feed))
+    }
+
+    static func decode(_ bytes: [UInt8]) throws -> Feed {
+        try JSONDecoder().decode(Feed.self, from: Data(bytes))
+    }
+}

@@ -1,0 +1,211 @@
+import ArgumentParser
+import Foundation
+import MediaSync
+import MediaSyncCore
+import MediaSyncFeeds
+import MediaSyncHTTP
+
+/// `mediasync podcast …`: subscriptions, OPML, and what mediasync reads in a feed.
+struct Podcast: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Subscribe to podcast feeds; `mediasync sync` downloads their new episodes.",
+        subcommands: [Add.self, Import.self, List.self, Export.self, Remove.self, Parse.self])
+
+    /// How many episodes a subscription keeps.
+    struct RetentionOptions: ParsableArguments {
+        @Option(help: "Keep the newest N episodes (default for new subscriptions: 3).")
+        var keep: Int?
+
+        @Option(help: "Keep the episodes published on or after this date (YYYY-MM-DD).")
+        var since: String?
+
+        @Flag(help: "Keep every episode, the whole back catalogue.")
+        var all = false
+
+        func validate() throws {
+            guard [keep != nil, since != nil, all].filter({ $0 }).count <= 1 else {
+                throw ValidationError("choose one of --keep, --since and --all")
+            }
+            if let keep, keep < 1 { throw ValidationError("--keep must be at least 1") }
+            if let since, Podcast.RetentionOptions.parseDate(since) == nil {
+                throw ValidationError("--since \(since) is not a date such as 2024-01-31")
+            }
+        }
+
+        var retention: Retention {
+            if all { return .all }
+            if let keep { return .newest(keep) }
+            if let since, let date = Podcast.RetentionOptions.parseDate(since) { return .since(date) }
+            return .defaultForNewSubscriptions
+        }
+
+        static func parseDate(_ text: String) -> Double? {
+            let parts = text.split(separator: "-").compactMap { Int($0) }
+            guard parts.count == 3, (1...12).contains(parts[1]), (1...31).contains(parts[2]) else { return nil }
+            var components = DateComponents()
+            (components.year, components.month, components.day) = (parts[0], parts[1], parts[2])
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
+            return calendar.date(from: components)?.timeIntervalSince1970
+        }
+    }
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Subscribe to a feed (fetches and parses it once).")
+
+        @Argument(help: "The feed's URL.")
+        var url: String
+
+        @OptionGroup var retention: RetentionOptions
+        @OptionGroup var rootOptions: RootOptions
+
+        func run() async throws {
+            try await reportingErrors {
+                let root = rootOptions.mirrorRoot
+                try root.prepare()
+                let index = try MirrorIndex(path: root.indexPath)
+                let subscription = try await Subscriptions(index: index, client: HTTPClient())
+                    .add(url: url, retention: retention.retention)
+                print("Subscribed to \(subscription.title ?? url) (\(subscription.id)). Run `mediasync sync` to download episodes.")
+            }
+        }
+    }
+
+    struct Import: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Subscribe to every feed of an OPML file.")
+
+        @Argument(help: "The OPML file (from another podcast app).")
+        var file: String
+
+        @OptionGroup var retention: RetentionOptions
+        @OptionGroup var rootOptions: RootOptions
+
+        func run() async throws {
+            try await reportingErrors {
+                guard let data = FileManager.default.contents(atPath: file) else {
+                    throw ValidationError("cannot read \(file)")
+                }
+                let outlines = try OPML.parse([UInt8](data))
+                let root = rootOptions.mirrorRoot
+                try root.prepare()
+                let subscriptions = Subscriptions(index: try MirrorIndex(path: root.indexPath), client: HTTPClient())
+                var failures = 0
+                for outline in outlines {
+                    do {
+                        let subscription = try await subscriptions.add(url: outline.xmlURL, retention: retention.retention)
+                        print("Subscribed to \(subscription.title ?? outline.title ?? outline.xmlURL).")
+                    } catch {
+                        failures += 1
+                        Console.error("failed: \(outline.xmlURL): \(errorMessage(for: error))")
+                    }
+                }
+                print("\(outlines.count - failures) of \(outlines.count) feeds subscribed.")
+                if failures > 0 { throw failures == outlines.count ? ExitCodes.fatal : ExitCodes.partialFailure }
+            }
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the subscriptions.")
+
+        @Flag(help: "Print JSON instead of a table.")
+        var json = false
+
+        @OptionGroup var rootOptions: RootOptions
+
+        func run() async throws {
+            try await reportingErrors {
+                let root = rootOptions.mirrorRoot
+                try root.prepare()
+                let subscriptions = try MirrorIndex(path: root.indexPath).subscriptions()
+                if json {
+                    print(try JSONText.encode(subscriptions))
+                } else {
+                    Table.print(
+                        header: ["ID", "TITLE", "KEEP", "FEED"],
+                        rows: subscriptions.map { [$0.id, $0.title ?? "", Podcast.describe($0.retention), $0.feedURL] })
+                }
+            }
+        }
+    }
+
+    struct Export: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Print the subscriptions as OPML.")
+
+        @OptionGroup var rootOptions: RootOptions
+
+        func run() async throws {
+            try await reportingErrors {
+                let root = rootOptions.mirrorRoot
+                try root.prepare()
+                let subscriptions = try MirrorIndex(path: root.indexPath).subscriptions()
+                print(
+                    OPML.export(
+                        subscriptions.map { OPMLOutline(title: $0.title, xmlURL: $0.feedURL, htmlURL: nil) },
+                        title: "mediasync subscriptions"), terminator: "")
+            }
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Unsubscribe. The episodes stay until `mediasync sync --delete`.")
+
+        @Argument(help: "The podcast's id or feed URL.")
+        var podcast: String
+
+        @OptionGroup var rootOptions: RootOptions
+
+        func run() async throws {
+            try await reportingErrors {
+                let root = rootOptions.mirrorRoot
+                try root.prepare()
+                let index = try MirrorIndex(path: root.indexPath)
+                guard let subscription = try index.subscription(matching: podcast), try index.unsubscribe(id: subscription.id)
+                else {
+                    throw SyncError(.notFound, "no subscription \(podcast) (see `mediasync podcast list`)")
+                }
+                print("Unsubscribed from \(subscription.title ?? subscription.feedURL).")
+            }
+        }
+    }
+
+    struct Parse: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show what mediasync reads in a feed file or URL.")
+
+        @Argument(help: "A feed file or an http(s) URL.")
+        var source: String
+
+        @Option(name: .customLong("base-url"), help: "Resolve relative links against this URL (for a file).")
+        var baseURL: String?
+
+        @Flag(help: "Print JSON (the default and only format).")
+        var json = false
+
+        func run() async throws {
+            try await reportingErrors {
+                let bytes: [UInt8]
+                let base: String?
+                if source.lowercased().hasPrefix("http://") || source.lowercased().hasPrefix("https://") {
+                    bytes = try await HTTPClient().send(HTTPRequest(url: source, headers: ["Accept": "*/*"])).body
+                    base = baseURL ?? source
+                } else {
+                    guard let data = FileManager.default.contents(atPath: source) else {
+                        throw ValidationError("cannot read \(source)")
+                    }
+                    bytes = [UInt8](data)
+                    base = baseURL
+                }
+                print(try FeedJSON.encode(try FeedParser.parse(bytes, baseURL: base)))
+            }
+        }
+    }
+
+    static func describe(_ retention: Retention) -> String {
+        switch retention {
+        case .all: return "all"
+        case .newest(let count): return "newest \(count)"
+        case .since(let date): return "since " + String(ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: date)).prefix(10))
+        }
+    }
+}
