@@ -63,7 +63,7 @@ final class FileWriter: CurlResponseHandler, @unchecked Sendable {
     private var writing = false
     /// libcurl hands the body over in pieces of at most 16 KiB (`CURL_MAX_WRITE_SIZE`); they are gathered
     /// here and written in large blocks, which costs a memcpy and saves ~60 system calls per MiB.
-    private let coalesceCapacity: Int
+    private var coalesceCapacity: Int
     private var coalesce: UnsafeMutableRawPointer?
     private var pending = 0
     private var validator: String?
@@ -90,6 +90,9 @@ final class FileWriter: CurlResponseHandler, @unchecked Sendable {
     deinit {
         coalesce?.deallocate()
     }
+
+    /// Whether a resume record may exist beside the partial file (so placing the file must remove it).
+    var mayHaveRecord: Bool { recordWritten || resumeOffset > 0 }
 
     /// The bytes this attempt received for the file (written, or gathered and about to be).
     var bytesWritten: Int64 { offset - startOffset }
@@ -150,6 +153,10 @@ final class FileWriter: CurlResponseHandler, @unchecked Sendable {
         }
         self.validator = validator
         writing = true
+        if let totalSize {
+            // A small file needs no 1 MiB buffer (2,000 small files would each allocate and free one).
+            coalesceCapacity = Int(max(min(Int64(coalesceCapacity), totalSize - startOffset), 1 << 12))
+        }
         offset = startOffset
         writebackFrom = startOffset
         item.done.store(startOffset, ordering: .relaxed)

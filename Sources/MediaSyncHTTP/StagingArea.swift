@@ -57,17 +57,15 @@ struct StagingArea: Sendable {
         partPath(for: destination) + ".meta"
     }
 
-    func prepare() throws(HTTPError) {
-        try StagingArea.makeDirectories(directory)
-    }
-
     /// The bytes a partial file of `destination` may resume from, with its validator; nil when there is
     /// nothing usable (in which case any stale partial file is removed).
     func resumable(for destination: String, url: String) -> (size: Int64, validator: String)? {
         let part = partPath(for: destination)
         let meta = recordPath(for: destination)
         var info = stat()
-        guard stat(part, &info) == 0, info.st_size > 0,
+        // Most transfers have no partial file: one stat answers that, with nothing to clean up.
+        guard stat(part, &info) == 0 else { return nil }
+        guard info.st_size > 0,
             let data = FileManager.default.contents(atPath: meta),
             let record = try? JSONDecoder().decode(Record.self, from: data),
             record.url == url, !record.validator.isEmpty
@@ -117,14 +115,6 @@ struct StagingArea: Sendable {
             let number = ((error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError)?.code
             throw HTTPError.fromErrno(Int32(number ?? Int(EIO)), operation: "create the folder", path: path)
         }
-    }
-
-    /// fsyncs a directory so that a rename into it survives a power cut.
-    static func syncDirectory(_ path: String) throws(HTTPError) {
-        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { throw HTTPError.fromErrno(errno, operation: "open the folder", path: path) }
-        defer { close(fd) }
-        guard fsync(fd) == 0 else { throw HTTPError.fromErrno(errno, operation: "flush the folder", path: path) }
     }
 
     static func fnv1a64(_ text: String) -> UInt64 {

@@ -43,6 +43,7 @@ public final class TransferEngine: Sendable {
                 })
         }
         let items = requests.map { ItemProgress(expected: $0.expectedSize) }
+        let directories = DirectoryCache(preferredStaging: options.stagingDirectory)
         let counters = BatchCounters()
         let results = ResultStore(count: requests.count)
         let scheduler = TransferScheduler(
@@ -65,7 +66,8 @@ public final class TransferEngine: Sendable {
                 group.addTask {
                     while !Task.isCancelled, let index = await scheduler.next() {
                         let result = await self.transfer(
-                            requests[index], item: items[index], counters: counters, rateLimit: perTransferLimit)
+                            requests[index], item: items[index], counters: counters, rateLimit: perTransferLimit,
+                            directories: directories)
                         results.set(index, result)
                         scheduler.finish(index)
                         if case .failure(let error) = result, error.isFatal {
@@ -85,8 +87,7 @@ public final class TransferEngine: Sendable {
             result ?? .failure(HTTPError.cancelled(url: requests[index].url))
         }
         reporter.report(results: final.map { $0 }, final: true)
-        Set(requests.map { StagingArea.directory(for: $0.destination, preferred: options.stagingDirectory) })
-            .forEach { StagingArea(directory: $0).removeIfEmpty() }
+        directories.stagingDirectories.forEach { StagingArea(directory: $0).removeIfEmpty() }
         return BatchResult(outcomes: zip(requests, final).map { TransferOutcome(request: $0, result: $1) })
     }
 
@@ -119,12 +120,12 @@ public final class TransferEngine: Sendable {
     }
 
     private func transfer(
-        _ request: TransferRequest, item: ItemProgress, counters: BatchCounters, rateLimit: Int?
+        _ request: TransferRequest, item: ItemProgress, counters: BatchCounters, rateLimit: Int?,
+        directories: DirectoryCache
     ) async -> Result<TransferSuccess, HTTPError> {
-        let staging = StagingArea(
-            directory: StagingArea.directory(for: request.destination, preferred: options.stagingDirectory))
+        let staging = StagingArea(directory: directories.stagingDirectory(for: request.destination))
         do {
-            try staging.prepare()
+            try directories.ensure(staging.directory)
         } catch {
             return .failure(error)
         }
@@ -137,7 +138,10 @@ public final class TransferEngine: Sendable {
         while true {
             attempts += 1
             if Task.isCancelled { return .failure(.cancelled(url: request.url)) }
-            switch await attempt(request, staging: staging, item: item, counters: counters, rateLimit: rateLimit, number: attempts) {
+            switch await attempt(
+                request, staging: staging, item: item, counters: counters, rateLimit: rateLimit, number: attempts,
+                directories: directories)
+            {
             case .success(let success):
                 return .success(success)
             case .restart:
@@ -170,7 +174,7 @@ public final class TransferEngine: Sendable {
 
     private func attempt(
         _ request: TransferRequest, staging: StagingArea, item: ItemProgress, counters: BatchCounters, rateLimit: Int?,
-        number: Int
+        number: Int, directories: DirectoryCache
     ) async -> AttemptResult {
         let resume = staging.resumable(for: request.destination, url: request.url)
         let partPath = staging.partPath(for: request.destination)
@@ -223,7 +227,7 @@ public final class TransferEngine: Sendable {
             finalizer.async {
                 let result = TransferEngine.place(
                     fd: fd, partPath: partPath, request: request, staging: staging, expectedTotal: writer.totalSize,
-                    size: writer.offset, durable: durable)
+                    size: writer.offset, durable: durable, hasRecord: writer.mayHaveRecord, directories: directories)
                 switch result {
                 case .success:
                     continuation.resume(returning: .success(success))
@@ -253,7 +257,7 @@ public final class TransferEngine: Sendable {
     /// Flushes, verifies and renames a complete partial file into place. Runs off the loop thread.
     private static func place(
         fd: Int32, partPath: String, request: TransferRequest, staging: StagingArea, expectedTotal: Int64?, size: Int64,
-        durable: Bool
+        durable: Bool, hasRecord: Bool, directories: DirectoryCache
     ) -> Result<Void, HTTPError> {
         if durable && fsync(fd) != 0 {
             let error = HTTPError.fromErrno(errno, operation: "flush", path: partPath)
@@ -281,13 +285,13 @@ public final class TransferEngine: Sendable {
         }
         let parent = (request.destination as NSString).deletingLastPathComponent
         do {
-            try StagingArea.makeDirectories(parent)
+            try directories.ensure(parent)
             try moveIntoPlace(partPath, request.destination, durable: durable)
-            if durable { try StagingArea.syncDirectory(parent) }
+            if durable { try DirectorySyncer.shared.sync(parent) }
         } catch {
             return .failure(error)
         }
-        staging.removeRecord(for: request.destination)
+        if hasRecord { staging.removeRecord(for: request.destination) }
         return .success(())
     }
 

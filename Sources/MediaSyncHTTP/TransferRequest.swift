@@ -63,7 +63,7 @@ public struct TransferOptions: Sendable {
     public init(
         concurrency: Int = 4, perHostLimit: Int? = nil, durable: Bool = true, retryPolicy: RetryPolicy = RetryPolicy(),
         bandwidthLimit: Int? = nil, stagingDirectory: String? = nil, progressInterval: Double = 0.25,
-        bufferSize: Int = 1 << 20
+        bufferSize: Int = 512 << 10
     ) {
         self.concurrency = concurrency
         self.perHostLimit = perHostLimit

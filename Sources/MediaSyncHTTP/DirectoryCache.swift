@@ -1,0 +1,98 @@
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Per-batch memory of folders already looked up or created, so a batch of 2,000 small files does not
+/// stat and create the same folders 2,000 times.
+final class DirectoryCache: Sendable {
+    private struct State {
+        var staging: [String: String] = [:]
+        var created: Set<String> = []
+    }
+
+    private let state = Mutex(State())
+    private let preferredStaging: String?
+
+    init(preferredStaging: String?) {
+        self.preferredStaging = preferredStaging
+    }
+
+    /// The staging folder for a destination (see ``StagingArea/directory(for:preferred:)``), looked up once
+    /// per destination folder.
+    func stagingDirectory(for destination: String) -> String {
+        let parent = (destination as NSString).deletingLastPathComponent
+        if let known = state.withLock({ $0.staging[parent] }) { return known }
+        let directory = StagingArea.directory(for: destination, preferred: preferredStaging)
+        state.withLock { $0.staging[parent] = directory }
+        return directory
+    }
+
+    /// Every staging folder this batch used.
+    var stagingDirectories: Set<String> {
+        Set(state.withLock { $0.staging.values })
+    }
+
+    /// Creates a folder (and its parents) unless this batch already did.
+    func ensure(_ path: String) throws(HTTPError) {
+        if state.withLock({ $0.created.contains(path) }) { return }
+        try StagingArea.makeDirectories(path)
+        state.withLock { _ = $0.created.insert(path) }
+    }
+}
+
+/// Flushes folders after renames with group commit: a caller waits for one fsync of the folder that starts
+/// after its rename, and every caller waiting at that moment shares it. Many files finishing in one folder
+/// then cost a few directory flushes instead of one each.
+final class DirectorySyncer: @unchecked Sendable {
+    static let shared = DirectorySyncer()
+
+    private struct Folder {
+        var started = 0
+        var finished = 0
+        var running = false
+        var failure: (generation: Int, errno: Int32)?
+    }
+
+    private let condition = NSCondition()
+    private var folders: [String: Folder] = [:]
+
+    func sync(_ path: String) throws(HTTPError) {
+        condition.lock()
+        defer { condition.unlock() }
+        let target = (folders[path]?.started ?? 0) + 1
+        while (folders[path]?.finished ?? 0) < target {
+            if folders[path]?.running == true {
+                condition.wait()
+                continue
+            }
+            var folder = folders[path] ?? Folder()
+            folder.started += 1
+            folder.running = true
+            let generation = folder.started
+            folders[path] = folder
+            condition.unlock()
+            let result = DirectorySyncer.flush(path)
+            condition.lock()
+            folder = folders[path] ?? Folder()
+            folder.finished = generation
+            folder.running = false
+            if let number = result { folder.failure = (generation, number) }
+            folders[path] = folder
+            condition.broadcast()
+        }
+        if let failure = folders[path]?.failure, failure.generation >= target {
+            throw HTTPError.fromErrno(failure.errno, operation: "flush the folder", path: path)
+        }
+    }
+
+    /// fsyncs a folder; returns errno on failure.
+    private static func flush(_ path: String) -> Int32? {
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { return errno }
+        defer { close(fd) }
+        return fsync(fd) == 0 ? nil : errno
+    }
+}
