@@ -96,3 +96,40 @@ final class DirectorySyncer: @unchecked Sendable {
         return fsync(fd) == 0 ? nil : errno
     }
 }
+
+/// Write buffers shared by a batch's transfers: taken when a transfer starts writing, given back when it
+/// ends, so thousands of small files do not allocate and free a buffer each (which fragments the heap and
+/// made peak memory grow with the number of files).
+final class BufferPool: @unchecked Sendable {
+    let bufferSize: Int
+    private let keep: Int
+    private let lock = NSLock()
+    private var free: [UnsafeMutableRawPointer] = []
+
+    init(bufferSize: Int, keep: Int) {
+        self.bufferSize = bufferSize
+        self.keep = keep
+    }
+
+    deinit {
+        free.forEach { $0.deallocate() }
+    }
+
+    func take() -> UnsafeMutableRawPointer {
+        lock.lock()
+        let buffer = free.popLast()
+        lock.unlock()
+        return buffer ?? UnsafeMutableRawPointer.allocate(byteCount: bufferSize, alignment: 4096)
+    }
+
+    func give(_ buffer: UnsafeMutableRawPointer) {
+        lock.lock()
+        if free.count < keep {
+            free.append(buffer)
+            lock.unlock()
+        } else {
+            lock.unlock()
+            buffer.deallocate()
+        }
+    }
+}

@@ -63,18 +63,21 @@ final class FileWriter: CurlResponseHandler, @unchecked Sendable {
     private var writing = false
     /// libcurl hands the body over in pieces of at most 16 KiB (`CURL_MAX_WRITE_SIZE`); they are gathered
     /// here and written in large blocks, which costs a memcpy and saves ~60 system calls per MiB.
-    private var coalesceCapacity: Int
+    private let coalesceCapacity: Int
+    private let buffers: BufferPool
     private var coalesce: UnsafeMutableRawPointer?
     private var pending = 0
     private var validator: String?
     private var recordWritten = false
     private var writebackFrom: Int64 = 0
+    private var writtenBackFrom: Int64 = 0
 
     init(
         fd: Int32, url: String, destination: String, staging: StagingArea, resumeOffset: Int64, sentValidator: String?,
-        durable: Bool, item: ItemProgress, counters: BatchCounters, writeSize: Int = 1 << 20
+        durable: Bool, item: ItemProgress, counters: BatchCounters, buffers: BufferPool
     ) {
-        self.coalesceCapacity = max(writeSize, 1 << 16)
+        self.buffers = buffers
+        self.coalesceCapacity = buffers.bufferSize
         self.fd = fd
         self.url = url
         self.destination = destination
@@ -88,7 +91,7 @@ final class FileWriter: CurlResponseHandler, @unchecked Sendable {
     }
 
     deinit {
-        coalesce?.deallocate()
+        if let coalesce { buffers.give(coalesce) }
     }
 
     /// Whether a resume record may exist beside the partial file (so placing the file must remove it).
@@ -139,7 +142,8 @@ final class FileWriter: CurlResponseHandler, @unchecked Sendable {
                 staging.removeRecord(for: destination)
                 recordWritten = false
             }
-            guard ftruncate(fd, 0) == 0 else {
+            // A fresh attempt opened the file truncated; only a refused resume has bytes to drop.
+            guard resumeOffset == 0 || ftruncate(fd, 0) == 0 else {
                 return HTTPError.fromErrno(errno, operation: "truncate", path: staging.partPath(for: destination))
             }
             startOffset = 0
@@ -153,12 +157,9 @@ final class FileWriter: CurlResponseHandler, @unchecked Sendable {
         }
         self.validator = validator
         writing = true
-        if let totalSize {
-            // A small file needs no 1 MiB buffer (2,000 small files would each allocate and free one).
-            coalesceCapacity = Int(max(min(Int64(coalesceCapacity), totalSize - startOffset), 1 << 12))
-        }
         offset = startOffset
         writebackFrom = startOffset
+        writtenBackFrom = startOffset
         item.done.store(startOffset, ordering: .relaxed)
         if let totalSize { item.expected.store(totalSize, ordering: .relaxed) }
         return nil
@@ -174,7 +175,7 @@ final class FileWriter: CurlResponseHandler, @unchecked Sendable {
         if bytes.count >= coalesceCapacity {
             if let error = writeFully(source, count: bytes.count, at: offset) { return error }
         } else {
-            let buffer = coalesce ?? UnsafeMutableRawPointer.allocate(byteCount: coalesceCapacity, alignment: 4096)
+            let buffer = coalesce ?? buffers.take()
             coalesce = buffer
             (buffer + pending).copyMemory(from: source, byteCount: bytes.count)
             pending += bytes.count
@@ -207,6 +208,12 @@ final class FileWriter: CurlResponseHandler, @unchecked Sendable {
         }
         if offset - writebackFrom >= FileWriter.writebackStride {
             Writeback.start(fd: fd, offset: writebackFrom, length: offset - writebackFrom)
+            // The stride before this one has had time to reach the disk: drop its clean pages, so a large
+            // download does not fill the page cache and make the kernel reclaim memory under us.
+            if writebackFrom > writtenBackFrom {
+                _ = posix_fadvise(fd, off_t(writtenBackFrom), off_t(writebackFrom - writtenBackFrom), POSIX_FADV_DONTNEED)
+            }
+            writtenBackFrom = writebackFrom
             writebackFrom = offset
         }
         return nil

@@ -44,6 +44,7 @@ public final class TransferEngine: Sendable {
         }
         let items = requests.map { ItemProgress(expected: $0.expectedSize) }
         let directories = DirectoryCache(preferredStaging: options.stagingDirectory)
+        let buffers = BufferPool(bufferSize: 1 << 20, keep: max(1, options.concurrency))
         let counters = BatchCounters()
         let results = ResultStore(count: requests.count)
         let scheduler = TransferScheduler(
@@ -67,7 +68,7 @@ public final class TransferEngine: Sendable {
                     while !Task.isCancelled, let index = await scheduler.next() {
                         let result = await self.transfer(
                             requests[index], item: items[index], counters: counters, rateLimit: perTransferLimit,
-                            directories: directories)
+                            directories: directories, buffers: buffers)
                         results.set(index, result)
                         scheduler.finish(index)
                         if case .failure(let error) = result, error.isFatal {
@@ -97,8 +98,11 @@ public final class TransferEngine: Sendable {
         var errors: [Int: HTTPError] = [:]
         var seen: [String: Int] = [:]
         for (index, request) in requests.enumerated() {
-            let path = (request.destination as NSString).standardizingPath
-            if !request.destination.hasPrefix("/") || path != request.destination || path.hasSuffix("/") {
+            let path = request.destination
+            let components = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+            let normalised = path.hasPrefix("/") && !components.isEmpty
+                && components.allSatisfy { !$0.isEmpty && $0 != "." && $0 != ".." }
+            if !normalised {
                 errors[index] = HTTPError(
                     .fileSystem, "the destination \(request.destination) is not a normalised absolute path", url: request.url)
             } else if let first = seen[path] {
@@ -121,7 +125,7 @@ public final class TransferEngine: Sendable {
 
     private func transfer(
         _ request: TransferRequest, item: ItemProgress, counters: BatchCounters, rateLimit: Int?,
-        directories: DirectoryCache
+        directories: DirectoryCache, buffers: BufferPool
     ) async -> Result<TransferSuccess, HTTPError> {
         let staging = StagingArea(directory: directories.stagingDirectory(for: request.destination))
         do {
@@ -140,7 +144,7 @@ public final class TransferEngine: Sendable {
             if Task.isCancelled { return .failure(.cancelled(url: request.url)) }
             switch await attempt(
                 request, staging: staging, item: item, counters: counters, rateLimit: rateLimit, number: attempts,
-                directories: directories)
+                directories: directories, buffers: buffers)
             {
             case .success(let success):
                 return .success(success)
@@ -174,7 +178,7 @@ public final class TransferEngine: Sendable {
 
     private func attempt(
         _ request: TransferRequest, staging: StagingArea, item: ItemProgress, counters: BatchCounters, rateLimit: Int?,
-        number: Int, directories: DirectoryCache
+        number: Int, directories: DirectoryCache, buffers: BufferPool
     ) async -> AttemptResult {
         let resume = staging.resumable(for: request.destination, url: request.url)
         let partPath = staging.partPath(for: request.destination)
@@ -186,7 +190,7 @@ public final class TransferEngine: Sendable {
         let writer = FileWriter(
             fd: fd, url: request.url, destination: request.destination, staging: staging,
             resumeOffset: resume?.size ?? 0, sentValidator: resume?.validator, durable: options.durable, item: item,
-            counters: counters)
+            counters: counters, buffers: buffers)
         let completion: CurlCompletion
         do {
             let operation = try CurlOperation(url: request.url, handler: writer)
