@@ -1,5 +1,7 @@
 import Foundation
 import MediaSync
+import MediaSyncHTTP
+import MediaSyncCore
 import MediaSyncServer
 import MediaSyncTestServer
 import MediaSyncTestSupport
@@ -171,5 +173,34 @@ import Testing
         #expect(error?.kind == .notEnoughSpace)
         #expect(error?.description.contains("not enough free space") == true)
         #expect(server.allRequests.filter { $0.path.hasSuffix("/Download") }.isEmpty)
+    }
+}
+
+@Suite struct MixedSourcesTests {
+    @Test func theJellyfinTokenNeverGoesToAPodcastHostEvenOnTheSameServer() async throws {
+        let library = TestLibrary.golden()
+        let fixture = try await MirrorFixture(library: library)
+        defer { fixture.tearDown() }
+        try fixture.select(.movie, library.movies[1].id)
+        let feed = """
+            <rss version="2.0"><channel><title>P</title><item><title>E</title><guid>e-1</guid>
+            <enclosure url="\(fixture.server.baseURL)/pod/e1.mp3" type="audio/mpeg"/></item></channel></rss>
+            """
+        fixture.server.setFile("/pod/feed.xml", contents: Array(feed.utf8))
+        fixture.server.setFile("/pod/e1.mp3", contents: Array(repeating: 1, count: 2048))
+        try await Subscriptions(index: fixture.index, client: HTTPClient()).add(
+            url: fixture.server.baseURL + "/pod/feed.xml", retention: .all)
+        let report = try await fixture.sync()
+        #expect(report.failed.isEmpty && report.sourceErrors.isEmpty, "\(report)")
+        #expect(fixture.server.requests(to: "/pod/e1.mp3").first?.headers["authorization"] == nil)
+        #expect(fixture.server.requests(to: "/pod/feed.xml").allSatisfy { $0.headers["authorization"] == nil })
+        let media = fixture.server.allRequests.filter { $0.path.hasSuffix("/Download") }
+        #expect(!media.isEmpty && media.allSatisfy { $0.headers["authorization"]?.contains("Token=") == true })
+
+        // Syncing only podcasts leaves the Jellyfin files alone, even with --delete.
+        let podcastsOnly = try await MirrorSync(root: fixture.root, index: fixture.index, server: nil).run(
+            options: SyncOptions(delete: true), only: .podcasts)
+        #expect(podcastsOnly.deleted.isEmpty)
+        #expect(fixture.tree().contains { $0.hasPrefix("Downloads/\(library.movies[1].id)/") })
     }
 }

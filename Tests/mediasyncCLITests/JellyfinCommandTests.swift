@@ -131,3 +131,61 @@ import Glibc
         withExtendedLifetime(lock) {}
     }
 }
+
+@Suite struct RevokedSignInTests {
+    @Test func aRevokedTokenMakesSyncAskForANewSignIn() throws {
+        let sandbox = try JellyfinCommandTests.Sandbox()
+        defer { sandbox.tearDown() }
+        #expect(try sandbox.login().status == 0)
+        #expect(try sandbox.run(["select", "movie", sandbox.server.library.movies[1].id]).status == 0)
+        sandbox.server.updateLibrary { $0.accessToken = "revoked0000000000000000000000000" }
+        let output = try sandbox.run(["sync"])
+        #expect(output.status == 4)
+        #expect(output.stderr.contains("sign in again"))
+        #expect(!output.stderr.contains(sandbox.server.library.apiKey))
+    }
+}
+
+@Suite struct PodcastCommandTests {
+    @Test func addsListsExportsImportsAndParses() throws {
+        let sandbox = try JellyfinCommandTests.Sandbox()
+        defer { sandbox.tearDown() }
+        let feed = """
+            <?xml version="1.0"?><rss version="2.0"><channel><title>Tiny Show</title>
+            <item><title>One</title><guid>t-1</guid><enclosure url="\(sandbox.server.baseURL)/t1.mp3" type="audio/mpeg"/></item>
+            </channel></rss>
+            """
+        sandbox.server.setFile("/tiny.xml", contents: Array(feed.utf8), contentType: "application/rss+xml")
+        sandbox.server.setFile("/t1.mp3", contents: Array(repeating: 7, count: 3000), contentType: "audio/mpeg")
+        let add = try sandbox.run(["podcast", "add", sandbox.server.baseURL + "/tiny.xml"])
+        #expect(add.status == 0, "\(add.stderr)")
+        #expect(add.stdout.contains("Tiny Show"))
+        let list = try sandbox.run(["podcast", "list", "--json"])
+        #expect(list.stdout.contains("Tiny Show") && list.stdout.contains("/tiny.xml"))
+        let export = try sandbox.run(["podcast", "export"])
+        #expect(export.stdout.contains("xmlUrl=\"\(sandbox.server.baseURL)/tiny.xml\""))
+
+        // Podcasts need no Jellyfin sign-in.
+        let sync = try sandbox.run(["sync"])
+        #expect(sync.status == 0, "\(sync.stderr)")
+        #expect(sandbox.server.requests(to: "/t1.mp3").count == 1)
+        #expect(sandbox.server.requests(to: "/t1.mp3").first?.headers["authorization"] == nil)
+
+        // Importing the exported OPML into another root subscribes to the same feed.
+        try export.stdout.write(toFile: sandbox.folder + "/subs.opml", atomically: true, encoding: .utf8)
+        let other = try sandbox.run(
+            ["podcast", "import", sandbox.folder + "/subs.opml"], extra: ["MEDIASYNC_ROOT": sandbox.folder + "/other"])
+        #expect(other.status == 0, "\(other.stderr)")
+        #expect(other.stdout.contains("1 of 1 feeds subscribed"))
+
+        try feed.write(toFile: sandbox.folder + "/feed.xml", atomically: true, encoding: .utf8)
+        let parse = try sandbox.run(["podcast", "parse", sandbox.folder + "/feed.xml", "--json"])
+        let json = try JSONSerialization.jsonObject(with: Data(parse.stdout.utf8)) as? [String: Any]
+        #expect(json?["title"] as? String == "Tiny Show")
+        #expect((json?["episodes"] as? [[String: Any]])?.first?["guid"] as? String == "t-1")
+
+        let broken = try sandbox.run(["podcast", "add", sandbox.server.baseURL + "/missing.xml"])
+        #expect(broken.status == 1)
+        #expect(broken.stderr.hasPrefix("mediasync: "))
+    }
+}
