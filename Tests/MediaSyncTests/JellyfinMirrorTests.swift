@@ -204,3 +204,21 @@ import Testing
         #expect(fixture.tree().contains { $0.hasPrefix("Downloads/\(library.movies[1].id)/") })
     }
 }
+
+@Suite struct LibrarySelectionTests {
+    @Test func aWholeLibrarySelectionMirrorsEveryMovieOnce() async throws {
+        let library = TestLibrary.golden()
+        let fixture = try await MirrorFixture(library: library)
+        defer { fixture.tearDown() }
+        try fixture.select(.library, library.moviesViewId)
+        try fixture.select(.movie, library.movies[0].id)
+        let report = try await fixture.sync()
+        #expect(report.failed.isEmpty, "\(report.failed)")
+        let media = fixture.tree().filter { $0.hasSuffix(".mkv") || $0.hasSuffix(".mp4") }
+        // Primary versions only, each movie once although movie 0 is selected twice.
+        #expect(media.count == library.movies.count)
+        for movie in library.movies {
+            #expect(media.contains { $0.hasPrefix("Downloads/\(movie.id)/\(movie.id)-\(movie.mediaSources[0].id).") })
+        }
+    }
+}
