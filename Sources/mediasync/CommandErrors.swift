@@ -50,4 +50,11 @@ struct RootOptions: ParsableArguments {
     var root: String?
 
     var mirrorRoot: MirrorRoot { MirrorRoot.resolve(root) }
+
+    /// Creates the root's folders if needed and opens its index.
+    func openIndex() throws -> MirrorIndex {
+        let mirror = mirrorRoot
+        try mirror.prepare()
+        return try MirrorIndex(path: mirror.indexPath)
+    }
 }

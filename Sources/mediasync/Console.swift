@@ -1,4 +1,5 @@
 import Foundation
+import MediaSync
 import MediaSyncHTTP
 import Synchronization
 
@@ -20,8 +21,8 @@ final class Console: Sendable {
         guard !quiet, isTerminal, !progress.isFinished else { return }
         var line = String(
             format: "%3.0f%%  %d/%d files  %@ of %@  %@/s", progress.fraction * 100,
-            progress.succeededItems + progress.failedItems, progress.totalItems, Console.bytes(progress.bytesDone),
-            progress.sizeKnown ? Console.bytes(progress.bytesExpected) : "?", Console.bytes(Int64(progress.bytesPerSecond)))
+            progress.succeededItems + progress.failedItems, progress.totalItems, ByteCount.format(progress.bytesDone),
+            progress.sizeKnown ? ByteCount.format(progress.bytesExpected) : "?", ByteCount.format(Int64(progress.bytesPerSecond)))
         if let eta = progress.estimatedSecondsRemaining { line += String(format: "  ETA %.0fs", eta) }
         lastLine.withLock { width in
             let padding = String(repeating: " ", count: max(0, width - line.count))
@@ -45,21 +46,10 @@ final class Console: Sendable {
             if case .success(let success) = outcome.result { return total + success.size }
             return total
         }
-        Console.error("\(result.succeeded.count) downloaded (\(Console.bytes(bytes))), \(result.failed.count) failed")
+        Console.error("\(result.succeeded.count) downloaded (\(ByteCount.format(bytes))), \(result.failed.count) failed")
     }
 
     static func error(_ line: String) {
         FileHandle.standardError.write(Data((line + "\n").utf8))
-    }
-
-    static func bytes(_ count: Int64) -> String {
-        let units = ["B", "KiB", "MiB", "GiB", "TiB"]
-        var value = Double(count)
-        var unit = 0
-        while value >= 1024 && unit < units.count - 1 {
-            value /= 1024
-            unit += 1
-        }
-        return unit == 0 ? "\(count) B" : String(format: "%.1f %@", value, units[unit])
     }
 }

@@ -61,9 +61,7 @@ struct Podcast: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let root = rootOptions.mirrorRoot
-                try root.prepare()
-                let index = try MirrorIndex(path: root.indexPath)
+                let index = try rootOptions.openIndex()
                 let subscription = try await Subscriptions(index: index, client: HTTPClient())
                     .add(url: url, retention: retention.retention)
                 print("Subscribed to \(subscription.title ?? url) (\(subscription.id)). Run `mediasync sync` to download episodes.")
@@ -86,9 +84,7 @@ struct Podcast: AsyncParsableCommand {
                     throw ValidationError("cannot read \(file)")
                 }
                 let outlines = try OPML.parse([UInt8](data))
-                let root = rootOptions.mirrorRoot
-                try root.prepare()
-                let subscriptions = Subscriptions(index: try MirrorIndex(path: root.indexPath), client: HTTPClient())
+                let subscriptions = Subscriptions(index: try rootOptions.openIndex(), client: HTTPClient())
                 var failures = 0
                 for outline in outlines {
                     do {
@@ -115,9 +111,7 @@ struct Podcast: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let root = rootOptions.mirrorRoot
-                try root.prepare()
-                let subscriptions = try MirrorIndex(path: root.indexPath).subscriptions()
+                let subscriptions = try rootOptions.openIndex().subscriptions()
                 if json {
                     print(try JSONText.encode(subscriptions))
                 } else {
@@ -136,9 +130,7 @@ struct Podcast: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let root = rootOptions.mirrorRoot
-                try root.prepare()
-                let subscriptions = try MirrorIndex(path: root.indexPath).subscriptions()
+                let subscriptions = try rootOptions.openIndex().subscriptions()
                 print(
                     OPML.export(
                         subscriptions.map { OPMLOutline(title: $0.title, xmlURL: $0.feedURL, htmlURL: nil) },
@@ -158,9 +150,7 @@ struct Podcast: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let root = rootOptions.mirrorRoot
-                try root.prepare()
-                let index = try MirrorIndex(path: root.indexPath)
+                let index = try rootOptions.openIndex()
                 guard let subscription = try index.subscription(matching: podcast), try index.unsubscribe(id: subscription.id)
                 else {
                     throw SyncError(.notFound, "no subscription \(podcast) (see `mediasync podcast list`)")

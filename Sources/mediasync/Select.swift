@@ -52,9 +52,7 @@ struct Select: AsyncParsableCommand {
                 }
                 name = item.name
             }
-            let root = rootOptions.mirrorRoot
-            try root.prepare()
-            let index = try MirrorIndex(path: root.indexPath)
+            let index = try rootOptions.openIndex()
             try index.select(
                 Selection(
                     id: id, kind: kind, allVersions: allVersions, season: season, nextUnplayed: nextUnplayed, name: name,
@@ -78,9 +76,7 @@ struct Unselect: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let root = rootOptions.mirrorRoot
-            try root.prepare()
-            guard try MirrorIndex(path: root.indexPath).unselect(id: id) else {
+            guard try rootOptions.openIndex().unselect(id: id) else {
                 throw SyncError(.notFound, "\(id) is not selected (see `mediasync selections`)")
             }
             print("Unselected \(id).")
@@ -99,9 +95,7 @@ struct Selections: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let root = rootOptions.mirrorRoot
-            try root.prepare()
-            let selections = try MirrorIndex(path: root.indexPath).selections()
+            let selections = try rootOptions.openIndex().selections()
             if json {
                 print(try JSONText.encode(selections))
             } else {
