@@ -3,25 +3,13 @@ import MediaSyncCore
 /// One version of an item (`MediaSourceInfo`), from `MediaSources` or `PlaybackInfo`.
 ///
 /// On Jellyfin each version is its own item: ``id`` is what `/Items/{id}/Download` takes.
-public struct MediaSource: Codable, Hashable, Sendable {
+public struct MediaSource: JSONObjectWrapper, Hashable, Sendable {
     /// The object as the server sent it.
     public let raw: JSONValue
 
-    /// Wraps a `MediaSourceInfo` object; nil when `raw` is not an object.
-    public init?(_ raw: JSONValue) {
-        guard raw.objectValue != nil else { return nil }
+    /// Wraps an object as received (see ``JSONObjectWrapper``).
+    public init(unchecked raw: JSONValue) {
         self.raw = raw
-    }
-
-    /// Decodes any JSON object.
-    /// - Throws: `DecodingError` when the value is not an object.
-    public init(from decoder: Decoder) throws {
-        raw = try WireObject.decode(from: decoder)
-    }
-
-    /// Encodes ``raw`` unchanged.
-    public func encode(to encoder: Encoder) throws {
-        try raw.encode(to: encoder)
     }
 
     /// `Id`: the version's id (nil when the server omitted it; callers use the item id then).

@@ -1,7 +1,7 @@
 import MediaSyncCore
 
 /// One stream of a version (`MediaStream`): video, audio, subtitle…
-public struct MediaStream: Codable, Hashable, Sendable {
+public struct MediaStream: JSONObjectWrapper, Hashable, Sendable {
     /// The object as the server sent it.
     public let raw: JSONValue
 
@@ -10,21 +10,9 @@ public struct MediaStream: Codable, Hashable, Sendable {
     /// The names of `SubtitleDeliveryMethod`, in the order of their numeric values.
     static let deliveryMethodNames = ["Encode", "Embed", "External", "Hls", "Drop"]
 
-    /// Wraps a `MediaStream` object; nil when `raw` is not an object.
-    public init?(_ raw: JSONValue) {
-        guard raw.objectValue != nil else { return nil }
+    /// Wraps an object as received (see ``JSONObjectWrapper``).
+    public init(unchecked raw: JSONValue) {
         self.raw = raw
-    }
-
-    /// Decodes any JSON object.
-    /// - Throws: `DecodingError` when the value is not an object.
-    public init(from decoder: Decoder) throws {
-        raw = try WireObject.decode(from: decoder)
-    }
-
-    /// Encodes ``raw`` unchanged.
-    public func encode(to encoder: Encoder) throws {
-        try raw.encode(to: encoder)
     }
 
     /// `Type` as a name: `Audio`, `Video`, `Subtitle`, `EmbeddedImage`, `Data` or `Lyric`.

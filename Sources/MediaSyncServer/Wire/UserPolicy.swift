@@ -1,25 +1,13 @@
 import MediaSyncCore
 
 /// What a user may do (`UserPolicy`), as far as mirroring is concerned.
-public struct UserPolicy: Codable, Hashable, Sendable {
+public struct UserPolicy: JSONObjectWrapper, Hashable, Sendable {
     /// The object as the server sent it.
     public let raw: JSONValue
 
-    /// Wraps a `Policy` object; nil when `raw` is not an object.
-    public init?(_ raw: JSONValue) {
-        guard raw.objectValue != nil else { return nil }
+    /// Wraps an object as received (see ``JSONObjectWrapper``).
+    public init(unchecked raw: JSONValue) {
         self.raw = raw
-    }
-
-    /// Decodes any JSON object.
-    /// - Throws: `DecodingError` when the value is not an object.
-    public init(from decoder: Decoder) throws {
-        raw = try WireObject.decode(from: decoder)
-    }
-
-    /// Encodes ``raw`` unchanged.
-    public func encode(to encoder: Encoder) throws {
-        try raw.encode(to: encoder)
     }
 
     /// `IsAdministrator`.

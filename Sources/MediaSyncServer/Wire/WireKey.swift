@@ -41,6 +41,33 @@ enum WireObject {
     }
 }
 
+/// A wire type that is any JSON object, kept as received in `raw`, with typed accessors on top.
+public protocol JSONObjectWrapper: Codable {
+    /// The object as the server sent it.
+    var raw: JSONValue { get }
+    /// Wraps `raw` without checking it; use ``init(_:)``.
+    init(unchecked raw: JSONValue)
+}
+
+extension JSONObjectWrapper {
+    /// Wraps an object; nil when `raw` is not a JSON object.
+    public init?(_ raw: JSONValue) {
+        guard raw.objectValue != nil else { return nil }
+        self.init(unchecked: raw)
+    }
+
+    /// Decodes any JSON object.
+    /// - Throws: `DecodingError` when the value is not an object.
+    public init(from decoder: Decoder) throws {
+        self.init(unchecked: try WireObject.decode(from: decoder))
+    }
+
+    /// Encodes ``raw`` unchanged.
+    public func encode(to encoder: Encoder) throws {
+        try raw.encode(to: encoder)
+    }
+}
+
 extension JSONValue {
     /// The number as an `Int`, or nil (also nil for non-whole numbers and out-of-range values).
     var wireInt: Int? {
