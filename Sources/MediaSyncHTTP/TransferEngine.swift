@@ -227,18 +227,20 @@ public final class TransferEngine: Sendable {
             contentType: writer.headers["Content-Type"],
             suggestedFilename: ContentDisposition.filename(writer.headers["Content-Disposition"]))
         let durable = options.durable
-        return await withCheckedContinuation { continuation in
-            finalizer.async {
-                let result = TransferEngine.place(
-                    fd: fd, partPath: partPath, request: request, staging: staging, expectedTotal: writer.totalSize,
-                    size: writer.offset, durable: durable, hasRecord: writer.mayHaveRecord, directories: directories)
-                switch result {
-                case .success:
-                    continuation.resume(returning: .success(success))
-                case .failure(let error):
-                    continuation.resume(returning: .failure(error, madeProgress: madeProgress))
-                }
+        let place: @Sendable () -> AttemptResult = {
+            let result = TransferEngine.place(
+                fd: fd, partPath: partPath, request: request, staging: staging, expectedTotal: writer.totalSize,
+                size: writer.offset, durable: durable, hasRecord: writer.mayHaveRecord, directories: directories)
+            switch result {
+            case .success: return .success(success)
+            case .failure(let error): return .failure(error, madeProgress: madeProgress)
             }
+        }
+        // Without fsync, placing is a close and a rename: cheaper than a hop to another thread.
+        guard durable else { return place() }
+        // fsync blocks for milliseconds: keep it off the cooperative threads.
+        return await withCheckedContinuation { continuation in
+            finalizer.async { continuation.resume(returning: place()) }
         }
     }
 
