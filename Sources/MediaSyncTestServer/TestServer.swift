@@ -144,9 +144,10 @@ public final class TestServer: @unchecked Sendable {
     ///   - contentDispositionFilename: filename for `Content-Disposition: attachment; filename="..."`.
     public func setFile(_ path: String, contents: [UInt8], lastModified: Date = Date(timeIntervalSince1970: 1_700_000_000),
                         contentType: String = "application/octet-stream", etag: String? = nil,
-                        contentDispositionFilename: String? = nil) {
+                        contentDispositionFilename: String? = nil, extraHeaders: [(String, String)] = []) {
         let file = ServedFile(contents: contents, lastModified: lastModified, contentType: contentType,
-                              etag: etag.map(TestServer.quotedETag), contentDispositionFilename: contentDispositionFilename)
+                              etag: etag.map(TestServer.quotedETag), contentDispositionFilename: contentDispositionFilename,
+                              extraHeaders: extraHeaders)
         lock.withLock { state.files[path] = file }
     }
 

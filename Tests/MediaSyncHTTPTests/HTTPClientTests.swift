@@ -137,3 +137,35 @@ import Testing
         #expect(error?.kind == .invalidURL)
     }
 }
+
+@Suite struct CompressionTests {
+    @Test func decodesAGzipBodyAndAsksForIt() async throws {
+        let server = try TestServer()
+        defer { server.shutdown() }
+        let json = #"{"Items":[],"TotalRecordCount":0,"StartIndex":0}"#
+        server.setFile(
+            "/gz", contents: try gzip(Array(json.utf8)), contentType: "application/json",
+            extraHeaders: [("Content-Encoding", "gzip")])
+        let response = try await HTTPClient().send(HTTPRequest(url: server.baseURL + "/gz"))
+        #expect(String(decoding: response.body, as: UTF8.self) == json)
+        let encodings = try #require(server.requests(to: "/gz").first?.headers["accept-encoding"])
+        #expect(encodings.contains("gzip"))
+    }
+
+    /// Compresses with the system's gzip, an implementation independent of libcurl's zlib use.
+    private func gzip(_ bytes: [UInt8]) throws -> [UInt8] {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/gzip")
+        process.arguments = ["-c"]
+        let input = Pipe()
+        let output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        try process.run()
+        input.fileHandleForWriting.write(Data(bytes))
+        try input.fileHandleForWriting.close()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return [UInt8](data)
+    }
+}
