@@ -69,14 +69,17 @@ final class FileWriter: CurlResponseHandler, @unchecked Sendable {
     private var pending = 0
     private var validator: String?
     private var recordWritten = false
+    /// Whether the file has a name (in the staging area); an unnamed file gets one once it is worth resuming.
+    private(set) var isNamed: Bool
     private var writebackFrom: Int64 = 0
     private var writtenBackFrom: Int64 = 0
 
     init(
         fd: Int32, url: String, destination: String, staging: StagingArea, resumeOffset: Int64, sentValidator: String?,
-        durable: Bool, item: ItemProgress, counters: BatchCounters, buffers: BufferPool
+        durable: Bool, item: ItemProgress, counters: BatchCounters, buffers: BufferPool, named: Bool
     ) {
         self.buffers = buffers
+        self.isNamed = named
         self.coalesceCapacity = buffers.bufferSize
         self.fd = fd
         self.url = url
@@ -186,6 +189,14 @@ final class FileWriter: CurlResponseHandler, @unchecked Sendable {
         if pending == coalesceCapacity, let error = flush() { return error }
         if !recordWritten, offset >= FileWriter.resumeRecordThreshold, let validator {
             recordWritten = true
+            if !isNamed {
+                // Worth resuming now: give the unnamed file its staging name. If that fails, it simply stays
+                // unnamed (and is fetched from the start should this attempt fail).
+                let path = staging.partPath(for: destination)
+                unlink(path)
+                guard NamespaceLock.shared.withLock({ AnonymousFile.link(fd, to: path) }) == nil else { return nil }
+                isNamed = true
+            }
             do {
                 try staging.writeRecord(StagingArea.Record(url: url, validator: validator), for: destination)
             } catch {

@@ -10,6 +10,7 @@ final class ProgressReporter: Sendable {
     private let handler: (@Sendable (BatchProgress) -> Void)?
     private let started = Date()
     private let lastFraction = Mutex<Double>(0)
+    private let lastReport = Mutex<ContinuousClock.Instant?>(nil)
 
     init(ids: [String], items: [ItemProgress], counters: BatchCounters, handler: (@Sendable (BatchProgress) -> Void)?) {
         self.ids = ids
@@ -18,8 +19,21 @@ final class ProgressReporter: Sendable {
         self.handler = handler
     }
 
+    /// Reports unless the last report is more recent than `interval` seconds.
+    func reportIfDue(interval: Double, results: () -> [Result<TransferSuccess, HTTPError>?]) {
+        guard handler != nil else { return }
+        let now = ContinuousClock.now
+        let due = lastReport.withLock { last -> Bool in
+            if let last, now - last < .milliseconds(Int64(interval * 1000)) { return false }
+            last = now
+            return true
+        }
+        if due { report(results: results(), final: false) }
+    }
+
     func report(results: [Result<TransferSuccess, HTTPError>?], final: Bool) {
         guard let handler else { return }
+        lastReport.withLock { $0 = ContinuousClock.now }
         var succeeded = 0
         var failed = 0
         var bytesDone: Int64 = 0

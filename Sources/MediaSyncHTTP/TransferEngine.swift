@@ -77,7 +77,9 @@ public final class TransferEngine: Sendable {
                                 error.kind, "not started: an earlier transfer failed: \(error.message)", errno: error.errno)
                             skipped.forEach { results.set($0, .failure(reason)) }
                         }
-                        reporter.report(results: results.snapshot(), final: false)
+                        // Reporting walks every item: after a file, only when the interval has passed, or 2,000
+                        // small files would cost 2,000 walks of 2,000 items.
+                        reporter.reportIfDue(interval: self.options.progressInterval) { results.snapshot() }
                     }
                 }
             }
@@ -182,15 +184,22 @@ public final class TransferEngine: Sendable {
     ) async -> AttemptResult {
         let resume = staging.resumable(for: request.destination, url: request.url)
         let partPath = staging.partPath(for: request.destination)
+        let parent = (request.destination as NSString).deletingLastPathComponent
+        // A fresh download starts as an unnamed file in its destination's folder (see AnonymousFile).
+        var anonymous: Int32 = -1
+        if resume == nil, (try? directories.ensure(parent)) != nil {
+            anonymous = NamespaceLock.shared.withLock { AnonymousFile.open(in: parent) }
+        }
+        let named = anonymous < 0
         let flags = O_WRONLY | O_CREAT | O_CLOEXEC | (resume == nil ? O_TRUNC : 0)
-        let fd = open(partPath, flags, 0o644)
+        let fd = named ? NamespaceLock.shared.withLock { open(partPath, flags, 0o644) } : anonymous
         guard fd >= 0 else {
             return .failure(HTTPError.fromErrno(errno, operation: "create", path: partPath), madeProgress: false)
         }
         let writer = FileWriter(
             fd: fd, url: request.url, destination: request.destination, staging: staging,
             resumeOffset: resume?.size ?? 0, sentValidator: resume?.validator, durable: options.durable, item: item,
-            counters: counters, buffers: buffers)
+            counters: counters, buffers: buffers, named: named)
         let completion: CurlCompletion
         do {
             let operation = try CurlOperation(url: request.url, handler: writer)
@@ -229,8 +238,9 @@ public final class TransferEngine: Sendable {
         let durable = options.durable
         let place: @Sendable () -> AttemptResult = {
             let result = TransferEngine.place(
-                fd: fd, partPath: partPath, request: request, staging: staging, expectedTotal: writer.totalSize,
-                size: writer.offset, durable: durable, hasRecord: writer.mayHaveRecord, directories: directories)
+                fd: fd, named: writer.isNamed, partPath: partPath, request: request, staging: staging,
+                expectedTotal: writer.totalSize, size: writer.offset, durable: durable, hasRecord: writer.mayHaveRecord,
+                directories: directories)
             switch result {
             case .success: return .success(success)
             case .failure(let error): return .failure(error, madeProgress: madeProgress)
@@ -260,28 +270,26 @@ public final class TransferEngine: Sendable {
         return nil
     }
 
-    /// Flushes, verifies and renames a complete partial file into place. Runs off the loop thread.
+    /// Flushes, verifies and names (or renames) a complete file into place. Runs off the loop thread.
     private static func place(
-        fd: Int32, partPath: String, request: TransferRequest, staging: StagingArea, expectedTotal: Int64?, size: Int64,
-        durable: Bool, hasRecord: Bool, directories: DirectoryCache
+        fd: Int32, named: Bool, partPath: String, request: TransferRequest, staging: StagingArea, expectedTotal: Int64?,
+        size: Int64, durable: Bool, hasRecord: Bool, directories: DirectoryCache
     ) -> Result<Void, HTTPError> {
+        // An unnamed file vanishes when its descriptor closes: every exit below closes it.
+        defer { close(fd) }
         if durable && fsync(fd) != 0 {
-            let error = HTTPError.fromErrno(errno, operation: "flush", path: partPath)
-            close(fd)
-            return .failure(error)
+            return .failure(HTTPError.fromErrno(errno, operation: "flush", path: request.destination))
         }
-        close(fd)
         if let expectedTotal, expectedTotal != size {
             return .failure(
-                HTTPError(
-                    .transport, "the body ended after \(size) of \(expectedTotal) bytes", url: request.url))
+                HTTPError(.transport, "the body ended after \(size) of \(expectedTotal) bytes", url: request.url))
         }
         if let expected = request.expectedSize, expected != size {
             return .failure(
                 HTTPError(.sizeMismatch, "expected \(expected) bytes but the server sent \(size)", url: request.url))
         }
         if let expected = request.expectedSHA256 {
-            guard let actual = SHA256.hex(ofFile: partPath) else {
+            guard let actual = SHA256.hex(ofFile: named ? partPath : AnonymousFile.path(of: fd)) else {
                 return .failure(HTTPError.fromErrno(errno, operation: "read", path: partPath))
             }
             if actual != expected.lowercased() {
@@ -292,7 +300,11 @@ public final class TransferEngine: Sendable {
         let parent = (request.destination as NSString).deletingLastPathComponent
         do {
             try directories.ensure(parent)
-            try moveIntoPlace(partPath, request.destination, durable: durable)
+            if named {
+                try moveIntoPlace(partPath, request.destination, durable: durable)
+            } else {
+                try linkIntoPlace(fd, request.destination)
+            }
             if durable { try DirectorySyncer.shared.sync(parent) }
         } catch {
             return .failure(error)
@@ -301,9 +313,26 @@ public final class TransferEngine: Sendable {
         return .success(())
     }
 
+    /// Names an unnamed file at `destination`, replacing an older file there atomically.
+    private static func linkIntoPlace(_ fd: Int32, _ destination: String) throws(HTTPError) {
+        let error = NamespaceLock.shared.withLock { AnonymousFile.link(fd, to: destination) }
+        guard let error else { return }
+        guard error == EEXIST else { throw HTTPError.fromErrno(error, operation: "place", path: destination) }
+        // A new version replaces an old file: link beside it, then rename over it.
+        let temporary = destination + ".mediasync-\(UInt32.random(in: 0...UInt32.max))"
+        if let failure = NamespaceLock.shared.withLock({ AnonymousFile.link(fd, to: temporary) }) {
+            throw HTTPError.fromErrno(failure, operation: "place", path: destination)
+        }
+        guard NamespaceLock.shared.withLock({ rename(temporary, destination) }) == 0 else {
+            let number = errno
+            unlink(temporary)
+            throw HTTPError.fromErrno(number, operation: "rename into place", path: destination)
+        }
+    }
+
     /// Renames atomically; across file systems, copies to a temporary name beside the destination first.
     private static func moveIntoPlace(_ source: String, _ destination: String, durable: Bool) throws(HTTPError) {
-        if rename(source, destination) == 0 { return }
+        if NamespaceLock.shared.withLock({ rename(source, destination) }) == 0 { return }
         guard errno == EXDEV else { throw HTTPError.fromErrno(errno, operation: "rename into place", path: destination) }
         let temporary = destination + ".mediasync-tmp"
         do {
@@ -343,5 +372,23 @@ final class ResultStore: Sendable {
 
     func snapshot() -> [Result<TransferSuccess, HTTPError>?] {
         results.withLock { $0 }
+    }
+}
+
+/// Serialises this process's file creations and renames.
+///
+/// Creating and renaming files in one folder takes the folder's lock in the kernel, which spins while
+/// another thread holds it: with several transfers finishing at once, the threads burned the CPU the
+/// server needed (measured: 17% of all samples in `rwsem_spin_on_owner` for 2,000 small files). Waiting
+/// here sleeps instead of spinning.
+enum NamespaceLock {
+    static let shared = NSLock()
+}
+
+extension NSLock {
+    func withLock<T>(_ body: () -> T) -> T {
+        lock()
+        defer { unlock() }
+        return body()
     }
 }

@@ -17,6 +17,9 @@ final class Console: Sendable {
         self.quiet = quiet
     }
 
+    /// Whether a live progress line is shown (on a terminal, without `--quiet`).
+    var showsProgress: Bool { isTerminal && !quiet }
+
     func show(_ progress: BatchProgress) {
         guard !quiet, isTerminal, !progress.isFinished else { return }
         var line = String(

@@ -80,7 +80,9 @@ struct Get: AsyncParsableCommand {
         }
         let engine = TransferEngine(client: HTTPClient(configuration: transfer.httpConfiguration), options: transfer.options)
         let console = Console(quiet: quiet)
-        let result = await engine.download(requests) { progress in console.show(progress) }
+        var progress: (@Sendable (BatchProgress) -> Void)?
+        if console.showsProgress { progress = { @Sendable update in console.show(update) } }
+        let result = await engine.download(requests, progress: progress)
         console.finish(result)
         if !result.allSucceeded {
             throw result.failed.contains { $0.error?.isFatal == true } || result.succeeded.isEmpty

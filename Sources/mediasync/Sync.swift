@@ -33,7 +33,9 @@ struct Sync: AsyncParsableCommand {
             let sync = MirrorSync(
                 root: root, index: index, server: session?.client,
                 client: session?.http ?? HTTPClient(configuration: transfer.httpConfiguration), transferOptions: transfer.options)
-            let report = try await sync.run(options: SyncOptions(delete: delete), only: only) { console.show($0) }
+            var progress: (@Sendable (BatchProgress) -> Void)?
+            if console.showsProgress { progress = { @Sendable update in console.show(update) } }
+            let report = try await sync.run(options: SyncOptions(delete: delete), only: only, progress: progress)
             console.clearLine()
             print(report: report)
             withExtendedLifetime(lock) {}
