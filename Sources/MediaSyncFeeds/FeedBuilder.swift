@@ -10,7 +10,8 @@ struct FeedBuilder {
     private var feedLinkFromAtom: String?
     private var xmlLang: String?
     private var funding: [Funding] = []
-    private var episodes: [Episode] = []
+    /// How often each episode guid occurred, for ``Feed/duplicateGUIDs`` (the episodes themselves are handed on).
+    private var guidCounts: [String: Int] = [:]
 
     private var enclosure: Enclosure?
     private var atomEnclosure: Enclosure?
@@ -82,7 +83,8 @@ struct FeedBuilder {
         transcripts = []
     }
 
-    mutating func endItem() {
+    /// Finishes the current item and returns its episode.
+    mutating func endItem() -> Episode {
         func slot(_ field: Field) -> String? { itemSlots[field.rawValue] }
         var episode = Episode()
         episode.title = slot(.itemTitle).flatMap(TextCleaner.plainText)
@@ -113,9 +115,11 @@ struct FeedBuilder {
             episode.guid = [episode.link, episode.title].compactMap { $0 }.joined(separator: " ")
             episode.guidIsFallback = true
         }
-        episodes.append(episode)
+        if let guid = episode.guid { guidCounts[guid, default: 0] += 1 }
+        return episode
     }
 
+    /// The feed-level values (``Feed/episodes`` stays empty: every episode went out through ``endItem()``).
     func finish() -> Feed {
         func slot(_ field: Field) -> String? { feedSlots[field.rawValue] }
         var feed = Feed()
@@ -133,10 +137,7 @@ struct FeedBuilder {
         feed.locked = Self.flag(slot(.feedLocked))
         feed.block = Self.flag(slot(.feedBlock))
         feed.funding = funding
-        feed.episodes = episodes
-        var seen: [String: Int] = [:]
-        for guid in episodes.compactMap(\.guid) { seen[guid, default: 0] += 1 }
-        feed.duplicateGUIDs = seen.filter { $0.value > 1 }.map(\.key).sorted()
+        feed.duplicateGUIDs = guidCounts.filter { $0.value > 1 }.map(\.key).sorted()
         return feed
     }
 

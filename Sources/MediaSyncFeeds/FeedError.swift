@@ -11,6 +11,7 @@ public struct FeedError: Error, Equatable, CustomStringConvertible, Sendable {
         case tooLarge
         case empty
         case notOPML
+        case unreadable
     }
 
     private let code: Code
@@ -38,6 +39,13 @@ public struct FeedError: Error, Equatable, CustomStringConvertible, Sendable {
     ///   - message: libxml2's message, trimmed.
     public static func malformed(line: Int, message: String) -> FeedError {
         FeedError(.malformed(line: line, message: message))
+    }
+
+    /// The feed file could not be read (the detail names the system error).
+    public static let unreadable = FeedError(.unreadable)
+
+    static func unreadable(_ why: String) -> FeedError {
+        FeedError(.unreadable, detail: why)
     }
 
     static func notAFeed(rootElement: String) -> FeedError {
@@ -88,6 +96,8 @@ public struct FeedError: Error, Equatable, CustomStringConvertible, Sendable {
             return "feed too large" + (detail.map { " (\($0))" } ?? "")
         case .empty:
             return "not a podcast feed: the document holds no XML element"
+        case .unreadable:
+            return "cannot read the feed" + (detail.map { ": \($0)" } ?? "")
         case .notOPML:
             if let detail {
                 return "not an OPML file: the root element is <\(detail)>, expected <opml>"

@@ -1,15 +1,502 @@
 import Foundation
 
 /// The `mediasync podcast parse --json` output.
+///
+/// Written by hand rather than with `JSONEncoder`, byte for byte as `JSONEncoder` with `.prettyPrinted`,
+/// `.sortedKeys` and `.withoutEscapingSlashes` writes it: two-space indentation, `"key" : value`, keys in byte
+/// order, empty containers as `[\n\n  ]`.
 public enum FeedJSON {
     /// Encodes a feed as pretty-printed JSON with sorted keys, absent values omitted, and dates in ISO 8601 UTC
     /// (`"2024-01-02T03:04:05Z"`). Empty `transcripts`, `funding` and `duplicateGUIDs` arrays are omitted;
     /// `episodes` is always present.
-    /// - Throws: `EncodingError` (not expected for values produced by ``FeedParser``).
+    /// - Throws: Nothing in practice (the signature is kept from the `JSONEncoder` version).
     public static func encode(_ feed: Feed) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .iso8601
-        return String(decoding: try encoder.encode(feed), as: UTF8.self)
+        var output: [UInt8] = []
+        let buffer = JSONBuffer(capacity: 64 * 1024) { output.append(contentsOf: $0) }
+        try writeHead(feed, to: buffer)
+        for (index, episode) in feed.episodes.enumerated() {
+            try buffer.write(index == 0 ? "\n    " : ",\n    ")
+            try writeEpisode(episode, to: buffer)
+        }
+        try writeTail(feed, hasEpisodes: !feed.episodes.isEmpty, to: buffer)
+        try buffer.flush()
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    /// Streams a feed file to a file descriptor as JSON: ``encode(_:)``'s output followed by a newline, without
+    /// holding the feed, its episodes or the output in memory. Episodes are parsed and written one at a time
+    /// (through an unlinked temporary file, because `duplicateGUIDs` sorts before `episodes` but is only known
+    /// at the end).
+    /// - Parameters:
+    ///   - path: The feed file.
+    ///   - baseURL: The URL relative references resolve against.
+    ///   - descriptor: Where to write, e.g. `STDOUT_FILENO`.
+    /// - Throws: ``FeedError`` as ``FeedParser/parse(contentsOfFile:baseURL:maximumSize:onEpisode:)`` does, or a
+    ///   `POSIXError` when writing fails. Nothing is written to `descriptor` when parsing fails.
+    public static func write(feedAtPath path: String, baseURL: String?, to descriptor: Int32) throws {
+        try stream(to: descriptor) { replay, onEpisode in
+            try FeedParser.parse(
+                contentsOfFile: path, baseURL: baseURL, maximumSize: FeedParser.defaultMaximumSize,
+                chunkSize: 256 * 1024, replayAfterRecovery: replay, onEpisode: onEpisode)
+        }
+    }
+
+    /// As ``write(feedAtPath:baseURL:to:)``, for a document already in memory (a fetched feed).
+    /// - Parameters:
+    ///   - bytes: The document as fetched.
+    ///   - baseURL: The URL the feed was fetched from.
+    ///   - descriptor: Where to write.
+    /// - Throws: ``FeedError`` as ``FeedParser/parse(_:baseURL:)`` does, or a `POSIXError` when writing fails.
+    public static func write(feedBytes bytes: [UInt8], baseURL: String?, to descriptor: Int32) throws {
+        try stream(to: descriptor) { replay, onEpisode in
+            try FeedParser.parse(
+                bytes, baseURL: baseURL, maximumSize: FeedParser.defaultMaximumSize, replayAfterRecovery: replay,
+                onEpisode: onEpisode)
+        }
+    }
+
+    /// Parses through `parse` into the spill file, then writes the head, the spilled episodes and the tail.
+    /// When the parser has to re-read a broken document in recovery mode, the spill is emptied and every
+    /// episode written again, so the output is exactly ``encode(_:)``'s for ``FeedParser/parse(_:baseURL:)``.
+    private static func stream(
+        to descriptor: Int32,
+        parse: (_ replay: @escaping () throws -> Void, _ onEpisode: (Episode) throws -> Void) throws -> Feed
+    ) throws {
+        let spill = try SpillFile()
+        let episodes = JSONBuffer(capacity: 1 << 20) { try spill.append($0) }
+        var count = 0
+        let replay = {
+            episodes.discard()
+            try spill.reset()
+            count = 0
+        }
+        let feed = try parse(replay) { episode in
+            try episodes.write(count == 0 ? "\n    " : ",\n    ")
+            try writeEpisode(episode, to: episodes)
+            count += 1
+        }
+        try episodes.flush()
+        let output = JSONBuffer(capacity: 64 * 1024) { try Output.write($0, to: descriptor) }
+        try writeHead(feed, to: output)
+        try output.flush()
+        try spill.copy(to: descriptor)
+        try writeTail(feed, hasEpisodes: count > 0, to: output)
+        try output.write("\n")
+        try output.flush()
+    }
+
+    // MARK: Layout
+
+    /// Everything up to and including `"episodes" : [`.
+    private static func writeHead(_ feed: Feed, to out: JSONBuffer) throws {
+        var object = ObjectState(indent: "\n  ")
+        try out.write("{")
+        if let value = feed.author { try object.key("author", out); try out.writeString(value) }
+        if let value = feed.block { try object.key("block", out); try out.writeBool(value) }
+        if let value = feed.description { try object.key("description", out); try out.writeString(value) }
+        if !feed.duplicateGUIDs.isEmpty {
+            try object.key("duplicateGUIDs", out)
+            try out.write("[")
+            for (index, guid) in feed.duplicateGUIDs.enumerated() {
+                try out.write(index == 0 ? "\n    " : ",\n    ")
+                try out.writeString(guid)
+            }
+            try out.write("\n  ]")
+        }
+        try object.key("episodes", out)
+        try out.write("[")
+    }
+
+    /// The end of the `episodes` array and everything after it.
+    private static func writeTail(_ feed: Feed, hasEpisodes: Bool, to out: JSONBuffer) throws {
+        try out.write(hasEpisodes ? "\n  ]" : "\n\n  ]")
+        var object = ObjectState(indent: "\n  ", first: false)
+        if !feed.funding.isEmpty {
+            try object.key("funding", out)
+            try out.write("[")
+            for (index, funding) in feed.funding.enumerated() {
+                try out.write(index == 0 ? "\n    {" : ",\n    {")
+                var inner = ObjectState(indent: "\n      ")
+                if let title = funding.title { try inner.key("title", out); try out.writeString(title) }
+                try inner.key("url", out)
+                try out.writeString(funding.url)
+                try out.write("\n    }")
+            }
+            try out.write("\n  ]")
+        }
+        if let value = feed.imageURL { try object.key("imageURL", out); try out.writeString(value) }
+        if let value = feed.language { try object.key("language", out); try out.writeString(value) }
+        if let value = feed.link { try object.key("link", out); try out.writeString(value) }
+        if let value = feed.locked { try object.key("locked", out); try out.writeBool(value) }
+        if let value = feed.newFeedURL { try object.key("newFeedURL", out); try out.writeString(value) }
+        if let value = feed.podcastGUID { try object.key("podcastGUID", out); try out.writeString(value) }
+        if let value = feed.recoveredError { try object.key("recoveredError", out); try out.writeString(value) }
+        if let value = feed.title { try object.key("title", out); try out.writeString(value) }
+        try out.write("\n}")
+    }
+
+    /// One episode object at depth 2 (the caller wrote the line break and indentation before it).
+    private static func writeEpisode(_ episode: Episode, to out: JSONBuffer) throws {
+        var object = ObjectState(indent: "\n      ")
+        try out.write("{")
+        if let value = episode.block { try object.key("block", out); try out.writeBool(value) }
+        if let value = episode.chaptersURL { try object.key("chaptersURL", out); try out.writeString(value) }
+        if let value = episode.description { try object.key("description", out); try out.writeString(value) }
+        if let value = episode.durationSeconds { try object.key("durationSeconds", out); try out.writeInt(Int64(value)) }
+        if let enclosure = episode.enclosure {
+            try object.key("enclosure", out)
+            var inner = ObjectState(indent: "\n        ")
+            try out.write("{")
+            if let length = enclosure.length { try inner.key("length", out); try out.writeInt(length) }
+            if let type = enclosure.type { try inner.key("type", out); try out.writeString(type) }
+            try inner.key("url", out)
+            try out.writeString(enclosure.url)
+            try out.write("\n      }")
+        }
+        if let value = episode.episode { try object.key("episode", out); try out.writeInt(Int64(value)) }
+        if let value = episode.episodeType { try object.key("episodeType", out); try out.writeString(value) }
+        if let value = episode.explicit { try object.key("explicit", out); try out.writeBool(value) }
+        if let value = episode.guid { try object.key("guid", out); try out.writeString(value) }
+        if episode.guidIsFallback { try object.key("guidIsFallback", out); try out.writeBool(true) }
+        if let value = episode.imageURL { try object.key("imageURL", out); try out.writeString(value) }
+        if let value = episode.link { try object.key("link", out); try out.writeString(value) }
+        if let value = episode.published { try object.key("published", out); try out.writeDate(value) }
+        if let value = episode.season { try object.key("season", out); try out.writeInt(Int64(value)) }
+        if let value = episode.title { try object.key("title", out); try out.writeString(value) }
+        if !episode.transcripts.isEmpty {
+            try object.key("transcripts", out)
+            try out.write("[")
+            for (index, transcript) in episode.transcripts.enumerated() {
+                try out.write(index == 0 ? "\n        {" : ",\n        {")
+                var inner = ObjectState(indent: "\n          ")
+                if let type = transcript.type { try inner.key("type", out); try out.writeString(type) }
+                try inner.key("url", out)
+                try out.writeString(transcript.url)
+                try out.write("\n        }")
+            }
+            try out.write("\n      ]")
+        }
+        try out.write(object.first ? "\n\n    }" : "\n    }")
+    }
+
+    /// Separators of one object: the first key follows `{` directly on a new line, the others a comma.
+    private struct ObjectState {
+        let indent: StaticString
+        var first = true
+
+        init(indent: StaticString, first: Bool = true) {
+            self.indent = indent
+            self.first = first
+        }
+
+        mutating func key(_ name: StaticString, _ out: JSONBuffer) throws {
+            if !first { try out.write(",") }
+            first = false
+            try out.write(indent)
+            try out.write("\"")
+            try out.write(name)
+            try out.write("\" : ")
+        }
+    }
+}
+
+/// An output buffer that hands full chunks to a sink, with the JSON value writers.
+final class JSONBuffer {
+    private let storage: UnsafeMutablePointer<UInt8>
+    private let capacity: Int
+    private var count = 0
+    private let sink: (UnsafeRawBufferPointer) throws -> Void
+
+    init(capacity: Int, sink: @escaping (UnsafeRawBufferPointer) throws -> Void) {
+        self.capacity = max(capacity, 64)
+        self.storage = UnsafeMutablePointer<UInt8>.allocate(capacity: self.capacity)
+        self.sink = sink
+    }
+
+    deinit {
+        storage.deallocate()
+    }
+
+    /// Drops what is buffered and not yet flushed.
+    func discard() {
+        count = 0
+    }
+
+    func flush() throws {
+        guard count > 0 else { return }
+        let filled = count
+        count = 0
+        try sink(UnsafeRawBufferPointer(start: storage, count: filled))
+    }
+
+    @inline(__always)
+    private func reserve(_ needed: Int) throws {
+        if count + needed > capacity { try flush() }
+    }
+
+    func write(_ bytes: UnsafeBufferPointer<UInt8>) throws {
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
+        if bytes.count > capacity {
+            try flush()
+            try sink(UnsafeRawBufferPointer(bytes))
+            return
+        }
+        try reserve(bytes.count)
+        (storage + count).initialize(from: base, count: bytes.count)
+        count += bytes.count
+    }
+
+    func write(_ text: StaticString) throws {
+        try write(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    func writeBool(_ value: Bool) throws {
+        try write(value ? "true" : "false")
+    }
+
+    func writeInt(_ value: Int64) throws {
+        try reserve(20)
+        var magnitude = value.magnitude
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        let written = withUnsafeMutableBytes(of: &digits) { raw -> Int in
+            var index = raw.count
+            repeat {
+                index -= 1
+                raw[index] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            if value < 0 {
+                index -= 1
+                raw[index] = UInt8(ascii: "-")
+            }
+            let length = raw.count - index
+            if let source = raw.baseAddress {
+                (storage + count).initialize(
+                    from: source.advanced(by: index).assumingMemoryBound(to: UInt8.self), count: length)
+            }
+            return length
+        }
+        count += written
+    }
+
+    /// `"yyyy-MM-ddTHH:mm:ssZ"` in UTC, as `JSONEncoder`'s `.iso8601` strategy writes it.
+    func writeDate(_ date: Date) throws {
+        let interval = date.timeIntervalSince1970
+        let seconds = Int64(interval.rounded(.down))
+        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        let secondOfDay = Int(seconds - days * 86_400)
+        // Civil from days (Howard Hinnant's algorithm).
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = Int(dayOfYear - (153 * monthIndex + 2) / 5 + 1)
+        let month = Int(monthIndex < 10 ? monthIndex + 3 : monthIndex - 9)
+        let year = Int(yearOfEra + era * 400 + (month <= 2 ? 1 : 0))
+        guard Double(seconds) == interval, (1583...9999).contains(year) else {
+            // Foundation writes dates before the Gregorian reform (1582-10-15) in the Julian calendar; those,
+            // fractions and years past 9999 are rare enough to leave to it.
+            try writeString(date.formatted(.iso8601))
+            return
+        }
+        try reserve(22)
+        var index = count
+        func put(_ value: Int, _ width: Int) {
+            var remaining = value
+            for offset in stride(from: width - 1, through: 0, by: -1) {
+                storage[index + offset] = UInt8(ascii: "0") + UInt8(remaining % 10)
+                remaining /= 10
+            }
+            index += width
+        }
+        func put(_ byte: UInt8) {
+            storage[index] = byte
+            index += 1
+        }
+        put(UInt8(ascii: "\""))
+        put(year, 4)
+        put(UInt8(ascii: "-"))
+        put(month, 2)
+        put(UInt8(ascii: "-"))
+        put(day, 2)
+        put(UInt8(ascii: "T"))
+        put(secondOfDay / 3600, 2)
+        put(UInt8(ascii: ":"))
+        put(secondOfDay / 60 % 60, 2)
+        put(UInt8(ascii: ":"))
+        put(secondOfDay % 60, 2)
+        put(UInt8(ascii: "Z"))
+        put(UInt8(ascii: "\""))
+        count = index
+    }
+
+    /// A quoted string: `"` and `\` escaped, `\b \f \n \r \t` short, other control characters as `\u00XX`,
+    /// everything else (`/` and non-ASCII included) as is.
+    func writeString(_ value: String) throws {
+        var text = value
+        try text.withUTF8 { bytes in
+            try reserve(1)
+            storage[count] = UInt8(ascii: "\"")
+            count += 1
+            var runStart = 0
+            var index = 0
+            let total = bytes.count
+            guard let base = bytes.baseAddress else {
+                try reserve(1)
+                storage[count] = UInt8(ascii: "\"")
+                count += 1
+                return
+            }
+            let raw = UnsafeRawPointer(base)
+            while index < total {
+                // Eight bytes at a time while none is a control character, `"` or `\`.
+                if index + 8 <= total {
+                    let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                    if !Self.hasByteBelow(word, 0x20) && !Self.hasByteBelow(word ^ 0x2222_2222_2222_2222, 1)
+                        && !Self.hasByteBelow(word ^ 0x5C5C_5C5C_5C5C_5C5C, 1)
+                    {
+                        index += 8
+                        continue
+                    }
+                }
+                let byte = base[index]
+                if byte >= 0x20 && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\") {
+                    index += 1
+                    continue
+                }
+                try write(UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
+                try writeEscape(byte)
+                index += 1
+                runStart = index
+            }
+            try write(UnsafeBufferPointer(rebasing: bytes[runStart..<total]))
+            try reserve(1)
+            storage[count] = UInt8(ascii: "\"")
+            count += 1
+        }
+    }
+
+    /// Whether any byte of `word` is below `limit` (at most 128): the classic SWAR test.
+    @inline(__always)
+    private static func hasByteBelow(_ word: UInt64, _ limit: UInt64) -> Bool {
+        (word &- 0x0101_0101_0101_0101 &* limit) & ~word & 0x8080_8080_8080_8080 != 0
+    }
+
+    private func writeEscape(_ byte: UInt8) throws {
+        switch byte {
+        case UInt8(ascii: "\""): try write("\\\"")
+        case UInt8(ascii: "\\"): try write("\\\\")
+        case 0x08: try write("\\b")
+        case 0x0C: try write("\\f")
+        case 0x0A: try write("\\n")
+        case 0x0D: try write("\\r")
+        case 0x09: try write("\\t")
+        default:
+            let hex: StaticString = "0123456789abcdef"
+            try reserve(6)
+            try write("\\u00")
+            storage[count] = hex.utf8Start[Int(byte >> 4)]
+            storage[count + 1] = hex.utf8Start[Int(byte & 0xF)]
+            count += 2
+        }
+    }
+}
+
+/// `write(2)` until everything is written.
+enum Output {
+    static func write(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32) throws {
+        guard var base = bytes.baseAddress else { return }
+        var remaining = bytes.count
+        while remaining > 0 {
+            #if canImport(Glibc)
+                let written = Glibc.write(descriptor, base, remaining)
+            #else
+                let written = Darwin.write(descriptor, base, remaining)
+            #endif
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+            }
+            base += written
+            remaining -= written
+        }
+    }
+}
+
+/// An unlinked temporary file that holds the episodes' JSON until the feed-level values are known; falls back to
+/// memory when no temporary file can be created.
+final class SpillFile {
+    private var descriptor: Int32 = -1
+    private var size = 0
+    private var memory: [UInt8] = []
+
+    init() throws {
+        let directory = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        var template = Array((directory + "/mediasync-feed-XXXXXX").utf8CString)
+        let created = template.withUnsafeMutableBufferPointer { buffer -> Int32 in
+            guard let base = buffer.baseAddress else { return -1 }
+            return mkstemp(base)
+        }
+        if created >= 0 {
+            template.withUnsafeBufferPointer { buffer in
+                if let base = buffer.baseAddress { _ = unlink(base) }
+            }
+            descriptor = created
+        }
+    }
+
+    deinit {
+        if descriptor >= 0 { close(descriptor) }
+    }
+
+    func append(_ bytes: UnsafeRawBufferPointer) throws {
+        if descriptor >= 0 {
+            try Output.write(bytes, to: descriptor)
+        } else {
+            memory.append(contentsOf: bytes)
+        }
+        size += bytes.count
+    }
+
+    /// Forgets everything appended so far.
+    func reset() throws {
+        memory.removeAll()
+        size = 0
+        if descriptor >= 0, ftruncate(descriptor, 0) != 0 || lseek(descriptor, 0, SEEK_SET) != 0 {
+            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+        }
+    }
+
+    /// Writes everything appended so far to `target`.
+    func copy(to target: Int32) throws {
+        guard descriptor >= 0 else {
+            try memory.withUnsafeBytes { try Output.write($0, to: target) }
+            return
+        }
+        var offset = 0
+        #if canImport(Glibc)
+            var position = off_t(0)
+            while offset < size {
+                let sent = sendfile(target, descriptor, &position, size - offset)
+                if sent < 0, errno == EINTR { continue }
+                if sent <= 0 { break }
+                offset += sent
+            }
+        #endif
+        guard offset < size else { return }
+        // sendfile refused (for example an O_APPEND target): copy through a buffer.
+        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 8)
+        defer { chunk.deallocate() }
+        while offset < size {
+            guard let base = chunk.baseAddress else { return }
+            let count = pread(descriptor, base, min(chunk.count, size - offset), off_t(offset))
+            if count < 0, errno == EINTR { continue }
+            if count < 0 { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+            if count == 0 { break }
+            try Output.write(UnsafeRawBufferPointer(rebasing: chunk[0..<count]), to: target)
+            offset += count
+        }
     }
 }

@@ -18,7 +18,9 @@ struct FeedWalker {
         self.reader = reader
     }
 
-    mutating func run() throws -> Feed {
+    /// Walks the whole document, handing each episode to `onEpisode` as its item ends.
+    /// - Returns: The feed-level values, with ``Feed/episodes`` empty.
+    mutating func run(onEpisode: (Episode) throws -> Void) throws -> Feed {
         var sawRoot = false
         var skip = false
         text.reserveCapacity(4096)
@@ -44,7 +46,7 @@ struct FeedWalker {
                 case nil:
                     skip = !reader.isEmptyElement
                 case .enter(let context)?:
-                    enter(context)
+                    if let episode = enter(context) { try onEpisode(episode) }
                 case .field(let field)?:
                     skip = start(field)
                 }
@@ -60,7 +62,7 @@ struct FeedWalker {
                 }
                 if let top = contexts.last, top.depth == depth {
                     contexts.removeLast()
-                    if top.context == .item { builder.endItem() }
+                    if top.context == .item { try onEpisode(builder.endItem()) }
                 }
             }
         }
@@ -68,7 +70,8 @@ struct FeedWalker {
         return builder.finish()
     }
 
-    private mutating func enter(_ context: FeedSchema.Context) {
+    /// Enters a context; returns the episode of an empty `<item/>`.
+    private mutating func enter(_ context: FeedSchema.Context) -> Episode? {
         if context == .channel { builder.setLanguageFallback(reader.xmlLang) }
         if context == .item {
             builder.beginItem()
@@ -76,10 +79,11 @@ struct FeedWalker {
                 .itemRDFAbout, reader.attribute(namespace: "http://www.w3.org/1999/02/22-rdf-syntax-ns#", "about"))
         }
         if reader.isEmptyElement {
-            if context == .item { builder.endItem() }
+            if context == .item { return builder.endItem() }
         } else {
             contexts.append((context, reader.depth))
         }
+        return nil
     }
 
     /// Handles an element's start. Returns whether to skip its subtree.

@@ -41,8 +41,16 @@ final class InputRewriter {
         case bareAmpersand
     }
 
-    private let bytes: UnsafeBufferPointer<UInt8>
-    private let end: Int
+    /// The input available so far: the whole document for ``init(_:)``, a sliding window for
+    /// ``init(streaming:)`` (offsets are relative to the window and shift when it is compacted).
+    private var bytes: UnsafeBufferPointer<UInt8>
+    private var end: Int
+    /// The window's storage when streaming (owned), `nil` for a caller's buffer.
+    private var window: UnsafeMutableBufferPointer<UInt8>?
+    /// Where more input comes from when streaming; `nil` when `bytes` is the whole document.
+    private let source: RewriterSource?
+    /// Whether `bytes` ends where the document ends.
+    private var atEOF: Bool
     private var position: Int
     private var verbatimUntil: Int
     private var mode = Mode.markup
@@ -53,8 +61,10 @@ final class InputRewriter {
     private var expansionBudget = InputRewriter.maxTotalExpansion
     /// ``specialTable`` copied into memory this instance owns, so the hot loop does not touch a lazy global.
     private let special: UnsafeMutableBufferPointer<UInt8>
-    /// Open elements as (offset, length) of their names in `bytes`: no allocation per tag.
+    /// Open elements as (offset, length) of their names in `names`: no allocation per tag, and valid after the
+    /// streaming window moves on.
     private var openElements: [(start: Int, count: Int)] = []
+    private var names: [UInt8] = []
     /// Inside a start tag until this index; a `<` there is escaped.
     private var tagEnd = 0
     private var closedAtEnd = false
@@ -68,25 +78,57 @@ final class InputRewriter {
 
     /// Prepares `bytes`, which must stay valid for the lifetime of the rewriter.
     /// - Throws: ``FeedError/empty`` for a document with no markup, ``FeedError/entityExpansion`` for entity bombs.
-    init(_ bytes: UnsafeBufferPointer<UInt8>) throws {
-        self.bytes = bytes
-        self.end = bytes.count
+    convenience init(_ bytes: UnsafeBufferPointer<UInt8>) throws {
+        try self.init(bytes: bytes, source: nil)
+    }
+
+    /// Prepares a document read chunk by chunk from `source`: memory stays bounded by the chunk size plus the
+    /// longest single construct (tag, DOCTYPE) in the document.
+    /// - Throws: As ``init(_:)``, and the source's read errors.
+    convenience init(streaming source: RewriterSource, chunkSize: Int = 256 * 1024) throws {
+        let window = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(chunkSize, 16))
+        try self.init(bytes: UnsafeBufferPointer(start: window.baseAddress, count: 0), source: source, window: window)
+    }
+
+    private init(
+        bytes initial: UnsafeBufferPointer<UInt8>, source: RewriterSource?,
+        window: UnsafeMutableBufferPointer<UInt8>? = nil
+    ) throws {
+        // From here on `bytes` is the property: refilling replaces it.
+        self.bytes = initial
+        self.end = initial.count
+        self.source = source
+        self.window = window
+        self.atEOF = source == nil
         special = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: 256)
         _ = special.initialize(from: Self.specialTable)
-        var index = Self.skipWhitespace(bytes, from: 0)
-        while index + 3 <= end, bytes[index] == 0xEF, bytes[index + 1] == 0xBB, bytes[index + 2] == 0xBF {
-            index = Self.skipWhitespace(bytes, from: index + 3)
+        position = 0
+        verbatimUntil = 0
+        // While preparing, `position` stays 0, so refilling only appends and offsets stay valid.
+        var index = skipWhitespaceLoading(from: 0)
+        while loadAtLeast(index + 3), index + 3 <= end, bytes[index] == 0xEF, bytes[index + 1] == 0xBB,
+            bytes[index + 2] == 0xBF
+        {
+            index = skipWhitespaceLoading(from: index + 3)
         }
         var declaredEncoding: String?
-        if Self.hasPrefix(bytes, at: index, "<?xml") {
-            let close = Self.find(bytes, "?>", from: index + 5) ?? end
+        if loadAtLeast(index + 5), Self.hasPrefix(bytes, at: index, "<?xml") {
+            var found = Self.find(bytes, "?>", from: index + 5)
+            while found == nil, try refillChecked() { found = Self.find(bytes, "?>", from: index + 5) }
+            let close = found ?? end
             declaredEncoding = Self.declaredEncoding(bytes, from: index, to: close)
             index = min(close + 2, end)
         }
         position = index
         verbatimUntil = index
-        if Self.skipWhitespace(bytes, from: index) >= end { throw FeedError.empty }
-        let valid = Self.isValidUTF8(UnsafeBufferPointer(rebasing: bytes[index...]))
+        if skipWhitespaceLoading(from: index) >= end { throw FeedError.empty }
+        let valid: Bool
+        if let source {
+            valid = try source.isValidUTF8(from: index)
+        } else {
+            valid = Self.isValidUTF8(UnsafeBufferPointer(rebasing: bytes[index...]))
+        }
+        if let failure { throw failure }
         if valid {
             encoding = "UTF-8"
         } else if let declared = declaredEncoding, !["utf-8", "utf8"].contains(declared.lowercased()) {
@@ -98,6 +140,69 @@ final class InputRewriter {
 
     deinit {
         special.deallocate()
+        window?.deallocate()
+    }
+
+    // MARK: Window
+
+    /// Reads more input after `end`, first dropping the bytes before `position` and growing the window when it
+    /// is full. Returns `false` at the end of the document (or after a read error, recorded in ``failure``).
+    private func refill() -> Bool {
+        guard !atEOF, let source, var storage = window, let base = storage.baseAddress else { return false }
+        if position > 0 {
+            let shift = min(position, end)
+            (base).update(from: base + shift, count: end - shift)
+            end -= shift
+            position -= shift
+            verbatimUntil -= shift
+            tagEnd -= shift
+        }
+        if end == storage.count {
+            let larger = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: storage.count * 2)
+            if let target = larger.baseAddress { target.initialize(from: base, count: end) }
+            storage.deallocate()
+            storage = larger
+            window = larger
+        }
+        guard let start = storage.baseAddress else { return false }
+        var added = false
+        do {
+            let count = try source.read(
+                into: UnsafeMutableRawBufferPointer(start: start + end, count: storage.count - end))
+            if count == 0 {
+                atEOF = true
+            } else {
+                end += count
+                added = true
+            }
+        } catch let error as FeedError {
+            failure = error
+            atEOF = true
+        } catch {
+            failure = FeedError.unreadable("\(error)")
+            atEOF = true
+        }
+        bytes = UnsafeBufferPointer(start: start, count: end)
+        return added
+    }
+
+    /// ``refill()`` that turns a read error into a thrown one.
+    private func refillChecked() throws -> Bool {
+        let more = refill()
+        if let failure { throw failure }
+        return more
+    }
+
+    /// Refills until `count` bytes are available or the document ends; returns whether `count` bytes are there.
+    private func loadAtLeast(_ count: Int) -> Bool {
+        while end < count, refill() {}
+        return end >= count
+    }
+
+    private func skipWhitespaceLoading(from start: Int) -> Int {
+        var index = Self.skipWhitespace(bytes, from: start)
+        while index >= end, refill() { index = Self.skipWhitespace(bytes, from: index) }
+        return index
     }
 
     // MARK: Streaming
@@ -122,6 +227,8 @@ final class InputRewriter {
                 continue
             }
             if position >= end {
+                if refill() { continue }
+                if failure != nil { return -1 }
                 if !closedAtEnd { closeOpenElementsAtEnd() }
                 if pendingIndex < pending.count { continue }
                 break
@@ -164,8 +271,15 @@ final class InputRewriter {
                 verbatimUntil = index
                 continue
             }
+            // Every special construct but tags and the DOCTYPE needs at most 64 bytes of lookahead.
+            if end - position < Self.lookahead, refill() { continue }
+            if failure != nil { return -1 }
             do {
-                try handleSpecial()
+                if try !handleSpecial() {
+                    // A tag or DOCTYPE runs past the window: read more (growing the window) and retry.
+                    if refill() { continue }
+                    if failure != nil { return -1 }
+                }
             } catch let error as FeedError {
                 failure = error
                 return -1
@@ -181,11 +295,16 @@ final class InputRewriter {
         pending.append(contentsOf: replacement)
     }
 
-    private func handleSpecial() throws {
+    /// Largest lookahead needed for a special byte other than a tag or DOCTYPE.
+    private static let lookahead = 64
+
+    /// Handles the special byte at `position`. Returns `false`, having changed nothing, when the construct runs
+    /// past the end of the window and more input may complete it.
+    private func handleSpecial() throws -> Bool {
         let byte = bytes[position]
         if byte < 0x20 {
             position += 1  // a control character XML 1.0 forbids
-            return
+            return true
         }
         switch mode {
         case .cdata:
@@ -204,9 +323,9 @@ final class InputRewriter {
                     emit(Array("&lt;".utf8))  // `<` inside a tag, e.g. in an attribute value
                     position += 1
                 } else if next == UInt8(ascii: "/") {
-                    endTag()
+                    return endTag()
                 } else if Self.isNameStart(next) {
-                    startTag()
+                    return startTag()
                 } else if Self.hasPrefix(bytes, at: position, "<![CDATA[") {
                     mode = .cdata
                     verbatimUntil = position + 9
@@ -219,13 +338,18 @@ final class InputRewriter {
                 } else if Self.hasPrefix(bytes, at: position, "<!DOCTYPE")
                     || Self.hasPrefix(bytes, at: position, "<!doctype")
                 {
-                    position = try skipDoctype(at: position)
+                    let saved = entities
+                    guard let after = try skipDoctype(at: position) else {
+                        entities = saved
+                        return false
+                    }
+                    position = after
                     verbatimUntil = position
                 } else {
                     emit(Array("&lt;".utf8))  // a stray `<` in text ("1 < 2")
                     position += 1
                 }
-                return
+                return true
             }
             // byte == "&"
             switch try reference(in: bytes, at: position, depth: 0) {
@@ -239,12 +363,13 @@ final class InputRewriter {
                 position += 1
             }
         }
+        return true
     }
 
     // MARK: Tags
 
     /// Records the element a start tag opens (unless it is `<x/>`), and where the tag ends.
-    private func startTag() {
+    private func startTag() -> Bool {
         var index = position + 1
         while index < end, Self.isNameByte(bytes[index]) { index += 1 }
         let nameEnd = index
@@ -260,29 +385,37 @@ final class InputRewriter {
             }
             index += 1
         }
+        if index >= end, !atEOF { return false }
         let selfClosing = index < end && bytes[index] == UInt8(ascii: ">") && bytes[index - 1] == UInt8(ascii: "/")
-        if !selfClosing { openElements.append((position + 1, nameEnd - position - 1)) }
+        if !selfClosing {
+            openElements.append((names.count, nameEnd - position - 1))
+            names.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[(position + 1)..<nameEnd]))
+        }
         tagEnd = index
         verbatimUntil = nameEnd
+        return true
     }
 
     /// Passes an end tag that closes an open element, first closing elements left open inside it; drops an end
     /// tag that matches no open element (libxml2 would otherwise stop, or misplace everything after it).
-    private func endTag() {
+    private func endTag() -> Bool {
         let nameStart = position + 2
         var index = nameStart
         while index < end, Self.isNameByte(bytes[index]) { index += 1 }
         let nameCount = index - nameStart
-        let close = (Self.find(bytes, UInt8(ascii: ">"), from: index) ?? end - 1) + 1
+        let found = Self.find(bytes, UInt8(ascii: ">"), from: index)
+        if found == nil, !atEOF { return false }
+        let close = (found ?? end - 1) + 1
+        let bytes = self.bytes
         guard nameCount > 0,
             let match = openElements.lastIndex(where: { element in
                 element.count == nameCount
-                    && (0..<nameCount).allSatisfy { bytes[element.start + $0] == bytes[nameStart + $0] }
+                    && (0..<nameCount).allSatisfy { names[element.start + $0] == bytes[nameStart + $0] }
             })
         else {
             noteRepair("dropped the stray end tag </\(String(decoding: bytes[nameStart..<index], as: UTF8.self))>")
             position = close
-            return
+            return true
         }
         if match < openElements.count - 1 {
             let inner = openElements[(match + 1)...].reversed().map { name(of: $0) }
@@ -290,8 +423,10 @@ final class InputRewriter {
                 "closed <\(inner.joined(separator: ">, <"))> left open inside <\(name(of: openElements[match]))>")
             for element in openElements[(match + 1)...].reversed() { emitEndTag(element) }
         }
+        names.removeSubrange(openElements[match].start...)
         openElements.removeSubrange(match...)
         verbatimUntil = close
+        return true
     }
 
     private func closeOpenElementsAtEnd() {
@@ -301,16 +436,17 @@ final class InputRewriter {
             "the document ends inside <\(name(of: outer))> (truncated?); closed \(openElements.count) open elements")
         for element in openElements.reversed() { emitEndTag(element) }
         openElements.removeAll()
+        names.removeAll()
     }
 
     private func emitEndTag(_ element: (start: Int, count: Int)) {
         pending.append(contentsOf: "</".utf8)
-        pending.append(contentsOf: bytes[element.start..<(element.start + element.count)])
+        pending.append(contentsOf: names[element.start..<(element.start + element.count)])
         pending.append(UInt8(ascii: ">"))
     }
 
     private func name(of element: (start: Int, count: Int)) -> String {
-        String(decoding: bytes[element.start..<(element.start + element.count)], as: UTF8.self)
+        String(decoding: names[element.start..<(element.start + element.count)], as: UTF8.self)
     }
 
     private func noteRepair(_ note: String) {
@@ -441,8 +577,10 @@ final class InputRewriter {
 
     // MARK: DOCTYPE
 
-    /// Skips a DOCTYPE starting at `start`, recording its internal general entities; returns the index after it.
-    private func skipDoctype(at start: Int) throws -> Int {
+    /// Skips a DOCTYPE starting at `start`, recording its internal general entities; returns the index after it,
+    /// or `nil` when the DOCTYPE runs past the window and more input may complete it (the caller then restores
+    /// `entities`).
+    private func skipDoctype(at start: Int) throws -> Int? {
         var index = start + 9
         while index < end {
             let byte = bytes[index]
@@ -459,7 +597,9 @@ final class InputRewriter {
             index = Self.skipWhitespace(bytes, from: index)
             guard index < end else { break }
             if bytes[index] == UInt8(ascii: "]") {
-                let close = Self.find(bytes, UInt8(ascii: ">"), from: index) ?? end - 1
+                let found = Self.find(bytes, UInt8(ascii: ">"), from: index)
+                if found == nil, !atEOF { return nil }
+                let close = found ?? end - 1
                 try checkEntities()
                 return close + 1
             }
@@ -473,6 +613,7 @@ final class InputRewriter {
                 index += 1
             }
         }
+        if !atEOF { return nil }
         try checkEntities()
         return end
     }
@@ -654,7 +795,13 @@ final class InputRewriter {
 
     /// Whether `bytes` is well-formed UTF-8 (ASCII is checked eight bytes at a time).
     static func isValidUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard let base = bytes.baseAddress else { return true }
+        validUTF8Prefix(bytes) == bytes.count
+    }
+
+    /// The length of the longest prefix of `bytes` made of complete, well-formed UTF-8 sequences when the rest
+    /// is at most the start of one more sequence (a chunk boundary); `nil` when `bytes` holds an invalid sequence.
+    static func validUTF8Prefix(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard let base = bytes.baseAddress else { return 0 }
         let count = bytes.count
         var index = 0
         let raw = UnsafeRawPointer(base)
@@ -689,14 +836,22 @@ final class InputRewriter {
             case 0xF4:
                 length = 4
                 upper = 0x8F
-            default: return false
+            default: return nil
             }
-            guard index + length <= count else { return false }
+            if index + length > count {
+                // Possibly cut by the chunk boundary: valid so far if the bytes present fit the sequence.
+                if index + 1 < count {
+                    let second = base[index + 1]
+                    guard second >= lower, second <= upper else { return nil }
+                    for offset in 2..<max(count - index, 2) where base[index + offset] & 0xC0 != 0x80 { return nil }
+                }
+                return index
+            }
             let second = base[index + 1]
-            guard second >= lower, second <= upper else { return false }
-            for offset in 2..<max(length, 2) where base[index + offset] & 0xC0 != 0x80 { return false }
+            guard second >= lower, second <= upper else { return nil }
+            for offset in 2..<max(length, 2) where base[index + offset] & 0xC0 != 0x80 { return nil }
             index += length
         }
-        return true
+        return count
     }
 }

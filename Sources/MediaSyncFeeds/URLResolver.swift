@@ -62,7 +62,12 @@ enum URLResolver {
     }
 
     private static func escape(_ url: String) -> String {
-        guard url.utf8.contains(where: needsEscape) else { return url }
+        var copy = url
+        let clean = copy.withUTF8 { bytes in
+            for byte in bytes where needsEscape(byte) { return false }
+            return true
+        }
+        guard !clean else { return url }
         let hex = Array("0123456789ABCDEF".utf8)
         var output: [UInt8] = []
         var changed = false

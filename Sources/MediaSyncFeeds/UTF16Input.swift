@@ -1,6 +1,14 @@
 /// Converts UTF-16 documents (recognised by their BOM, or by `<` followed or preceded by a zero byte) to UTF-8, so
 /// the byte-level preparation in ``InputRewriter`` only ever deals with ASCII-compatible input.
 enum UTF16Input {
+    /// Whether a document starting with these two bytes is read as UTF-16.
+    static func isUTF16(_ first: UInt8, _ second: UInt8) -> Bool {
+        switch (first, second) {
+        case (0xFE, 0xFF), (0xFF, 0xFE), (0x00, 0x3C), (0x3C, 0x00): true
+        default: false
+        }
+    }
+
     static func utf8(from bytes: [UInt8]) -> [UInt8]? {
         guard bytes.count >= 2 else { return nil }
         let bigEndian: Bool

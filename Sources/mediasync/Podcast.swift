@@ -174,19 +174,19 @@ struct Podcast: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let bytes: [UInt8]
-                let base: String?
                 if source.lowercased().hasPrefix("http://") || source.lowercased().hasPrefix("https://") {
-                    bytes = try await HTTPClient().send(HTTPRequest(url: source, headers: ["Accept": "*/*"])).body
-                    base = baseURL ?? source
+                    let bytes = try await HTTPClient().send(HTTPRequest(url: source, headers: ["Accept": "*/*"])).body
+                    try FeedJSON.write(feedBytes: bytes, baseURL: baseURL ?? source, to: STDOUT_FILENO)
                 } else {
-                    guard let data = FileManager.default.contents(atPath: source) else {
+                    // Streamed: the file is read in chunks and each episode written as soon as it is parsed.
+                    var isDirectory: ObjCBool = false
+                    guard FileManager.default.fileExists(atPath: source, isDirectory: &isDirectory),
+                        !isDirectory.boolValue, FileManager.default.isReadableFile(atPath: source)
+                    else {
                         throw ValidationError("cannot read \(source)")
                     }
-                    bytes = [UInt8](data)
-                    base = baseURL
+                    try FeedJSON.write(feedAtPath: source, baseURL: baseURL, to: STDOUT_FILENO)
                 }
-                print(try FeedJSON.encode(try FeedParser.parse(bytes, baseURL: base)))
             }
         }
     }
