@@ -79,6 +79,19 @@ struct FilePlacer: Sendable {
         return sizes
     }
 
+    /// Whether writing `relative` stays inside the root: the nearest existing folder on its way must not be a
+    /// symlink (or under one) that leads elsewhere.
+    func staysInside(_ relative: String) -> Bool {
+        guard let target = root.absolute(relative) else { return false }
+        var folder = (target as NSString).deletingLastPathComponent
+        while !FileManager.default.fileExists(atPath: folder), folder.count > root.path.count {
+            folder = (folder as NSString).deletingLastPathComponent
+        }
+        let resolved = URL(fileURLWithPath: folder).resolvingSymlinksInPath().path
+        let rootResolved = URL(fileURLWithPath: root.path).resolvingSymlinksInPath().path
+        return resolved == rootResolved || resolved.hasPrefix(rootResolved + "/")
+    }
+
     private func absolute(_ relative: String) throws -> String {
         guard let path = root.absolute(relative) else { throw SyncError.unsafePath(relative) }
         return path

@@ -204,8 +204,12 @@ public final class MirrorSync: Sendable {
         var requests: [TransferRequest] = []
         var planned: [String: RemoteFile] = [:]
         for file in files {
-            guard case .download(let url, let size) = file.content, let destination = root.absolute(file.path) else {
-                report.failed.append(SyncReport.Failure(path: file.path, message: "unsafe path", essential: file.essential))
+            guard case .download(let url, let size) = file.content, let destination = root.absolute(file.path),
+                placer.staysInside(file.path)
+            else {
+                report.failed.append(
+                    SyncReport.Failure(
+                        path: file.path, message: SyncError.unsafePath(file.path).description, essential: file.essential))
                 continue
             }
             planned[file.key] = file

@@ -222,3 +222,20 @@ import Testing
         }
     }
 }
+
+@Suite struct PlantedSymlinkTests {
+    @Test func aSymlinkPlantedInTheMirrorDoesNotLeadDownloadsOutside() async throws {
+        let library = TestLibrary.golden()
+        let fixture = try await MirrorFixture(library: library)
+        defer { fixture.tearDown() }
+        let outside = try TemporaryDirectory()
+        defer { outside.remove() }
+        let movie = library.movies[1]
+        try FileManager.default.createSymbolicLink(
+            atPath: fixture.root.path + "/Downloads/\(movie.id)", withDestinationPath: outside.path)
+        try fixture.select(.movie, movie.id)
+        let report = try await fixture.sync()
+        #expect(report.failed.contains { $0.message.contains("outside the mirror") })
+        #expect(outside.allFiles().isEmpty)
+    }
+}
