@@ -316,7 +316,8 @@ import Testing
         defer { folder.remove() }
         let bytes = testBytes(8 * Self.mib, seed: 12)
         server.setFile("/k.bin", contents: bytes)
-        server.setThrottle(bytesPerSecond: 4 * Self.mib)
+        // The first response hangs after 3 MiB, so the cancel never races the end of the download.
+        server.inject(.stall(afterBytes: 3 * Self.mib, seconds: 60), path: "/k.bin")
         let engine = makeEngine()
         let request = TransferRequest(id: "k", url: server.baseURL + "/k.bin", destination: folder.file("k.bin"))
         let log = ProgressLog()
@@ -328,7 +329,6 @@ import Testing
         let cancelled = await task.value
         #expect(cancelled.outcomes.first?.error?.kind == .cancelled)
         #expect(!FileManager.default.fileExists(atPath: folder.file("k.bin")))
-        server.setThrottle(bytesPerSecond: nil)
         let resumed = await engine.download([request])
         #expect(try resumed.outcomes.first?.result.get().resumedFrom ?? 0 > 0)
         #expect(readBytes(folder.file("k.bin")) == bytes)

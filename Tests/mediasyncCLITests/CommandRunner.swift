@@ -49,7 +49,23 @@ struct CommandRunner {
         return (process, out, err)
     }
 
-    static func run(_ arguments: [String], environment: [String: String] = [:], input: String? = nil) throws -> Output {
+    /// Runs the binary to completion. The waiting happens on a Dispatch thread, not on the test's
+    /// cooperative thread: a blocked cooperative thread would starve the other tests running in parallel.
+    static func run(_ arguments: [String], environment: [String: String] = [:], input: String? = nil) async throws
+        -> Output
+    {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                do {
+                    continuation.resume(returning: try runBlocking(arguments, environment: environment, input: input))
+                } catch {
+                    continuation.resume(throwing: error)
+                }
+            }
+        }
+    }
+
+    private static func runBlocking(_ arguments: [String], environment: [String: String], input: String?) throws -> Output {
         let (process, out, err) = try start(arguments, environment: environment, input: input)
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
         let stderr = err.fileHandleForReading.readDataToEndOfFile()

@@ -22,12 +22,14 @@ import Glibc
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         }
 
-        func run(_ arguments: [String], input: String? = nil, extra: [String: String] = [:]) throws -> CommandRunner.Output {
-            try CommandRunner.run(arguments, environment: environment.merging(extra) { $1 }, input: input)
+        func run(_ arguments: [String], input: String? = nil, extra: [String: String] = [:]) async throws
+            -> CommandRunner.Output
+        {
+            try await CommandRunner.run(arguments, environment: environment.merging(extra) { $1 }, input: input)
         }
 
-        func login() throws -> CommandRunner.Output {
-            try run(["login", server.baseURL, "--username", "demo", "--password-stdin"], input: "demo\n")
+        func login() async throws -> CommandRunner.Output {
+            try await run(["login", server.baseURL, "--username", "demo", "--password-stdin"], input: "demo\n")
         }
 
         func tearDown() {
@@ -36,10 +38,10 @@ import Glibc
         }
     }
 
-    @Test func logsInWithAPasswordAndKeepsTheTokenPrivate() throws {
+    @Test func logsInWithAPasswordAndKeepsTheTokenPrivate() async throws {
         let sandbox = try Sandbox()
         defer { sandbox.tearDown() }
-        let output = try sandbox.login()
+        let output = try await sandbox.login()
         #expect(output.status == 0, "\(output.stderr)")
         #expect(output.stdout.contains("Signed in as demo"))
         let credentials = sandbox.folder + "/config/credentials.json"
@@ -52,10 +54,10 @@ import Glibc
         #expect(sandbox.server.allRequests.allSatisfy { !$0.query.values.contains(token) && !$0.path.contains(token) })
     }
 
-    @Test func aWrongPasswordIsOneClearLineAndNoCredentials() throws {
+    @Test func aWrongPasswordIsOneClearLineAndNoCredentials() async throws {
         let sandbox = try Sandbox()
         defer { sandbox.tearDown() }
-        let output = try sandbox.run(["login", sandbox.server.baseURL, "--username", "demo", "--password-stdin"], input: "nope\n")
+        let output = try await sandbox.run(["login", sandbox.server.baseURL, "--username", "demo", "--password-stdin"], input: "nope\n")
         #expect(output.status == 1)
         let lines = output.stderr.split(separator: "\n")
         #expect(lines.count == 1)
@@ -63,47 +65,47 @@ import Glibc
         #expect(!FileManager.default.fileExists(atPath: sandbox.folder + "/config/credentials.json"))
     }
 
-    @Test func logsInWithAnAPIKeyFromTheEnvironment() throws {
+    @Test func logsInWithAnAPIKeyFromTheEnvironment() async throws {
         let sandbox = try Sandbox()
         defer { sandbox.tearDown() }
-        let output = try sandbox.run(
+        let output = try await sandbox.run(
             ["login", sandbox.server.baseURL, "--username", "demo"], extra: ["MEDIASYNC_API_KEY": sandbox.server.library.apiKey])
         #expect(output.status == 0, "\(output.stderr)")
-        let browse = try sandbox.run(["browse", "--type", "movie", "--json"])
+        let browse = try await sandbox.run(["browse", "--type", "movie", "--json"])
         #expect(browse.status == 0, "\(browse.stderr)")
         let rows = try JSONSerialization.jsonObject(with: Data(browse.stdout.utf8)) as? [[String: Any]]
         #expect(rows?.count == 2)
     }
 
-    @Test func aSyncWithSelectionsButNoSignInExitsWithTheAuthenticationCode() throws {
+    @Test func aSyncWithSelectionsButNoSignInExitsWithTheAuthenticationCode() async throws {
         let sandbox = try Sandbox()
         defer { sandbox.tearDown() }
-        let nothingSelected = try sandbox.run(["sync"])
+        let nothingSelected = try await sandbox.run(["sync"])
         #expect(nothingSelected.status == 0, "nothing selected and no podcasts: nothing to do, no sign-in needed")
         let root = MirrorRoot(path: sandbox.folder + "/mirror")
         try MirrorIndex(path: root.indexPath).select(
             Selection(id: sandbox.server.library.movies[0].id, kind: .movie, addedAt: "2026-01-01T00:00:00Z"))
-        let output = try sandbox.run(["sync"])
+        let output = try await sandbox.run(["sync"])
         #expect(output.status == 4)
         #expect(output.stderr.contains("mediasync login"))
     }
 
-    @Test func selectsSyncsAndFindsNothingToDoTheSecondTime() throws {
+    @Test func selectsSyncsAndFindsNothingToDoTheSecondTime() async throws {
         let sandbox = try Sandbox()
         defer { sandbox.tearDown() }
-        #expect(try sandbox.login().status == 0)
+        #expect(try await sandbox.login().status == 0)
         let movie = sandbox.server.library.movies[0]
-        let select = try sandbox.run(["select", "movie", movie.id, "--all-versions"])
+        let select = try await sandbox.run(["select", "movie", movie.id, "--all-versions"])
         #expect(select.status == 0, "\(select.stderr)")
-        let wrongKind = try sandbox.run(["select", "series", movie.id])
+        let wrongKind = try await sandbox.run(["select", "series", movie.id])
         #expect(wrongKind.status == 1)
         #expect(wrongKind.stderr.contains("not a series"))
-        let hostile = try sandbox.run(["select", "movie", "../../etc"])
+        let hostile = try await sandbox.run(["select", "movie", "../../etc"])
         #expect(hostile.status == 64)
-        let selections = try sandbox.run(["selections", "--json"])
+        let selections = try await sandbox.run(["selections", "--json"])
         #expect(selections.stdout.contains(movie.id))
 
-        let first = try sandbox.run(["sync"])
+        let first = try await sandbox.run(["sync"])
         #expect(first.status == 0, "\(first.stderr)")
         #expect(first.stdout.contains("Downloaded"))
         for source in movie.mediaSources {
@@ -112,20 +114,20 @@ import Glibc
                 == sandbox.server.library.mediaBytes(forMediaSourceId: source.id)
             #expect(same, "\(path)")
         }
-        let second = try sandbox.run(["sync"])
+        let second = try await sandbox.run(["sync"])
         #expect(second.status == 0)
         #expect(second.stdout.contains("Up to date"))
 
-        let url = try sandbox.run(["url", movie.id, "--version", movie.mediaSources[1].id])
+        let url = try await sandbox.run(["url", movie.id, "--version", movie.mediaSources[1].id])
         #expect(url.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "\(sandbox.server.baseURL)/Items/\(movie.mediaSources[1].id)/Download")
     }
 
-    @Test func aSecondSyncOnTheSameRootExitsAtOnce() throws {
+    @Test func aSecondSyncOnTheSameRootExitsAtOnce() async throws {
         let sandbox = try Sandbox()
         defer { sandbox.tearDown() }
-        #expect(try sandbox.login().status == 0)
+        #expect(try await sandbox.login().status == 0)
         let lock = try RootLock(root: MirrorRoot(path: sandbox.folder + "/mirror"))
-        let output = try sandbox.run(["sync"])
+        let output = try await sandbox.run(["sync"])
         #expect(output.status == 5)
         #expect(output.stderr.contains("another mediasync sync is running"))
         withExtendedLifetime(lock) {}
@@ -133,13 +135,13 @@ import Glibc
 }
 
 @Suite struct RevokedSignInTests {
-    @Test func aRevokedTokenMakesSyncAskForANewSignIn() throws {
+    @Test func aRevokedTokenMakesSyncAskForANewSignIn() async throws {
         let sandbox = try JellyfinCommandTests.Sandbox()
         defer { sandbox.tearDown() }
-        #expect(try sandbox.login().status == 0)
-        #expect(try sandbox.run(["select", "movie", sandbox.server.library.movies[1].id]).status == 0)
+        #expect(try await sandbox.login().status == 0)
+        #expect(try await sandbox.run(["select", "movie", sandbox.server.library.movies[1].id]).status == 0)
         sandbox.server.updateLibrary { $0.accessToken = "revoked0000000000000000000000000" }
-        let output = try sandbox.run(["sync"])
+        let output = try await sandbox.run(["sync"])
         #expect(output.status == 4)
         #expect(output.stderr.contains("sign in again"))
         #expect(!output.stderr.contains(sandbox.server.library.apiKey))
@@ -147,7 +149,7 @@ import Glibc
 }
 
 @Suite struct PodcastCommandTests {
-    @Test func addsListsExportsImportsAndParses() throws {
+    @Test func addsListsExportsImportsAndParses() async throws {
         let sandbox = try JellyfinCommandTests.Sandbox()
         defer { sandbox.tearDown() }
         let feed = """
@@ -157,34 +159,34 @@ import Glibc
             """
         sandbox.server.setFile("/tiny.xml", contents: Array(feed.utf8), contentType: "application/rss+xml")
         sandbox.server.setFile("/t1.mp3", contents: Array(repeating: 7, count: 3000), contentType: "audio/mpeg")
-        let add = try sandbox.run(["podcast", "add", sandbox.server.baseURL + "/tiny.xml"])
+        let add = try await sandbox.run(["podcast", "add", sandbox.server.baseURL + "/tiny.xml"])
         #expect(add.status == 0, "\(add.stderr)")
         #expect(add.stdout.contains("Tiny Show"))
-        let list = try sandbox.run(["podcast", "list", "--json"])
+        let list = try await sandbox.run(["podcast", "list", "--json"])
         #expect(list.stdout.contains("Tiny Show") && list.stdout.contains("/tiny.xml"))
-        let export = try sandbox.run(["podcast", "export"])
+        let export = try await sandbox.run(["podcast", "export"])
         #expect(export.stdout.contains("xmlUrl=\"\(sandbox.server.baseURL)/tiny.xml\""))
 
         // Podcasts need no Jellyfin sign-in.
-        let sync = try sandbox.run(["sync"])
+        let sync = try await sandbox.run(["sync"])
         #expect(sync.status == 0, "\(sync.stderr)")
         #expect(sandbox.server.requests(to: "/t1.mp3").count == 1)
         #expect(sandbox.server.requests(to: "/t1.mp3").first?.headers["authorization"] == nil)
 
         // Importing the exported OPML into another root subscribes to the same feed.
         try export.stdout.write(toFile: sandbox.folder + "/subs.opml", atomically: true, encoding: .utf8)
-        let other = try sandbox.run(
+        let other = try await sandbox.run(
             ["podcast", "import", sandbox.folder + "/subs.opml"], extra: ["MEDIASYNC_ROOT": sandbox.folder + "/other"])
         #expect(other.status == 0, "\(other.stderr)")
         #expect(other.stdout.contains("1 of 1 feeds subscribed"))
 
         try feed.write(toFile: sandbox.folder + "/feed.xml", atomically: true, encoding: .utf8)
-        let parse = try sandbox.run(["podcast", "parse", sandbox.folder + "/feed.xml", "--json"])
+        let parse = try await sandbox.run(["podcast", "parse", sandbox.folder + "/feed.xml", "--json"])
         let json = try JSONSerialization.jsonObject(with: Data(parse.stdout.utf8)) as? [String: Any]
         #expect(json?["title"] as? String == "Tiny Show")
         #expect((json?["episodes"] as? [[String: Any]])?.first?["guid"] as? String == "t-1")
 
-        let broken = try sandbox.run(["podcast", "add", sandbox.server.baseURL + "/missing.xml"])
+        let broken = try await sandbox.run(["podcast", "add", sandbox.server.baseURL + "/missing.xml"])
         #expect(broken.status == 1)
         #expect(broken.stderr.hasPrefix("mediasync: "))
     }
