@@ -29,8 +29,8 @@ public final class TransferEngine: Sendable {
     ///
     /// - Parameters:
     ///   - requests: the files to fetch. Destinations must be distinct.
-    ///   - progress: called every ``TransferOptions/progressInterval`` seconds, after each file, and once at
-    ///     the end with ``BatchProgress/isFinished`` set; calls never overlap.
+    ///   - progress: called about every ``TransferOptions/progressInterval`` seconds (also when a file ends
+    ///     after a quiet interval), and once at the end with ``BatchProgress/isFinished`` set; calls never overlap.
     /// - Returns: one outcome per request, in order. Cancelling the calling task stops the batch; files
     ///   not finished fail as cancelled and keep their partial bytes for a later resume.
     public func download(_ requests: [TransferRequest], progress: (@Sendable (BatchProgress) -> Void)? = nil) async
@@ -52,7 +52,7 @@ public final class TransferEngine: Sendable {
             perHostLimit: options.perHostLimit ?? options.concurrency)
         let reporter = ProgressReporter(
             ids: requests.map(\.id), items: items, counters: counters, handler: progress)
-                let ticker = Task {
+        let ticker = Task {
             guard progress != nil else { return }
             while !Task.isCancelled {
                 try? await Task.sleep(nanoseconds: UInt64(max(options.progressInterval, 0.01) * 1e9))
