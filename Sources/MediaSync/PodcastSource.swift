@@ -33,6 +33,13 @@ struct PodcastSource: Sendable {
                 }
                 if case .fetched(let bytes, let etag, let lastModified, let movedTo) = outcome {
                     let parsed = try FeedParser.parse(bytes, baseURL: movedTo ?? subscription.feedURL)
+                    // A feed that suddenly lists nothing is far more likely broken than emptied: keep the last
+                    // good copy, so that a later `sync --delete` does not remove every episode.
+                    if parsed.episodes.isEmpty, let stored, !stored.episodes.isEmpty {
+                        throw SyncError(
+                            .invalidSelection,
+                            "the feed now lists no episodes\(parsed.recoveredError.map { " (\($0))" } ?? "")")
+                    }
                     feed = parsed
                     storeBytes = try PodcastSource.encode(parsed)
                     subscription.etag = etag

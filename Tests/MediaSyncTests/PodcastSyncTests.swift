@@ -198,3 +198,18 @@ import Testing
         FileManager.default.contents(atPath: path).map { [UInt8]($0) }
     }
 }
+
+@Suite struct EmptiedFeedTests {
+    @Test func aFeedThatSuddenlyListsNothingKeepsItsEpisodes() async throws {
+        let fixture = try PodcastSyncTests.Fixture()
+        defer { fixture.tearDown() }
+        fixture.publish("/feeds/show.xml", title: "Show", episodes: Array(PodcastSyncTests.five.prefix(2)), etag: "\"v1\"")
+        let subscription = try await fixture.subscribe("/feeds/show.xml", retention: .all)
+        _ = try await fixture.sync()
+        fixture.publish("/feeds/show.xml", title: "Show", episodes: [], etag: "\"v2\"")
+        let report = try await fixture.sync(delete: true)
+        #expect(report.deleted.isEmpty)
+        #expect(report.sourceErrors.first?.contains("no episodes") == true)
+        #expect(FileManager.default.fileExists(atPath: fixture.folder.file("Downloads/\(subscription.id)/ep-1.mp3")))
+    }
+}
