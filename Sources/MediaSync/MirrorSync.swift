@@ -73,7 +73,8 @@ public final class MirrorSync: Sendable {
             sources[.media] = try await mediaSource(only: only, report: &report)
         }
         if only != .media {
-            let (files, podcasts) = try await PodcastSource(index: index, client: client, now: now).expand(report: &report)
+            let source = PodcastSource(index: index, client: client, now: now, persist: !options.dryRun)
+            let (files, podcasts) = try await source.expand(report: &report)
             sources[.podcasts] = Source(files: files) { PodcastSource.metadataFiles(podcasts, entries: $0) }
         }
         let placer = FilePlacer(root: root, durable: transferOptions.durable)
@@ -87,6 +88,13 @@ public final class MirrorSync: Sendable {
             remote: RemoteSnapshot(files: remoteFiles),
             local: LocalSnapshot(files: fileEntries.map(\.file), onDisk: placer.sizes(of: fileEntries.map(\.file.path))),
             options: options)
+        if options.dryRun {
+            var report = dryRunReport(
+                plan: plan, options: options, sources: Array(sources.values), entries: entries, placer: placer,
+                report: report)
+            report.unchanged = remoteFiles.count - plan.actions.filter(\.changesAWantedFile).count
+            return report
+        }
         try checkSpace(for: plan)
         let entriesByKey = Dictionary(entries.map { ($0.file.key, $0) }, uniquingKeysWith: { first, _ in first })
         try execute(moves: plan, placer: placer, entries: entriesByKey, report: &report)
@@ -114,13 +122,21 @@ public final class MirrorSync: Sendable {
             }
         }
 
-        // Deletions and leftovers, from both phases.
+        // Deletions and leftovers, from both phases; no deletion at all when more than --max-delete would go.
+        let deletions = (plan.actions + metadataPlan.actions).filter { if case .delete = $0 { true } else { false } }
+        let deleting = options.maxDelete.map { deletions.count <= $0 } ?? true
+        if !deleting {
+            report.deletionAborted =
+                "\(deletions.count) files would be deleted, more than --max-delete \(options.maxDelete ?? 0): none was"
+        }
         for action in plan.actions + metadataPlan.actions {
             switch action {
-            case .delete(let file):
+            case .delete(let file) where deleting:
                 try placer.remove(file.path)
                 try index.forget(key: file.key)
                 report.deleted.append(file.path)
+            case .delete(let file):
+                report.extraneous.append(file.path)
             case .keepExtraneous(let file):
                 report.extraneous.append(file.path)
             default:
@@ -128,6 +144,38 @@ public final class MirrorSync: Sendable {
             }
         }
         report.unchanged = remoteFiles.count - plan.actions.filter(\.changesAWantedFile).count
+        return report
+    }
+
+    /// What the run would do, without doing it. The metadata it would write is planned from the files held
+    /// now (the real run writes it after the downloads).
+    private func dryRunReport(
+        plan: SyncPlan, options: SyncOptions, sources: [Source], entries: [IndexEntry], placer: FilePlacer,
+        report: SyncReport
+    ) -> SyncReport {
+        var report = report
+        report.dryRun = true
+        let metadataEntries = entries.filter { $0.file.kind == .metadata }
+        let metadataPlan = SyncPlanner.plan(
+            remote: RemoteSnapshot(files: sources.flatMap { $0.metadata(entries) }.sorted { $0.path < $1.path }),
+            local: LocalSnapshot(
+                files: metadataEntries.map(\.file), onDisk: placer.sizes(of: metadataEntries.map(\.file.path))),
+            options: options)
+        for action in plan.actions + metadataPlan.actions {
+            switch action {
+            case .download(let file, let reason):
+                report.planned.append(
+                    .init(action: "download", path: file.path, reason: reason.rawValue, from: nil, bytes: file.plannedSize))
+            case .write(let file, let reason):
+                report.planned.append(.init(action: "write", path: file.path, reason: reason.rawValue, from: nil, bytes: nil))
+            case .move(let from, let file):
+                report.planned.append(.init(action: "move", path: file.path, reason: nil, from: from, bytes: nil))
+            case .delete(let file):
+                report.planned.append(.init(action: "delete", path: file.path, reason: nil, from: nil, bytes: nil))
+            case .keepExtraneous(let file):
+                report.extraneous.append(file.path)
+            }
+        }
         return report
     }
 

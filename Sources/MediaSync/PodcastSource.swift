@@ -9,6 +9,8 @@ struct PodcastSource: Sendable {
     let index: MirrorIndex
     let client: HTTPClient
     let now: @Sendable () -> Date
+    /// Whether fetched state (validators, moves, the parsed feed) is stored; false for a dry run.
+    var persist = true
 
     /// A subscription with the feed it currently stands for.
     struct Podcast: Sendable {
@@ -63,7 +65,7 @@ struct PodcastSource: Sendable {
                     "podcast \(subscription.title ?? subscription.id): \(message)"
                         + (stored == nil ? "" : " (keeping the last good copy of the feed)"))
             }
-            try index.save(subscription, feed: storeBytes)
+            if persist { try index.save(subscription, feed: storeBytes) }
             guard let feed else { continue }
             podcasts.append(Podcast(subscription: subscription, feed: feed))
             files += episodeFiles(subscription, feed: feed)

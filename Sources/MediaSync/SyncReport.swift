@@ -1,7 +1,20 @@
 /// What a sync did, for people (the CLI prints it) and scripts.
-public struct SyncReport: Sendable, Equatable {
+public struct SyncReport: Codable, Sendable, Equatable {
+    /// One step a dry run would take.
+    public struct PlannedAction: Codable, Sendable, Equatable {
+        /// `download`, `write`, `move` or `delete`.
+        public var action: String
+        public var path: String
+        /// Why: `new`, `changed`, `missing`, `damaged` (downloads and writes).
+        public var reason: String?
+        /// For a move: where the file is now.
+        public var from: String?
+        /// For a download: the size the server announces.
+        public var bytes: Int64?
+    }
+
     /// One file that could not be fetched or placed.
-    public struct Failure: Sendable, Equatable {
+    public struct Failure: Codable, Sendable, Equatable {
         public var path: String
         public var message: String
         /// Media and metadata are essential; images and subtitles are not (their failure is only reported).
@@ -25,11 +38,19 @@ public struct SyncReport: Sendable, Equatable {
     public var sourceErrors: [String] = []
     /// Whether the Jellyfin part needs `mediasync login` again.
     public var needsSignIn = false
+    /// Whether this was a dry run (then ``planned`` lists what it would have done, and nothing changed).
+    public var dryRun = false
+    /// What a dry run would do.
+    public var planned: [PlannedAction] = []
+    /// Why deletions were skipped (more than `--max-delete` would have gone).
+    public var deletionAborted: String?
 
     public init() {}
 
     /// Whether an essential file failed: the run is then a partial failure.
-    public var hasEssentialFailures: Bool { failed.contains { $0.essential } || !sourceErrors.isEmpty }
+    public var hasEssentialFailures: Bool {
+        failed.contains { $0.essential } || !sourceErrors.isEmpty || deletionAborted != nil
+    }
 
     /// Whether the run changed nothing.
     public var changedNothing: Bool {

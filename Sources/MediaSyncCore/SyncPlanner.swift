@@ -2,9 +2,15 @@
 public struct SyncOptions: Sendable, Equatable {
     /// Whether files nothing wants any more are deleted (otherwise they are only reported).
     public var delete: Bool
+    /// Whether the run only plans: it prints what it would do and changes nothing (the executor's one gate).
+    public var dryRun: Bool
+    /// When more files than this would be deleted, no file is deleted (rclone's `--max-delete`).
+    public var maxDelete: Int?
 
-    public init(delete: Bool = false) {
+    public init(delete: Bool = false, dryRun: Bool = false, maxDelete: Int? = nil) {
         self.delete = delete
+        self.dryRun = dryRun
+        self.maxDelete = maxDelete
     }
 }
 

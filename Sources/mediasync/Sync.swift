@@ -18,6 +18,15 @@ struct Sync: AsyncParsableCommand {
     @Option(help: "Sync only Jellyfin selections (media) or only podcasts.")
     var only: MirrorSync.Scope?
 
+    @Flag(name: .customLong("dry-run"), help: "Print what would be done and change nothing.")
+    var dryRun = false
+
+    @Option(name: .customLong("max-delete"), help: "Delete nothing when more than N files would be deleted.")
+    var maxDelete: Int?
+
+    @Flag(help: "Print the plan (with --dry-run) or the result as one JSON document.")
+    var json = false
+
     @OptionGroup var rootOptions: RootOptions
     @OptionGroup var transfer: TransferFlags
 
@@ -35,9 +44,14 @@ struct Sync: AsyncParsableCommand {
                 client: session?.http ?? HTTPClient(configuration: transfer.httpConfiguration), transferOptions: transfer.options)
             var progress: (@Sendable (BatchProgress) -> Void)?
             if console.showsProgress { progress = { @Sendable update in console.show(update) } }
-            let report = try await sync.run(options: SyncOptions(delete: delete), only: only, progress: progress)
+            let report = try await sync.run(
+                options: SyncOptions(delete: delete, dryRun: dryRun, maxDelete: maxDelete), only: only, progress: progress)
             console.clearLine()
-            print(report: report)
+            if json {
+                Swift.print(try JSONText.encode(report))
+            } else {
+                print(report: report)
+            }
             withExtendedLifetime(lock) {}
             if report.needsSignIn { throw ExitCodes.authenticationNeeded }
             if report.hasEssentialFailures { throw ExitCodes.partialFailure }
@@ -46,6 +60,16 @@ struct Sync: AsyncParsableCommand {
 
     private func print(report: SyncReport) {
         for line in report.sourceErrors { Console.error("failed: \(line)") }
+        if let aborted = report.deletionAborted { Console.error("failed: \(aborted)") }
+        if report.dryRun {
+            for step in report.planned {
+                let detail = [step.reason, step.from.map { "from \($0)" }, step.bytes.map { ByteCount.format($0) }]
+                    .compactMap { $0 }.joined(separator: ", ")
+                Swift.print("would \(step.action) \(step.path)\(detail.isEmpty ? "" : " (\(detail))")")
+            }
+            Swift.print("Dry run: \(report.planned.count) changes planned, \(report.extraneous.count) files left over; nothing changed.")
+            return
+        }
         for line in report.rejected { Console.error("rejected: \(line)") }
         for failure in report.failed {
             Console.error("\(failure.essential ? "failed" : "failed (optional)"): \(failure.path): \(failure.message)")

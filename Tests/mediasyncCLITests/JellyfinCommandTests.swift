@@ -105,6 +105,13 @@ import Glibc
         let selections = try await sandbox.run(["selections", "--json"])
         #expect(selections.stdout.contains(movie.id))
 
+        let plan = try await sandbox.run(["sync", "--dry-run", "--json"])
+        #expect(plan.status == 0, "\(plan.stderr)")
+        let planned = try JSONSerialization.jsonObject(with: Data(plan.stdout.utf8)) as? [String: Any]
+        #expect(planned?["dryRun"] as? Bool == true)
+        #expect(((planned?["planned"] as? [[String: Any]]) ?? []).contains { $0["action"] as? String == "download" })
+        #expect(!FileManager.default.fileExists(atPath: sandbox.folder + "/mirror/Downloads/\(movie.id)"))
+
         let first = try await sandbox.run(["sync"])
         #expect(first.status == 0, "\(first.stderr)")
         #expect(first.stdout.contains("Downloaded"))
