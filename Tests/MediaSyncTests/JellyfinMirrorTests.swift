@@ -284,3 +284,30 @@ import Testing
         #expect(fixture.tree() == held)
     }
 }
+
+@Suite struct StorageQueriesTests {
+    @Test func findsTheMediaOfAnItemAndSumsUsage() async throws {
+        let library = TestLibrary.golden()
+        let fixture = try await MirrorFixture(library: library)
+        defer { fixture.tearDown() }
+        let movie = library.movies[0]
+        try fixture.select(.movie, movie.id, allVersions: true)
+        _ = try await fixture.sync()
+        let queries = StorageQueries(root: fixture.root, index: fixture.index)
+        #expect(try queries.mediaPath(id: movie.id) == fixture.root.path + "/Downloads/\(movie.id)/\(movie.id)-\(movie.id).mkv")
+        let second = movie.mediaSources[1].id
+        #expect(try queries.mediaPath(id: movie.id, version: second).hasSuffix("\(movie.id)-\(second).mkv"))
+        #expect(throws: SyncError.self) { try queries.mediaPath(id: library.movies[1].id) }
+        // A damaged file is not handed to a player.
+        try Data([1, 2, 3]).write(to: URL(fileURLWithPath: fixture.root.path + "/Downloads/\(movie.id)/\(movie.id)-\(movie.id).mkv"))
+        #expect(try queries.mediaPath(id: movie.id).hasSuffix("\(movie.id)-\(second).mkv"))
+
+        let usage = try queries.usage()
+        #expect(usage.entries.map(\.id) == [movie.id])
+        #expect(usage.entries.first?.type == "Movie")
+        #expect(usage.entries.first?.title == movie.name)
+        let recorded = try fixture.index.entries().reduce(Int64(0)) { $0 + $1.file.size }
+        #expect(usage.totalBytes == recorded)
+        #expect(usage.freeBytes > 0)
+    }
+}
