@@ -95,4 +95,30 @@ public struct StorageQueries: Sendable {
             warning: free < StorageQueries.lowSpaceThreshold
                 ? "only \(ByteCount.format(free)) free on \(root.path) (less than 500 MB)" : nil)
     }
+
+    /// A file the index records that is missing or not of its recorded size.
+    public struct Problem: Codable, Sendable, Equatable {
+        public var path: String
+        /// `missing` or `damaged`.
+        public var problem: String
+        public var expectedBytes: Int64
+        public var actualBytes: Int64?
+    }
+
+    /// Checks every indexed file; with `fix`, forgets the broken ones so the next sync fetches them again.
+    public func verify(fix: Bool) throws -> [Problem] {
+        let entries = try index.entries()
+        let sizes = FilePlacer(root: root, durable: false).sizes(of: entries.map(\.file.path))
+        var problems: [Problem] = []
+        for entry in entries {
+            let actual = sizes[entry.file.path]
+            guard actual != entry.file.size else { continue }
+            problems.append(
+                Problem(
+                    path: entry.file.path, problem: actual == nil ? "missing" : "damaged", expectedBytes: entry.file.size,
+                    actualBytes: actual))
+            if fix { try index.forget(key: entry.file.key) }
+        }
+        return problems
+    }
 }

@@ -47,3 +47,36 @@ struct DiskUsage: AsyncParsableCommand {
         }
     }
 }
+
+/// `mediasync verify`: every indexed file exists with its recorded size.
+struct Verify: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Check that every indexed file exists with its recorded size; --fix marks the broken ones for the next sync.")
+
+    @Flag(help: "Forget the broken files in the index, so the next sync downloads them again.")
+    var fix = false
+
+    @Flag(help: "Print JSON instead of lines.")
+    var json = false
+
+    @OptionGroup var rootOptions: RootOptions
+
+    func run() async throws {
+        try await reportingErrors {
+            let problems = try StorageQueries(root: rootOptions.mirrorRoot, index: try rootOptions.openIndex())
+                .verify(fix: fix)
+            if json {
+                print(try JSONText.encode(problems))
+            } else {
+                for problem in problems {
+                    print("\(problem.problem): \(problem.path) (recorded \(problem.expectedBytes) bytes)")
+                }
+                print(
+                    problems.isEmpty
+                        ? "All indexed files are in place."
+                        : "\(problems.count) broken\(fix ? "; they will be downloaded again by the next sync" : "; run with --fix to fetch them again").")
+            }
+            if !problems.isEmpty && !fix { throw ExitCodes.partialFailure }
+        }
+    }
+}

@@ -302,6 +302,14 @@ import Testing
         try Data([1, 2, 3]).write(to: URL(fileURLWithPath: fixture.root.path + "/Downloads/\(movie.id)/\(movie.id)-\(movie.id).mkv"))
         #expect(try queries.mediaPath(id: movie.id).hasSuffix("\(movie.id)-\(second).mkv"))
 
+        let problems = try queries.verify(fix: false)
+        #expect(problems.map(\.problem) == ["damaged"])
+        #expect(try queries.verify(fix: true).count == 1)
+        #expect(try queries.verify(fix: false).isEmpty)
+        let repaired = try await fixture.sync()
+        #expect(repaired.downloaded.contains("Downloads/\(movie.id)/\(movie.id)-\(movie.id).mkv"))
+        #expect(try queries.mediaPath(id: movie.id).hasSuffix("\(movie.id)-\(movie.id).mkv"))
+
         let usage = try queries.usage()
         #expect(usage.entries.map(\.id) == [movie.id])
         #expect(usage.entries.first?.type == "Movie")
