@@ -90,7 +90,29 @@ public final class MirrorIndex: Sendable {
                     );
                     """)
         }
+        migrator.registerMigration("v3-exclusions") { db in
+            // Items or files the user removed: not downloaded again until selected again.
+            // `parent` is the movie, series or podcast folder the item sat in: selecting it again lifts the exclusion.
+            try db.execute(
+                sql: "CREATE TABLE exclusion (id TEXT PRIMARY KEY NOT NULL, parent TEXT, addedAt TEXT NOT NULL)")
+        }
         return migrator
+    }
+
+    // MARK: Exclusions
+
+    /// Ids (item ids or file keys) that `mediasync rm` removed and sync must not fetch again.
+    public func exclusions() throws -> Set<String> {
+        try database.read { db in Set(try String.fetchAll(db, sql: "SELECT id FROM exclusion")) }
+    }
+
+    /// Excludes an item or file; selecting `parent` (or the id itself) again lifts the exclusion.
+    public func exclude(_ id: String, parent: String?) throws {
+        try database.write { db in
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO exclusion (id, parent, addedAt) VALUES (?, ?, ?)",
+                arguments: [id, parent, ISO8601DateFormatter().string(from: Date())])
+        }
     }
 
     // MARK: Selections
@@ -109,6 +131,7 @@ public final class MirrorIndex: Sendable {
     /// Adds a selection, replacing one with the same id.
     public func select(_ selection: Selection) throws {
         try database.write { db in
+            try db.execute(sql: "DELETE FROM exclusion WHERE id = ? OR parent = ?", arguments: [selection.id, selection.id])
             try db.execute(
                 sql: """
                     INSERT OR REPLACE INTO selection (id, kind, allVersions, season, nextUnplayed, name, addedAt)

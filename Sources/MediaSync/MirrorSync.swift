@@ -80,8 +80,11 @@ public final class MirrorSync: Sendable {
         let placer = FilePlacer(root: root, durable: transferOptions.durable)
         func participating(_ entry: IndexEntry) -> Bool { sources[Scope.of(key: entry.file.key)] != nil }
 
-        // Phase 1: media, images, subtitles, episodes.
-        let remoteFiles = sources.values.flatMap(\.files).sorted { $0.path < $1.path }
+        // Phase 1: media, images, subtitles, episodes (less what `mediasync rm` excluded).
+        let excluded = try index.exclusions()
+        let remoteFiles = sources.values.flatMap(\.files)
+            .filter { !excluded.contains($0.itemId) && !excluded.contains($0.versionId ?? "") }
+            .sorted { $0.path < $1.path }
         let entries = try index.entries().filter(participating)
         let fileEntries = entries.filter { $0.file.kind != .metadata }
         let plan = SyncPlanner.plan(

@@ -80,3 +80,83 @@ struct Verify: AsyncParsableCommand {
         }
     }
 }
+
+/// `mediasync rm`: delete downloads and their index entries.
+struct Remove: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "rm",
+        abstract: "Delete downloads: an item (unselected, or excluded from later syncs), a podcast, or everything.",
+        discussion: """
+            `rm ID` deletes a movie, series, season, episode or podcast episode. A selected item is unselected; \
+            an episode of a selected series (or a podcast episode) is excluded until it is selected again. \
+            `--podcast ID` unsubscribes and deletes the episodes. `--all` deletes every download, selection \
+            and subscription.
+            """)
+
+    @Argument(help: "Ids of items or podcast episodes.")
+    var ids: [String] = []
+
+    @Option(help: "Unsubscribe from this podcast (id or feed URL) and delete its episodes.")
+    var podcast: String?
+
+    @Flag(help: "Delete every download, selection and subscription.")
+    var all = false
+
+    @Flag(help: "Print JSON instead of lines.")
+    var json = false
+
+    @OptionGroup var rootOptions: RootOptions
+
+    func validate() throws {
+        guard [!ids.isEmpty, podcast != nil, all].filter({ $0 }).count == 1 else {
+            throw ValidationError("give ids, or --podcast ID, or --all")
+        }
+    }
+
+    func run() async throws {
+        try await reportingErrors {
+            let root = rootOptions.mirrorRoot
+            let lock = try RootLock(root: root)
+            let removal = Removal(root: root, index: try rootOptions.openIndex())
+            var results: [Removal.Result] = []
+            if all {
+                results.append(try removal.removeAll())
+            } else if let podcast {
+                results.append(try removal.removePodcast(podcast))
+            } else {
+                for id in ids { results.append(try removal.remove(id: id)) }
+            }
+            withExtendedLifetime(lock) {}
+            if json {
+                print(try JSONText.encode(results))
+            } else {
+                let deleted = results.flatMap(\.deleted)
+                deleted.forEach { print("deleted \($0)") }
+                print("\(deleted.count) files deleted.")
+            }
+        }
+    }
+}
+
+/// `mediasync gc`: remove orphaned files and stale partial downloads.
+struct GarbageCollect: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "gc", abstract: "Remove files under Downloads/ that nothing references, and stale partial downloads.")
+
+    @Flag(name: .customLong("dry-run"), help: "List them and delete nothing.")
+    var dryRun = false
+
+    @OptionGroup var rootOptions: RootOptions
+
+    func run() async throws {
+        try await reportingErrors {
+            let root = rootOptions.mirrorRoot
+            let lock = try RootLock(root: root)
+            let collector = GarbageCollector(root: root, index: try rootOptions.openIndex())
+            let garbage = dryRun ? try collector.garbage() : try collector.collect()
+            withExtendedLifetime(lock) {}
+            garbage.forEach { print("\(dryRun ? "would delete" : "deleted") \($0)") }
+            print("\(garbage.count) files\(dryRun ? " would be" : "") removed.")
+        }
+    }
+}

@@ -319,3 +319,53 @@ import Testing
         #expect(usage.freeBytes > 0)
     }
 }
+
+@Suite struct RemovalTests {
+    @Test func removingAnEpisodeOfASelectedSeriesKeepsItAwayUntilSelectedAgain() async throws {
+        let library = TestLibrary.golden()
+        let fixture = try await MirrorFixture(library: library)
+        defer { fixture.tearDown() }
+        let series = library.series[0]
+        try fixture.select(.series, series.id)
+        _ = try await fixture.sync()
+        let episode = library.episodes.first { $0.parentIndexNumber == 1 && $0.locationType != "Virtual" }
+        let episodeId = try #require(episode?.id)
+        let removed = try Removal(root: fixture.root, index: fixture.index).remove(id: episodeId)
+        #expect(!removed.deleted.isEmpty)
+        #expect(removed.unselected.isEmpty)
+        #expect(!fixture.tree().contains { $0.contains(episodeId) })
+        let again = try await fixture.sync()
+        #expect(!again.downloaded.contains { $0.contains(episodeId) })
+        #expect(!fixture.tree().contains { $0.contains(episodeId) })
+        // The season's metadata no longer lists it.
+        let season = try #require(fixture.json("Downloads/\(series.id)/Season-01/metadata.json"))
+        #expect(!((season["episodes"] as? [[String: Any]]) ?? []).contains { $0["Id"] as? String == episodeId })
+
+        // Selecting the series again brings it back.
+        try fixture.select(.series, series.id)
+        let back = try await fixture.sync()
+        #expect(back.downloaded.contains { $0.contains(episodeId) })
+    }
+
+    @Test func removingASelectedMovieUnselectsItAndGcFindsOrphans() async throws {
+        let library = TestLibrary.golden()
+        let fixture = try await MirrorFixture(library: library)
+        defer { fixture.tearDown() }
+        let movie = library.movies[0]
+        try fixture.select(.movie, movie.id, allVersions: true)
+        _ = try await fixture.sync()
+        try Data("stray".utf8).write(to: URL(fileURLWithPath: fixture.root.path + "/Downloads/\(movie.id)/stray.txt"))
+        try FileManager.default.createDirectory(atPath: fixture.root.stagingDirectory, withIntermediateDirectories: true)
+        try Data([1]).write(to: URL(fileURLWithPath: fixture.root.stagingDirectory + "/old.part"))
+        let collector = GarbageCollector(root: fixture.root, index: fixture.index)
+        #expect(try collector.garbage() == [".mediasync/staging/old.part", "Downloads/\(movie.id)/stray.txt"])
+        #expect(try collector.collect().count == 2)
+        #expect(try collector.garbage().isEmpty)
+
+        let removed = try Removal(root: fixture.root, index: fixture.index).remove(id: movie.id)
+        #expect(removed.unselected == [movie.id])
+        #expect(fixture.tree().isEmpty)
+        #expect(try fixture.index.selections().isEmpty)
+        #expect(throws: SyncError.self) { try Removal(root: fixture.root, index: fixture.index).remove(id: "nothing") }
+    }
+}
