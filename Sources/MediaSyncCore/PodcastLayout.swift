@@ -90,8 +90,11 @@ public enum Retention: Codable, Equatable, Sendable {
     /// Every episode.
     case all
 
+    /// How many episodes new subscriptions keep.
+    public static let newestDefault = 3
+
     /// New subscriptions keep the newest few, so a long back catalogue is not downloaded by surprise.
-    public static let defaultForNewSubscriptions = Retention.newest(3)
+    public static let defaultForNewSubscriptions = Retention.newest(newestDefault)
 
     /// The indices of `episodes` to keep, given each one's publication date (nil when unknown), in feed order.
     /// Newest first by date; episodes without a date rank by their position in the feed.

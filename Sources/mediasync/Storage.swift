@@ -160,3 +160,26 @@ struct GarbageCollect: AsyncParsableCommand {
         }
     }
 }
+
+/// `mediasync reindex`: rebuild the index from the tree's metadata.json files.
+struct Reindex: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Rebuild a lost or damaged index from the tree's metadata.json files (no download needed).",
+        discussion: """
+            Movies come back as movie selections, series as selections of the seasons held, podcasts as \
+            subscriptions keeping at least the episodes held. The old index, if any, is moved aside.
+            """)
+
+    @OptionGroup var rootOptions: RootOptions
+
+    func run() async throws {
+        try await reportingErrors {
+            let root = rootOptions.mirrorRoot
+            let lock = try RootLock(root: root)
+            let result = try Reindexer.rebuildFresh(root: root)
+            withExtendedLifetime(lock) {}
+            result.skipped.forEach { Console.error("skipped: \($0)") }
+            print("Rebuilt the index: \(result.files) files, \(result.selections) selections, \(result.subscriptions) subscriptions.")
+        }
+    }
+}

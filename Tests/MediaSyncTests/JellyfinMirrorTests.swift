@@ -369,3 +369,35 @@ import Testing
         #expect(throws: SyncError.self) { try Removal(root: fixture.root, index: fixture.index).remove(id: "nothing") }
     }
 }
+
+@Suite struct ReindexTests {
+    @Test func aLostIndexIsRebuiltFromTheMetadataAndCostsNoDownload() async throws {
+        let library = TestLibrary.golden()
+        let fixture = try await MirrorFixture(library: library)
+        defer { fixture.tearDown() }
+        try fixture.select(.movie, library.movies[0].id, allVersions: true)
+        try fixture.select(.movie, library.movies[1].id)
+        try fixture.select(.series, library.series[0].id, allVersions: true)
+        _ = try await fixture.sync()
+        let before = try fixture.index.entries()
+        let tree = fixture.tree().map { ($0, fixture.bytes($0)) }
+
+        // The index is lost.
+        try FileManager.default.removeItem(atPath: fixture.root.indexPath)
+        let index = try MirrorIndex(path: fixture.root.indexPath)
+        let result = try Reindexer(root: fixture.root, index: index).rebuild()
+        #expect(result.files == before.count)
+        #expect(Set(try index.entries().map(\.file.path)) == Set(before.map(\.file.path)))
+        #expect(try index.selections().count == 2 + library.seasons.count)
+
+        let downloads = fixture.server.allRequests.filter { $0.path.hasSuffix("/Download") || $0.path.contains("/Images/") }.count
+        let report = try await MirrorSync(root: fixture.root, index: index, server: fixture.client).run()
+        #expect(report.failed.isEmpty, "\(report.failed)")
+        #expect(report.downloaded.isEmpty, "\(report.downloaded)")
+        #expect(report.written.isEmpty, "\(report.written)")
+        #expect(fixture.server.allRequests.filter { $0.path.hasSuffix("/Download") || $0.path.contains("/Images/") }.count == downloads)
+        let after = fixture.tree().map { ($0, fixture.bytes($0)) }
+        #expect(after.map(\.0) == tree.map(\.0))
+        #expect(zip(after, tree).allSatisfy { $0.1 == $1.1 })
+    }
+}

@@ -213,3 +213,26 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: fixture.folder.file("Downloads/\(subscription.id)/ep-1.mp3")))
     }
 }
+
+@Suite struct PodcastReindexTests {
+    @Test func aLostIndexKeepsTheSubscriptionsAndTheEpisodes() async throws {
+        let fixture = try PodcastSyncTests.Fixture()
+        defer { fixture.tearDown() }
+        fixture.publish("/feeds/show.xml", title: "Show", episodes: PodcastSyncTests.five, etag: "\"v1\"")
+        let subscription = try await fixture.subscribe("/feeds/show.xml")
+        _ = try await fixture.sync()
+        try FileManager.default.removeItem(atPath: fixture.root.indexPath)
+        let result = try Reindexer.rebuildFresh(root: fixture.root)
+        #expect(result.subscriptions == 1)
+        #expect(result.files == 4)
+        let index = try MirrorIndex(path: fixture.root.indexPath)
+        #expect(try index.subscriptions().first?.id == subscription.id)
+        let report = try await MirrorSync(
+            root: fixture.root, index: index, server: nil,
+            transferOptions: TransferOptions(durable: false, retryPolicy: RetryPolicy(maxAttempts: 1))
+        ).run()
+        #expect(report.downloaded.isEmpty, "\(report.downloaded)")
+        #expect(report.written.isEmpty, "\(report.written)")
+        #expect(fixture.server.requests(to: "/media/ep5.mp3").count == 1)
+    }
+}

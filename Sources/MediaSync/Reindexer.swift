@@ -1,0 +1,228 @@
+import Foundation
+import MediaSyncCore
+import MediaSyncHTTP
+import MediaSyncServer
+
+/// `mediasync reindex`: rebuilds the index from the tree's `metadata.json` files, so a lost or corrupt index
+/// database costs no downloads. Files are recorded with the signatures the metadata's server objects carry;
+/// selections (a movie, with all versions when it holds several; a series) and podcast subscriptions are
+/// restored, so the next sync finds everything in place.
+public struct Reindexer: Sendable {
+    let root: MirrorRoot
+    let index: MirrorIndex
+
+    public init(root: MirrorRoot, index: MirrorIndex) {
+        self.root = root
+        self.index = index
+    }
+
+    /// What was rebuilt.
+    public struct Result: Codable, Sendable, Equatable {
+        public var files = 0
+        public var selections = 0
+        public var subscriptions = 0
+        /// Metadata files that could not be read, one line each.
+        public var skipped: [String] = []
+    }
+
+    /// Moves the current index (if any) aside as `index.sqlite.old` and rebuilds a new one from the tree.
+    public static func rebuildFresh(root: MirrorRoot) throws -> Result {
+        try root.prepare()
+        for suffix in ["", "-wal", "-shm", "-journal"] {
+            let path = root.indexPath + suffix
+            guard FileManager.default.fileExists(atPath: path) else { continue }
+            try? FileManager.default.removeItem(atPath: path + ".old")
+            try FileManager.default.moveItem(atPath: path, toPath: path + ".old")
+        }
+        return try Reindexer(root: root, index: MirrorIndex(path: root.indexPath)).rebuild()
+    }
+
+    /// Records what the tree's metadata describes in this (empty) index.
+    public func rebuild() throws -> Result {
+        var result = Result()
+        let downloads = root.path + "/" + LibraryLayout.downloads
+        let folders = ((try? FileManager.default.contentsOfDirectory(atPath: downloads)) ?? []).sorted()
+        let now = ISO8601DateFormatter().string(from: Date())
+        for folder in folders where SafeName.isContained(folder) {
+            let metadataPath = "\(LibraryLayout.downloads)/\(folder)/\(LibraryLayout.metadataFile)"
+            guard let bytes = read(metadataPath) else { continue }
+            if let metadata = try? JSONDecoder().decode(DownloadMetadata.self, from: Data(bytes)) {
+                try record(metadataPath, bytes: bytes, key: "metadata:\(metadata.itemId)", itemId: metadata.itemId, &result)
+                if metadata.itemType == "Series" {
+                    // Each season held becomes a season selection: the conservative guess, which never fetches a
+                    // season the mirror did not have (a whole-series selection would).
+                    let allVersions = hasSeveralVersions(metadata)
+                    for seasonId in try rebuildSeries(folder, metadata, &result) {
+                        try index.select(Selection(id: seasonId, kind: .season, allVersions: allVersions, addedAt: now))
+                        result.selections += 1
+                    }
+                } else {
+                    try rebuildMovie(folder, metadata, &result)
+                    try index.select(Selection(id: folder, kind: .movie, allVersions: metadata.versions.count > 1, addedAt: now))
+                    result.selections += 1
+                }
+            } else if let podcast = try? JSONDecoder().decode(PodcastMetadata.self, from: Data(bytes)) {
+                try rebuildPodcast(podcast, metadataPath: metadataPath, bytes: bytes, now: now, &result)
+            } else {
+                result.skipped.append("\(metadataPath): not a mediasync metadata file")
+            }
+        }
+        return result
+    }
+
+    private func rebuildMovie(_ id: String, _ metadata: DownloadMetadata, _ result: inout Result) throws {
+        let item = metadata.item.flatMap(BaseItem.init)
+        for version in metadata.versions {
+            let path = LibraryLayout.movieMedia(movieId: id, versionId: version.versionId, fileExtension: version.container)
+            try recordMedia(path, item: item, itemId: id, version: version, &result)
+        }
+        for type in LibraryLayout.ImageType.allCases {
+            try recordImage(LibraryLayout.movieImage(movieId: id, type: type), item: item, itemId: id, type: type, &result)
+        }
+    }
+
+    /// Records a series' files; returns the ids of the seasons it holds.
+    private func rebuildSeries(_ id: String, _ metadata: DownloadMetadata, _ result: inout Result) throws -> [String] {
+        var seasonIds: [String] = []
+        let series = metadata.item.flatMap(BaseItem.init)
+        for type in LibraryLayout.ImageType.allCases {
+            try recordImage(LibraryLayout.seriesImage(seriesId: id, type: type), item: series, itemId: id, type: type, &result)
+        }
+        let seasonFolders = ((try? FileManager.default.contentsOfDirectory(atPath: root.path + "/" + LibraryLayout.seriesFolder(id))) ?? [])
+            .filter { $0.hasPrefix("Season-") }.sorted()
+        for seasonFolder in seasonFolders {
+            guard let number = Int(seasonFolder.dropFirst("Season-".count)) else { continue }
+            let path = LibraryLayout.seasonMetadata(seriesId: id, seasonNumber: number)
+            guard let bytes = read(path), let season = try? JSONDecoder().decode(DownloadMetadata.self, from: Data(bytes)) else {
+                continue
+            }
+            try record(path, bytes: bytes, key: "metadata:\(season.itemId)", itemId: season.itemId, &result)
+            let seasonItem = season.item.flatMap(BaseItem.init)
+            if let seasonItem, SafeName.id(seasonItem.id) != nil {
+                seasonIds.append(seasonItem.id)
+            } else {
+                result.skipped.append("\(path): the season has no server item, so it cannot be selected again")
+            }
+            if let seasonItem {
+                try recordImage(
+                    LibraryLayout.seasonImage(seriesId: id, seasonNumber: number, seasonId: seasonItem.id, type: .primary),
+                    item: seasonItem, itemId: seasonItem.id, type: .primary, &result)
+            }
+            let episodes = (season.episodes ?? []).compactMap(BaseItem.init)
+            for version in season.versions {
+                guard let episodeId = version.itemId, SafeName.id(episodeId) != nil else { continue }
+                let episode = episodes.first { $0.id == episodeId }
+                let mediaPath = LibraryLayout.episodeMedia(
+                    seriesId: id, seasonNumber: number, episodeId: episodeId, versionId: version.versionId,
+                    fileExtension: version.container)
+                try recordMedia(mediaPath, item: episode, itemId: episodeId, version: version, &result)
+            }
+            for episode in episodes where SafeName.id(episode.id) != nil {
+                for type in LibraryLayout.ImageType.allCases {
+                    try recordImage(
+                        LibraryLayout.episodeImage(seriesId: id, seasonNumber: number, episodeId: episode.id, type: type),
+                        item: episode, itemId: episode.id, type: type, &result)
+                }
+            }
+        }
+        return seasonIds
+    }
+
+    private func rebuildPodcast(
+        _ podcast: PodcastMetadata, metadataPath: String, bytes: [UInt8], now: String, _ result: inout Result
+    ) throws {
+        guard SafeName.id(podcast.podcastID) != nil else { return }
+        if let feedURL = podcast.feedURL, try index.subscription(matching: podcast.podcastID) == nil {
+            try index.save(
+                Subscription(
+                    id: podcast.podcastID, feedURL: feedURL, title: podcast.podcastTitle,
+                    retention: .newest(max(Retention.newestDefault, podcast.episodes.count)), addedAt: now))
+            result.subscriptions += 1
+        }
+        try record(metadataPath, bytes: bytes, key: "podcast-metadata:\(podcast.podcastID)", itemId: podcast.podcastID, &result)
+        for episode in podcast.episodes {
+            let path = PodcastLayout.folder(podcast.podcastID) + "/" + episode.fileName
+            guard SafeName.isContained(path), let size = size(path) else { continue }
+            try index.record(
+                IndexEntry(
+                    file: LocalFile(
+                        key: "podcast:\(podcast.podcastID):\(episode.episodeID)", path: path, kind: .media, size: size,
+                        signature: "guid:\(episode.guid ?? episode.episodeID)", itemId: podcast.podcastID),
+                    versionId: episode.episodeID, mediaSourceId: nil, container: nil, downloadedAt: episode.downloadDate,
+                    taskId: UUID().uuidString.lowercased()))
+            result.files += 1
+        }
+    }
+
+    // MARK: Recording
+
+    private func recordMedia(_ path: String, item: BaseItem?, itemId: String, version: VersionInfo, _ result: inout Result) throws {
+        guard let size = size(path) else { return }
+        let source = item?.mediaSources?.first { ($0.id ?? itemId) == version.versionId }
+        let signature = source.map(MirrorFiles.signature(of:)) ?? "unknown"
+        try index.record(
+            IndexEntry(
+                file: LocalFile(
+                    key: "media:\(itemId):\(version.versionId)", path: path, kind: .media, size: size, signature: signature,
+                    itemId: itemId),
+                versionId: version.versionId, mediaSourceId: version.mediaSourceId, container: version.container,
+                downloadedAt: version.downloadDate, taskId: version.taskId))
+        result.files += 1
+        // External subtitles beside the media: <media base>.<index>.<lang>[.forced].<format>.
+        let base = String(path.dropLast(version.container.count + 1))
+        let folder = (root.path + "/" + path as NSString).deletingLastPathComponent
+        let name = (base as NSString).lastPathComponent
+        for file in ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []) where file.hasPrefix(name + ".") {
+            let parts = file.dropFirst(name.count + 1).split(separator: ".")
+            guard parts.count >= 3, let streamIndex = Int(parts[0]) else { continue }
+            let subtitlePath = (path as NSString).deletingLastPathComponent + "/" + file
+            guard let subtitleSize = self.size(subtitlePath) else { continue }
+            try index.record(
+                IndexEntry(
+                    file: LocalFile(
+                        key: "subtitle:\(itemId):\(version.versionId):\(streamIndex)", path: subtitlePath, kind: .subtitle,
+                        size: subtitleSize, signature: signature, itemId: itemId),
+                    versionId: version.versionId, mediaSourceId: version.mediaSourceId, container: nil,
+                    downloadedAt: version.downloadDate, taskId: version.taskId))
+            result.files += 1
+        }
+    }
+
+    private func recordImage(
+        _ path: String, item: BaseItem?, itemId: String, type: LibraryLayout.ImageType, _ result: inout Result
+    ) throws {
+        guard let size = size(path) else { return }
+        let tag = type == .primary ? item?.imageTags["Primary"] : item?.backdropImageTags.first
+        try index.record(
+            IndexEntry(
+                file: LocalFile(
+                    key: "image:\(itemId):\(type.rawValue)", path: path, kind: .image, size: size,
+                    signature: tag.map { "tag:\($0)" } ?? "unknown", itemId: itemId),
+                versionId: nil, mediaSourceId: nil, container: nil, downloadedAt: "", taskId: ""))
+        result.files += 1
+    }
+
+    private func record(_ path: String, bytes: [UInt8], key: String, itemId: String, _ result: inout Result) throws {
+        try index.record(
+            IndexEntry(
+                file: LocalFile(
+                    key: key, path: path, kind: .metadata, size: Int64(bytes.count), signature: "sha256:" + SHA256.hex(bytes),
+                    itemId: itemId),
+                versionId: nil, mediaSourceId: nil, container: nil, downloadedAt: "", taskId: ""))
+        result.files += 1
+    }
+
+    private func hasSeveralVersions(_ series: DownloadMetadata) -> Bool {
+        var counts: [String: Int] = [:]
+        for version in series.versions { counts[version.itemId ?? "", default: 0] += 1 }
+        return counts.values.contains { $0 > 1 }
+    }
+
+    private func read(_ relative: String) -> [UInt8]? {
+        root.absolute(relative).flatMap { FileManager.default.contents(atPath: $0) }.map { [UInt8]($0) }
+    }
+
+    private func size(_ relative: String) -> Int64? {
+        FilePlacer(root: root, durable: false).sizes(of: [relative])[relative]
+    }
+}
