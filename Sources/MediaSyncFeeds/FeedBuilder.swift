@@ -11,7 +11,26 @@ struct FeedBuilder {
     private var xmlLang: String?
     private var funding: [Funding] = []
     /// How often each episode guid occurred, for ``Feed/duplicateGUIDs`` (the episodes themselves are handed on).
-    private var guidCounts: [String: Int] = [:]
+    private var guidCounts: [GUIDKey: Int] = [:]
+
+    /// A guid with its hash computed once: growing the table then rehashes an `Int` per entry, not the string.
+    private struct GUIDKey: Hashable {
+        let value: String
+        let hash: Int
+
+        init(_ value: String) {
+            self.value = value
+            self.hash = value.hashValue
+        }
+
+        static func == (lhs: GUIDKey, rhs: GUIDKey) -> Bool {
+            lhs.hash == rhs.hash && lhs.value == rhs.value
+        }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(hash)
+        }
+    }
 
     private var enclosure: Enclosure?
     private var atomEnclosure: Enclosure?
@@ -75,7 +94,7 @@ struct FeedBuilder {
     }
 
     mutating func beginItem() {
-        itemSlots = [String?](repeating: nil, count: Field.allCases.count)
+        for index in itemSlots.indices where itemSlots[index] != nil { itemSlots[index] = nil }
         enclosure = nil
         atomEnclosure = nil
         mediaEnclosure = nil
@@ -85,7 +104,11 @@ struct FeedBuilder {
 
     /// Finishes the current item and returns its episode.
     mutating func endItem() -> Episode {
-        func slot(_ field: Field) -> String? { itemSlots[field.rawValue] }
+        // Each slot is read at most once here: move the value out (no retain now, no release in `beginItem`).
+        func slot(_ field: Field) -> String? {
+            guard itemSlots[field.rawValue] != nil else { return nil }
+            return itemSlots[field.rawValue].take()
+        }
         var episode = Episode()
         episode.title = slot(.itemTitle).flatMap(TextCleaner.plainText)
         episode.link = slot(.itemLink) ?? atomLink
@@ -115,7 +138,7 @@ struct FeedBuilder {
             episode.guid = [episode.link, episode.title].compactMap { $0 }.joined(separator: " ")
             episode.guidIsFallback = true
         }
-        if let guid = episode.guid { guidCounts[guid, default: 0] += 1 }
+        if let guid = episode.guid { guidCounts[GUIDKey(guid), default: 0] += 1 }
         return episode
     }
 
@@ -137,7 +160,7 @@ struct FeedBuilder {
         feed.locked = Self.flag(slot(.feedLocked))
         feed.block = Self.flag(slot(.feedBlock))
         feed.funding = funding
-        feed.duplicateGUIDs = guidCounts.filter { $0.value > 1 }.map(\.key).sorted()
+        feed.duplicateGUIDs = guidCounts.filter { $0.value > 1 }.map(\.key.value).sorted()
         return feed
     }
 

@@ -115,6 +115,20 @@ public enum FeedParser {
                 try input.readAll(), baseURL: baseURL, maximumSize: maximumSize,
                 replayAfterRecovery: replayAfterRecovery, onEpisode: onEpisode)
         }
+        if let replayAfterRecovery {
+            // A consumer that can take back what it was given gets the fast path first: one pass over the file,
+            // UTF-8 checked as it streams, no tag tracking. It succeeds exactly when the document needs none of
+            // the rewriter's repairs and is UTF-8, and then yields what the careful path below yields; on any
+            // ``FeedError`` everything delivered is taken back and the document is read the careful way.
+            do {
+                let input = try InputRewriter(speculative: FileInput(descriptor: descriptor), chunkSize: chunkSize)
+                let reader = try XMLStreamReader(input: input, baseURL: baseURL)
+                var walker = FeedWalker(reader: reader)
+                return try walker.run(onEpisode: onEpisode)
+            } catch is FeedError {
+                try replayAfterRecovery()
+            }
+        }
         let source = FileInput(descriptor: descriptor)
         return try walk(
             baseURL: baseURL, replayAfterRecovery: replayAfterRecovery, onEpisode: onEpisode,

@@ -63,8 +63,21 @@ final class InputRewriter {
     private let special: UnsafeMutableBufferPointer<UInt8>
     /// Open elements as (offset, length) of their names in `names`: no allocation per tag, and valid after the
     /// streaming window moves on.
-    private var openElements: [(start: Int, count: Int)] = []
-    private var names: [UInt8] = []
+    private var openElements: [(start: Int, count: Int)] {
+        get { tagStack.pointee.openElements }
+        _modify { yield &tagStack.pointee.openElements }
+    }
+    private var names: [UInt8] {
+        get { tagStack.pointee.names }
+        _modify { yield &tagStack.pointee.names }
+    }
+    /// The open-element stack lives behind a pointer this instance owns: the per-tag pushes and pops then need
+    /// no dynamic exclusivity checks (a class's stored properties would).
+    private struct TagStack {
+        var openElements: [(start: Int, count: Int)] = []
+        var names: [UInt8] = []
+    }
+    private let tagStack: UnsafeMutablePointer<TagStack>
     /// Inside a start tag until this index; a `<` there is escaped.
     private var tagEnd = 0
     private var closedAtEnd = false
@@ -75,6 +88,10 @@ final class InputRewriter {
     private(set) var encoding: String?
     /// Set when streaming had to stop; the parser reports it instead of libxml2's I/O error.
     private(set) var failure: FeedError?
+    /// See ``init(speculative:chunkSize:)``.
+    private let speculative: Bool
+    /// Speculative mode: the bytes before this window offset are known to be UTF-8.
+    private var validated = 0
 
     /// Prepares `bytes`, which must stay valid for the lifetime of the rewriter.
     /// - Throws: ``FeedError/empty`` for a document with no markup, ``FeedError/entityExpansion`` for entity bombs.
@@ -90,17 +107,34 @@ final class InputRewriter {
         try self.init(bytes: UnsafeBufferPointer(start: window.baseAddress, count: 0), source: source, window: window)
     }
 
+    /// Prepares a streamed document on the assumption that it is clean, for a caller that can throw away what
+    /// it was given and read the document again with ``init(streaming:chunkSize:)``: the encoding is UTF-8, checked
+    /// chunk by chunk as it is read instead of in a pass of its own, and tags are passed through untracked, so
+    /// none of the structural repairs is made. Any ``FeedError`` from this rewriter, the reader or the walker (a
+    /// byte sequence that is not UTF-8, or anything the repairs would have changed, which libxml2 then rejects)
+    /// means: start again with ``init(streaming:chunkSize:)``. When no error occurs, the rewritten document is
+    /// byte for byte the one ``init(streaming:chunkSize:)`` produces.
+    convenience init(speculative source: RewriterSource, chunkSize: Int = 256 * 1024) throws {
+        let window = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(chunkSize, 16))
+        try self.init(
+            bytes: UnsafeBufferPointer(start: window.baseAddress, count: 0), source: source, window: window,
+            speculative: true)
+    }
+
     private init(
         bytes initial: UnsafeBufferPointer<UInt8>, source: RewriterSource?,
-        window: UnsafeMutableBufferPointer<UInt8>? = nil
+        window: UnsafeMutableBufferPointer<UInt8>? = nil, speculative: Bool = false
     ) throws {
         // From here on `bytes` is the property: refilling replaces it.
+        self.speculative = speculative
         self.bytes = initial
         self.end = initial.count
         self.source = source
         self.window = window
         self.atEOF = source == nil
         special = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: 256)
+        tagStack = UnsafeMutablePointer<TagStack>.allocate(capacity: 1)
+        tagStack.initialize(to: TagStack())
         _ = special.initialize(from: Self.specialTable)
         position = 0
         verbatimUntil = 0
@@ -123,7 +157,12 @@ final class InputRewriter {
         verbatimUntil = index
         if skipWhitespaceLoading(from: index) >= end { throw FeedError.empty }
         let valid: Bool
-        if let source {
+        if speculative {
+            // Checked from here on as the window fills (see `checkUTF8()`); a failure ends the attempt.
+            validated = index
+            checkUTF8()
+            valid = true
+        } else if let source {
             valid = try source.isValidUTF8(from: index)
         } else {
             valid = Self.isValidUTF8(UnsafeBufferPointer(rebasing: bytes[index...]))
@@ -140,6 +179,8 @@ final class InputRewriter {
 
     deinit {
         special.deallocate()
+        tagStack.deinitialize(count: 1)
+        tagStack.deallocate()
         window?.deallocate()
     }
 
@@ -150,12 +191,14 @@ final class InputRewriter {
     private func refill() -> Bool {
         guard !atEOF, let source, var storage = window, let base = storage.baseAddress else { return false }
         if position > 0 {
-            let shift = min(position, end)
+            // A speculative rewriter keeps the bytes it has not checked yet (at most an incomplete sequence).
+            let shift = speculative ? min(position, end, validated) : min(position, end)
             (base).update(from: base + shift, count: end - shift)
             end -= shift
             position -= shift
             verbatimUntil -= shift
             tagEnd -= shift
+            validated -= shift
         }
         if end == storage.count {
             let larger = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: storage.count * 2)
@@ -175,6 +218,10 @@ final class InputRewriter {
                 end += count
                 added = true
             }
+            if speculative {
+                bytes = UnsafeBufferPointer(start: start, count: end)
+                checkUTF8()
+            }
         } catch let error as FeedError {
             failure = error
             atEOF = true
@@ -184,6 +231,21 @@ final class InputRewriter {
         }
         bytes = UnsafeBufferPointer(start: start, count: end)
         return added
+    }
+
+    /// Speculative mode: checks the bytes read since the last check; records a ``failure`` (which ends the
+    /// attempt) at the first sequence that is not UTF-8, or at an incomplete one at the end of the document.
+    private func checkUTF8() {
+        guard failure == nil, validated < end || atEOF else { return }
+        guard let complete = Self.validUTF8Prefix(UnsafeBufferPointer(rebasing: bytes[validated..<end])) else {
+            failure = FeedError.malformed(line: 0, message: "not UTF-8")
+            atEOF = true
+            return
+        }
+        validated += complete
+        if atEOF, validated != end {
+            failure = FeedError.malformed(line: 0, message: "not UTF-8")
+        }
     }
 
     /// ``refill()`` that turns a read error into a thrown one.
@@ -250,19 +312,42 @@ final class InputRewriter {
                 let first: UInt64 = mode == .markup ? 0x3C3C_3C3C_3C3C_3C3C : 0x5D5D_5D5D_5D5D_5D5D
                 let second: UInt64 = mode == .markup ? 0x2626_2626_2626_2626 : 0x5D5D_5D5D_5D5D_5D5D
                 let raw = UnsafeRawPointer(base)
+                // Speculative mode passes tags through untracked: `<` before a name or `/` is no stop there.
+                let passTags = speculative && mode == .markup
                 scan: while index < end {
-                    if swar, index + 8 <= end {
-                        let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-                        if !Self.hasByteBelow(word ^ first, 1) && !Self.hasByteBelow(word ^ second, 1)
-                            && !Self.hasByteBelow(word, 0x20)
+                    if swar {
+                        // Thirty-two bytes per step with one branch, then eight.
+                        if index + 32 <= end,
+                            Self.specialBits(raw.loadUnaligned(fromByteOffset: index, as: UInt64.self), first, second)
+                                | Self.specialBits(
+                                    raw.loadUnaligned(fromByteOffset: index + 8, as: UInt64.self), first, second)
+                                | Self.specialBits(
+                                    raw.loadUnaligned(fromByteOffset: index + 16, as: UInt64.self), first, second)
+                                | Self.specialBits(
+                                    raw.loadUnaligned(fromByteOffset: index + 24, as: UInt64.self), first, second)
+                                == 0
                         {
-                            index += 8
+                            index += 32
                             continue
+                        }
+                        if index + 8 <= end {
+                            let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                            if !Self.hasByteBelow(word ^ first, 1) && !Self.hasByteBelow(word ^ second, 1)
+                                && !Self.hasByteBelow(word, 0x20)
+                            {
+                                index += 8
+                                continue
+                            }
                         }
                     }
                     let stop = min(index + 8, end)
                     while index < stop {
-                        if table[Int(base[index])] & mask != 0 { break scan }
+                        let byte = base[index]
+                        if table[Int(byte)] & mask != 0 {
+                            guard passTags, byte == UInt8(ascii: "<"), index + 1 < end else { break scan }
+                            let next = base[index + 1]
+                            guard next == UInt8(ascii: "/") || Self.isNameStart(next) else { break scan }
+                        }
                         index += 1
                     }
                 }
@@ -319,7 +404,9 @@ final class InputRewriter {
         case .markup:
             if byte == UInt8(ascii: "<") {
                 let next = position + 1 < end ? bytes[position + 1] : 0
-                if position < tagEnd {
+                if speculative, next == UInt8(ascii: "/") || Self.isNameStart(next) {
+                    verbatimUntil = position + 1  // tags pass untracked; the rest of the tag is plain markup
+                } else if position < tagEnd {
                     emit(Array("&lt;".utf8))  // `<` inside a tag, e.g. in an attribute value
                     position += 1
                 } else if next == UInt8(ascii: "/") {
@@ -407,12 +494,30 @@ final class InputRewriter {
         if found == nil, !atEOF { return false }
         let close = (found ?? end - 1) + 1
         let bytes = self.bytes
-        guard nameCount > 0,
-            let match = openElements.lastIndex(where: { element in
-                element.count == nameCount
-                    && (0..<nameCount).allSatisfy { names[element.start + $0] == bytes[nameStart + $0] }
-            })
-        else {
+        var matched: Int?
+        if nameCount > 0 {
+            let stack = tagStack
+            stack.pointee.names.withUnsafeBufferPointer { names in
+                stack.pointee.openElements.withUnsafeBufferPointer { elements in
+                    var candidate = elements.count - 1
+                    while candidate >= 0 {
+                        let element = elements[candidate]
+                        if element.count == nameCount {
+                            var offset = 0
+                            while offset < nameCount, names[element.start + offset] == bytes[nameStart + offset] {
+                                offset += 1
+                            }
+                            if offset == nameCount {
+                                matched = candidate
+                                return
+                            }
+                        }
+                        candidate -= 1
+                    }
+                }
+            }
+        }
+        guard let match = matched else {
             noteRepair("dropped the stray end tag </\(String(decoding: bytes[nameStart..<index], as: UTF8.self))>")
             position = close
             return true
@@ -678,6 +783,17 @@ final class InputRewriter {
         (word &- 0x0101_0101_0101_0101 &* limit) & ~word & 0x8080_8080_8080_8080 != 0
     }
 
+    /// Non-zero when `word` may hold `first`, `second` or a byte below 0x20 (the SWAR tests of the scan loop,
+    /// without branches; may report a false positive, never a false negative).
+    @inline(__always)
+    private static func specialBits(_ word: UInt64, _ first: UInt64, _ second: UInt64) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let high: UInt64 = 0x8080_8080_8080_8080
+        let a = word ^ first
+        let b = word ^ second
+        return ((a &- ones) & ~a | (b &- ones) & ~b | (word &- ones &* 0x20) & ~word) & high
+    }
+
     private static func modeMask(_ mode: Mode) -> UInt8 {
         switch mode {
         case .markup: 0b0001
@@ -806,6 +922,15 @@ final class InputRewriter {
         var index = 0
         let raw = UnsafeRawPointer(base)
         while index < count {
+            if index + 32 <= count,
+                (raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                    | raw.loadUnaligned(fromByteOffset: index + 8, as: UInt64.self)
+                    | raw.loadUnaligned(fromByteOffset: index + 16, as: UInt64.self)
+                    | raw.loadUnaligned(fromByteOffset: index + 24, as: UInt64.self)) & 0x8080_8080_8080_8080 == 0
+            {
+                index += 32
+                continue
+            }
             if index + 8 <= count,
                 raw.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 == 0
             {

@@ -63,6 +63,35 @@ enum TextCleaner {
                 previousWasSpace = false
             case 0x21...0x7E:
                 previousWasSpace = false
+            case 0x80...:
+                return isAlreadyPlainUnicode(text)
+            default:
+                return false
+            }
+        }
+        return !previousWasSpace && !previousWasAmpersand
+    }
+
+    /// ``isAlreadyPlain(_:)`` for text with non-ASCII characters: none of them may be whitespace (no-break
+    /// spaces are squashed like ASCII ones).
+    private static func isAlreadyPlainUnicode(_ text: String) -> Bool {
+        var previousWasSpace = true
+        var previousWasAmpersand = false
+        for scalar in text.unicodeScalars {
+            let value = scalar.value
+            if previousWasAmpersand, value != 0x20 { return false }
+            previousWasAmpersand = value == 0x26
+            switch value {
+            case 0x20:
+                if previousWasSpace { return false }
+                previousWasSpace = true
+            case 0x3C:
+                return false
+            case 0x21...0x7E:
+                previousWasSpace = false
+            case 0x80...:
+                if scalar.properties.isWhitespace { return false }
+                previousWasSpace = false
             default:
                 return false
             }

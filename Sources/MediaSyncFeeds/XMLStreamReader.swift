@@ -31,6 +31,17 @@ final class XMLStreamReader {
     private let inputBox: Unmanaged<InputRewriter>
     private let errorBox: Unmanaged<ErrorRecorder>
     private var tagCache: [PointerPair: Int] = [:]
+    private static let fastCacheSize = 128
+    /// Owned storage (a pointer, so lookups need no exclusivity checks); names are interned in the reader's
+    /// dictionary, which lives as long as the reader.
+    private let fastCache: UnsafeMutablePointer<
+        (namespace: UnsafePointer<UInt8>?, name: UnsafePointer<UInt8>?, tag: Int)
+    > = {
+        let cache = UnsafeMutablePointer<(namespace: UnsafePointer<UInt8>?, name: UnsafePointer<UInt8>?, tag: Int)>
+            .allocate(capacity: XMLStreamReader.fastCacheSize)
+        cache.initialize(repeating: (nil, nil, -1), count: XMLStreamReader.fastCacheSize)
+        return cache
+    }()
 
     /// Records the first fatal libxml2 error instead of letting libxml2 print it.
     final class ErrorRecorder {
@@ -111,6 +122,7 @@ final class XMLStreamReader {
     }
 
     deinit {
+        fastCache.deallocate()
         xmlFreeTextReader(reader)
         if let document { xmlFreeDoc(document) }
         inputBox.release()
@@ -143,12 +155,23 @@ final class XMLStreamReader {
     func tag(in tags: [String: Int]) -> Int {
         guard let name = xmlTextReaderConstLocalName(reader) else { return -1 }
         let namespace = xmlTextReaderConstNamespaceUri(reader)
+        // A direct-mapped cache in front of the dictionary: hashing the pointer pair costs more than libxml2's
+        // own work for a small element.
+        let slot =
+            (Int(bitPattern: UInt(bitPattern: name)) >> 3 ^ Int(bitPattern: UInt(bitPattern: namespace)) >> 5)
+            & (Self.fastCacheSize - 1)
+        let entry = fastCache[slot]
+        if entry.name == name, entry.namespace == namespace { return entry.tag }
         let pair = PointerPair(namespace: namespace, name: name)
-        if let known = tagCache[pair] { return known }
+        if let known = tagCache[pair] {
+            fastCache[slot] = (namespace, name, known)
+            return known
+        }
         let key = ElementNames.key(
             namespaceURI: namespace.map { String(cString: $0) }, localName: String(cString: name))
         let tag = key.flatMap { tags[$0] } ?? -1
         tagCache[pair] = tag
+        fastCache[slot] = (namespace, name, tag)
         return tag
     }
 
@@ -206,11 +229,18 @@ final class XMLStreamReader {
 extension String {
     /// The string without leading and trailing ASCII whitespace.
     func trimmingCharacters() -> String {
-        let view = utf8
-        let isSpace: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x0A || $0 == 0x09 || $0 == 0x0D }
-        if let first = view.first, let last = view.last, !isSpace(first), !isSpace(last) { return self }
-        guard let first = view.firstIndex(where: { !isSpace($0) }), let last = view.lastIndex(where: { !isSpace($0) })
-        else { return "" }
-        return String(decoding: view[first...last], as: UTF8.self)
+        @inline(__always) func isSpace(_ byte: UInt8) -> Bool {
+            byte == 0x20 || byte == 0x0A || byte == 0x09 || byte == 0x0D
+        }
+        var copy = self
+        return copy.withUTF8 { bytes -> String in
+            var start = 0
+            var end = bytes.count
+            while start < end, isSpace(bytes[start]) { start += 1 }
+            while end > start, isSpace(bytes[end - 1]) { end -= 1 }
+            if start == 0, end == bytes.count, end > 0 { return self }
+            if start == end { return "" }
+            return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+        }
     }
 }
