@@ -183,3 +183,57 @@ struct Reindex: AsyncParsableCommand {
         }
     }
 }
+
+/// `mediasync ls`: the local library, searched and filtered.
+struct List: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "ls", abstract: "List the local library: movies, series, episodes, podcasts, podcast episodes.")
+
+    enum Kind: String, ExpressibleByArgument, CaseIterable {
+        case movie, series, episode, podcast
+        case podcastEpisode = "podcast-episode"
+    }
+
+    @Option(help: "Only this type: \(Kind.allCases.map(\.rawValue).joined(separator: ", ")).")
+    var type: Kind?
+
+    @Flag(help: "Only what is fully on disk.")
+    var downloaded = false
+
+    @Flag(help: "Only what the index lists but is missing or damaged on disk (`mediasync sync` fetches it again).")
+    var missing = false
+
+    @Option(help: "Only titles containing this text (case-insensitive).")
+    var search: String?
+
+    @Flag(help: "Print JSON instead of a table.")
+    var json = false
+
+    @OptionGroup var rootOptions: RootOptions
+
+    func validate() throws {
+        if downloaded && missing { throw ValidationError("choose --downloaded or --missing, not both") }
+    }
+
+    func run() async throws {
+        try await reportingErrors {
+            let items = try LocalLibrary(root: rootOptions.mirrorRoot, index: try rootOptions.openIndex()).items().filter { item in
+                (type == nil || item.type == type?.rawValue) && (!downloaded || item.downloaded) && (!missing || !item.downloaded)
+                    && (search.map { text in
+                        item.title.localizedCaseInsensitiveContains(text) || (item.parent ?? "").localizedCaseInsensitiveContains(text)
+                    } ?? true)
+            }
+            if json {
+                print(try JSONText.encode(items))
+            } else {
+                Table.print(
+                    header: ["TYPE", "TITLE", "WHERE", "SIZE", "STATE", "ID"],
+                    rows: items.map { item in
+                        let place = [item.parent, item.season.map { String(format: "S%02d", $0) + (item.episode.map { String(format: "E%02d", $0) } ?? "") }]
+                            .compactMap { $0 }.joined(separator: " ")
+                        return [item.type, item.title, place, ByteCount.format(item.bytes), item.downloaded ? "ok" : "missing", item.id]
+                    })
+            }
+        }
+    }
+}

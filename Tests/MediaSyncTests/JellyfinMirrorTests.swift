@@ -401,3 +401,28 @@ import Testing
         #expect(zip(after, tree).allSatisfy { $0.1 == $1.1 })
     }
 }
+
+@Suite struct LocalLibraryTests {
+    @Test func listsWhatIsHeldAndWhatIsMissing() async throws {
+        let library = TestLibrary.golden()
+        let fixture = try await MirrorFixture(library: library)
+        defer { fixture.tearDown() }
+        let movie = library.movies[1]
+        try fixture.select(.movie, movie.id)
+        try fixture.select(.series, library.series[0].id)
+        _ = try await fixture.sync()
+        let items = try LocalLibrary(root: fixture.root, index: fixture.index).items()
+        #expect(items.filter { $0.type == "movie" }.map(\.title) == ["Amélie – 東京 ✨"])
+        #expect(items.filter { $0.type == "series" }.count == 1)
+        let episodes = items.filter { $0.type == "episode" }
+        #expect(episodes.count == library.episodes.filter { $0.locationType != "Virtual" }.count)
+        #expect(items.allSatisfy { $0.downloaded })
+        #expect(episodes.contains { $0.title == "Behind the Scenes" && $0.season == 0 })
+
+        try FileManager.default.removeItem(
+            atPath: fixture.root.path + "/Downloads/\(movie.id)/\(movie.id)-\(movie.mediaSources[0].id).mp4")
+        let after = try LocalLibrary(root: fixture.root, index: fixture.index).items()
+        #expect(after.first { $0.id == movie.id }?.downloaded == false)
+        #expect(after.filter { !$0.downloaded }.map(\.id) == [movie.id])
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+import MediaSyncCore
+import MediaSyncServer
+
+/// The local library for `mediasync ls` (seed 003's list, search and filters): movies, series, episodes,
+/// podcasts and podcast episodes, read from the index and the tree's metadata files — no server needed.
+public struct LocalLibrary: Sendable {
+    let root: MirrorRoot
+    let index: MirrorIndex
+
+    public init(root: MirrorRoot, index: MirrorIndex) {
+        self.root = root
+        self.index = index
+    }
+
+    /// One listed thing.
+    public struct Item: Codable, Sendable, Equatable {
+        /// `movie`, `series`, `episode`, `podcast` or `podcast-episode`.
+        public var type: String
+        public var id: String
+        public var title: String
+        /// The series or podcast it belongs to.
+        public var parent: String?
+        public var season: Int?
+        public var episode: Int?
+        /// Whether every media file of it is on disk with its recorded size.
+        public var downloaded: Bool
+        public var bytes: Int64
+    }
+
+    public func items() throws -> [Item] {
+        let entries = try index.entries()
+        let sizes = FilePlacer(root: root, durable: false).sizes(of: entries.map(\.file.path))
+        var media: [String: [IndexEntry]] = [:]
+        for entry in entries where entry.file.kind == .media {
+            let owner = entry.file.key.hasPrefix("podcast") ? (entry.versionId ?? "") : entry.file.itemId
+            media[owner, default: []].append(entry)
+        }
+        func state(_ id: String) -> (Bool, Int64) {
+            let held = media[id] ?? []
+            let complete = !held.isEmpty && held.allSatisfy { sizes[$0.file.path] == $0.file.size }
+            return (complete, held.reduce(0) { $0 + $1.file.size })
+        }
+        var items: [Item] = []
+        for entry in entries where entry.file.kind == .metadata {
+            guard let data = root.absolute(entry.file.path).flatMap({ FileManager.default.contents(atPath: $0) }) else { continue }
+            if let podcast = try? JSONDecoder().decode(PodcastMetadata.self, from: data) {
+                items.append(
+                    Item(
+                        type: "podcast", id: podcast.podcastID, title: podcast.podcastTitle, parent: nil, season: nil,
+                        episode: nil, downloaded: true, bytes: podcast.totalSize))
+                for episode in podcast.episodes {
+                    let (complete, bytes) = state(episode.episodeID)
+                    items.append(
+                        Item(
+                            type: "podcast-episode", id: episode.episodeID, title: episode.title, parent: podcast.podcastTitle,
+                            season: nil, episode: nil, downloaded: complete, bytes: bytes))
+                }
+            } else if let metadata = try? JSONDecoder().decode(DownloadMetadata.self, from: data) {
+                switch metadata.itemType {
+                case "Movie":
+                    let (complete, bytes) = state(metadata.itemId)
+                    items.append(
+                        Item(
+                            type: "movie", id: metadata.itemId, title: metadata.displayTitle, parent: nil, season: nil,
+                            episode: nil, downloaded: complete, bytes: bytes))
+                case "Series":
+                    let ids = Set(metadata.versions.compactMap(\.itemId))
+                    let all = ids.map(state)
+                    items.append(
+                        Item(
+                            type: "series", id: metadata.itemId, title: metadata.displayTitle, parent: nil, season: nil,
+                            episode: nil, downloaded: all.allSatisfy(\.0), bytes: all.reduce(0) { $0 + $1.1 }))
+                case "Season":
+                    for episode in (metadata.episodes ?? []).compactMap(BaseItem.init) {
+                        let (complete, bytes) = state(episode.id)
+                        items.append(
+                            Item(
+                                type: "episode", id: episode.id, title: episode.name ?? episode.id, parent: episode.seriesName,
+                                season: episode.parentIndexNumber, episode: episode.indexNumber, downloaded: complete,
+                                bytes: bytes))
+                    }
+                default:
+                    break
+                }
+            }
+        }
+        return items.sorted { ($0.parent ?? $0.title, $0.season ?? 0, $0.episode ?? 0, $0.title) < ($1.parent ?? $1.title, $1.season ?? 0, $1.episode ?? 0, $1.title) }
+    }
+}
