@@ -37,6 +37,31 @@ struct FeedBuilder {
     private var mediaEnclosure: Enclosure?
     private var atomLink: String?
     private var transcripts: [Transcript] = []
+    /// See ``FeedWalker``: item descriptions are collected as bytes (``setDescriptionBytes(_:_:)``).
+    var descriptionsAsUTF8 = false
+    private var descriptionBytes = [[UInt8]?](repeating: nil, count: 5)
+
+    /// The item fields ``Episode/description`` is chosen from.
+    static func isDescriptionField(_ field: Field) -> Bool {
+        descriptionIndex(field) != nil
+    }
+
+    private static func descriptionIndex(_ field: Field) -> Int? {
+        switch field {
+        case .itemDescription: 0
+        case .itemAtomSummary: 1
+        case .itemContentEncoded: 2
+        case .itemAtomContent: 3
+        case .itemItunesSummary: 4
+        default: nil
+        }
+    }
+
+    /// ``set(_:_:)`` for a description field's trimmed bytes.
+    mutating func setDescriptionBytes(_ field: Field, _ value: [UInt8]?) {
+        guard let value, let index = Self.descriptionIndex(field), descriptionBytes[index] == nil else { return }
+        descriptionBytes[index] = value
+    }
 
     mutating func setLanguageFallback(_ lang: String?) {
         if xmlLang == nil { xmlLang = lang.flatMap(TextCleaner.trimmed) }
@@ -100,6 +125,9 @@ struct FeedBuilder {
         mediaEnclosure = nil
         atomLink = nil
         transcripts = []
+        if descriptionsAsUTF8 {
+            for index in descriptionBytes.indices where descriptionBytes[index] != nil { descriptionBytes[index] = nil }
+        }
     }
 
     /// Finishes the current item and returns its episode.
@@ -116,6 +144,21 @@ struct FeedBuilder {
             Self.richest(
                 plain: slot(.itemDescription) ?? slot(.itemAtomSummary),
                 rich: slot(.itemContentEncoded) ?? slot(.itemAtomContent)) ?? slot(.itemItunesSummary)
+        if descriptionsAsUTF8 {
+            func bytes(_ index: Int) -> [UInt8]? {
+                guard descriptionBytes[index] != nil else { return nil }
+                return descriptionBytes[index].take()
+            }
+            let plain = bytes(0) ?? bytes(1)
+            let rich = bytes(2) ?? bytes(3)
+            let chosen: [UInt8]?
+            if let rich, let plain {
+                chosen = rich.count > plain.count ? rich : plain
+            } else {
+                chosen = rich ?? plain
+            }
+            episode.descriptionUTF8 = chosen ?? bytes(4)
+        }
         episode.published =
             (slot(.itemPubDate) ?? slot(.itemDCDate)).flatMap(DateParser.date)
             ?? (slot(.itemAtomPublished) ?? slot(.itemAtomUpdated)).flatMap(DateParser.date)

@@ -37,7 +37,7 @@ public enum FeedJSON {
         try stream(to: descriptor) { replay, onEpisode in
             try FeedParser.parse(
                 contentsOfFile: path, baseURL: baseURL, maximumSize: FeedParser.defaultMaximumSize,
-                chunkSize: 256 * 1024, replayAfterRecovery: replay, onEpisode: onEpisode)
+                chunkSize: 256 * 1024, replayAfterRecovery: replay, descriptionsAsUTF8: true, onEpisode: onEpisode)
         }
     }
 
@@ -141,7 +141,13 @@ public enum FeedJSON {
         try out.write("{")
         if let value = episode.block { try object.key("block", out); try out.writeBool(value) }
         if let value = episode.chaptersURL { try object.key("chaptersURL", out); try out.writeString(value) }
-        if let value = episode.description { try object.key("description", out); try out.writeString(value) }
+        if let value = episode.descriptionUTF8 {
+            try object.key("description", out)
+            try value.withUnsafeBufferPointer { try out.writeString(utf8: $0) }
+        } else if let value = episode.description {
+            try object.key("description", out)
+            try out.writeString(value)
+        }
         if let value = episode.durationSeconds { try object.key("durationSeconds", out); try out.writeInt(Int64(value)) }
         if let enclosure = episode.enclosure {
             try object.key("enclosure", out)
@@ -190,12 +196,8 @@ public enum FeedJSON {
         }
 
         mutating func key(_ name: StaticString, _ out: JSONBuffer) throws {
-            if !first { try out.write(",") }
+            try out.writeKey(name, indent: indent, comma: !first)
             first = false
-            try out.write(indent)
-            try out.write("\"")
-            try out.write(name)
-            try out.write("\" : ")
         }
     }
 }
@@ -248,6 +250,38 @@ final class JSONBuffer {
 
     func write(_ text: StaticString) throws {
         try write(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    /// `,` (when `comma`), `indent`, then `"name" : `, with one capacity check.
+    func writeKey(_ name: StaticString, indent: StaticString, comma: Bool) throws {
+        let indentCount = indent.utf8CodeUnitCount
+        let nameCount = name.utf8CodeUnitCount
+        let total = (comma ? 1 : 0) + indentCount + nameCount + 5
+        guard total <= capacity else {
+            if comma { try write(",") }
+            try write(indent)
+            try write("\"")
+            try write(name)
+            try write("\" : ")
+            return
+        }
+        try reserve(total)
+        var target = storage + count
+        if comma {
+            target.initialize(to: UInt8(ascii: ","))
+            target += 1
+        }
+        target.initialize(from: indent.utf8Start, count: indentCount)
+        target += indentCount
+        target.initialize(to: UInt8(ascii: "\""))
+        target += 1
+        target.initialize(from: name.utf8Start, count: nameCount)
+        target += nameCount
+        target.initialize(to: UInt8(ascii: "\""))
+        target[1] = UInt8(ascii: " ")
+        target[2] = UInt8(ascii: ":")
+        target[3] = UInt8(ascii: " ")
+        count += total
     }
 
     func writeBool(_ value: Bool) throws {
@@ -336,7 +370,12 @@ final class JSONBuffer {
     /// everything else (`/` and non-ASCII included) as is.
     func writeString(_ value: String) throws {
         var text = value
-        try text.withUTF8 { bytes in
+        try text.withUTF8 { try writeString(utf8: $0) }
+    }
+
+    /// ``writeString(_:)`` for bytes that are already valid UTF-8.
+    func writeString(utf8 bytes: UnsafeBufferPointer<UInt8>) throws {
+        do {
             try reserve(1)
             storage[count] = UInt8(ascii: "\"")
             count += 1

@@ -88,7 +88,8 @@ public enum FeedParser {
     /// re-read, after which every episode is delivered again, exactly as ``parse(_:baseURL:)`` reads the feed.
     static func parse(
         contentsOfFile path: String, baseURL: String?, maximumSize: Int, chunkSize: Int,
-        replayAfterRecovery: (() throws -> Void)?, onEpisode: (Episode) throws -> Void
+        replayAfterRecovery: (() throws -> Void)?, descriptionsAsUTF8: Bool = false,
+        onEpisode: (Episode) throws -> Void
     ) throws -> Feed {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
@@ -123,7 +124,7 @@ public enum FeedParser {
             do {
                 let input = try InputRewriter(speculative: FileInput(descriptor: descriptor), chunkSize: chunkSize)
                 let reader = try XMLStreamReader(input: input, baseURL: baseURL)
-                var walker = FeedWalker(reader: reader)
+                var walker = FeedWalker(reader: reader, descriptionsAsUTF8: descriptionsAsUTF8)
                 return try walker.run(onEpisode: onEpisode)
             } catch is FeedError {
                 try replayAfterRecovery()

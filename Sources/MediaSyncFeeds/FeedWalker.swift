@@ -14,8 +14,13 @@ struct FeedWalker {
     private var text: [UInt8] = []
     private var fundingURL: String?
 
-    init(reader: XMLStreamReader) {
+    /// Whether item descriptions go out as ``Episode/descriptionUTF8`` instead of ``Episode/description``.
+    private let descriptionsAsUTF8: Bool
+
+    init(reader: XMLStreamReader, descriptionsAsUTF8: Bool = false) {
         self.reader = reader
+        self.descriptionsAsUTF8 = descriptionsAsUTF8
+        builder.descriptionsAsUTF8 = descriptionsAsUTF8
     }
 
     /// Walks the whole document, handing each episode to `onEpisode` as its item ends.
@@ -131,6 +136,10 @@ struct FeedWalker {
 
     private mutating func finish(_ field: Field) {
         collecting = nil
+        if descriptionsAsUTF8, field.kind == .text, FeedBuilder.isDescriptionField(field) {
+            builder.setDescriptionBytes(field, Self.trimmedUTF8(text))
+            return
+        }
         let value = String(decoding: text, as: UTF8.self)
         switch field.kind {
         case .urlText:
@@ -143,5 +152,21 @@ struct FeedWalker {
         case .text, .attributes:
             builder.set(field, TextCleaner.trimmed(value))
         }
+    }
+
+    /// The bytes `TextCleaner.trimmed(String(decoding: bytes, as: UTF8.self))` would hold, `nil` for empty.
+    /// Only used on the speculative path (``InputRewriter/init(speculative:chunkSize:)``), whose input was checked
+    /// to be UTF-8: libxml2 then hands out well-formed UTF-8 (it rejects character references to surrogates and
+    /// non-characters, and no DTD entity survives the rewriter), so no repair is needed.
+    private static func trimmedUTF8(_ bytes: [UInt8]) -> [UInt8]? {
+        @inline(__always) func isSpace(_ byte: UInt8) -> Bool {
+            byte == 0x20 || byte == 0x0A || byte == 0x09 || byte == 0x0D
+        }
+        var start = 0
+        var end = bytes.count
+        while start < end, isSpace(bytes[start]) { start += 1 }
+        while end > start, isSpace(bytes[end - 1]) { end -= 1 }
+        guard start < end else { return nil }
+        return Array(bytes[start..<end])
     }
 }
