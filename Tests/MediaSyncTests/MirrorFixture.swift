@@ -1,5 +1,6 @@
 import Foundation
 import MediaSync
+import MediaSyncCore
 import MediaSyncHTTP
 import MediaSyncServer
 import MediaSyncTestServer
@@ -24,10 +25,14 @@ struct MirrorFixture {
     }
 
     func sync(delete: Bool = false) async throws -> SyncReport {
+        try await sync(SyncOptions(delete: delete))
+    }
+
+    func sync(_ options: SyncOptions) async throws -> SyncReport {
         let sync = MirrorSync(
             root: root, index: index, server: client,
             transferOptions: TransferOptions(durable: false, retryPolicy: RetryPolicy(maxAttempts: 2, baseDelay: 0.01)))
-        return try await sync.run(options: .init(delete: delete))
+        return try await sync.run(options: options)
     }
 
     func select(_ kind: Selection.Kind, _ id: String, allVersions: Bool = false, season: Int? = nil, nextUnplayed: Int? = nil)
