@@ -63,8 +63,11 @@ public final class MirrorSync: Sendable {
     ///   - only: restricts the run to Jellyfin selections or podcasts.
     /// - Throws: ``SyncError`` (not signed in when only media was asked for, not enough space, unsafe paths).
     ///   Failures of single files and of single sources do not throw: they are in the report.
+    ///   - progress: the batch's aggregate download progress.
+    ///   - events: one call per file fetched, written, moved, deleted or failed, as it happens.
     public func run(
-        options: SyncOptions = SyncOptions(), only: Scope? = nil, progress: (@Sendable (BatchProgress) -> Void)? = nil
+        options: SyncOptions = SyncOptions(), only: Scope? = nil, progress: (@Sendable (BatchProgress) -> Void)? = nil,
+        events: (@Sendable (SyncEvent) -> Void)? = nil
     ) async throws -> SyncReport {
         try root.prepare()
         var report = SyncReport()
@@ -100,8 +103,8 @@ public final class MirrorSync: Sendable {
         }
         try checkSpace(for: plan)
         let entriesByKey = Dictionary(entries.map { ($0.file.key, $0) }, uniquingKeysWith: { first, _ in first })
-        try execute(moves: plan, placer: placer, entries: entriesByKey, report: &report)
-        try await download(plan, placer: placer, entries: entriesByKey, progress: progress, report: &report)
+        try execute(moves: plan, placer: placer, entries: entriesByKey, events: events, report: &report)
+        try await download(plan, placer: placer, entries: entriesByKey, progress: progress, events: events, report: &report)
 
         // Phase 2: metadata, from what is now on disk.
         let updated = try index.entries().filter(participating)
@@ -113,15 +116,17 @@ public final class MirrorSync: Sendable {
                 files: metadataEntries.map(\.file), onDisk: placer.sizes(of: metadataEntries.map(\.file.path))),
             options: options)
         let metadataByKey = Dictionary(metadataEntries.map { ($0.file.key, $0) }, uniquingKeysWith: { first, _ in first })
-        try execute(moves: metadataPlan, placer: placer, entries: metadataByKey, report: &report)
+        try execute(moves: metadataPlan, placer: placer, entries: metadataByKey, events: events, report: &report)
         for action in metadataPlan.actions {
             guard case .write(let file, _) = action, case .inline(let bytes) = file.content else { continue }
             do {
                 try placer.write(bytes, to: file.path)
                 try index.record(entry(for: file, path: file.path, size: Int64(bytes.count), container: nil, previous: nil))
                 report.written.append(file.path)
+                events?(SyncEvent(action: "written", path: file.path))
             } catch {
                 report.failed.append(SyncReport.Failure(path: file.path, message: "\(error)", essential: true))
+                events?(SyncEvent(action: "failed", path: file.path, message: "\(error)"))
             }
         }
 
@@ -138,6 +143,7 @@ public final class MirrorSync: Sendable {
                 try placer.remove(file.path)
                 try index.forget(key: file.key)
                 report.deleted.append(file.path)
+                events?(SyncEvent(action: "deleted", path: file.path))
             case .delete(let file):
                 report.extraneous.append(file.path)
             case .keepExtraneous(let file):
@@ -225,7 +231,8 @@ public final class MirrorSync: Sendable {
     }
 
     private func execute(
-        moves plan: SyncPlan, placer: FilePlacer, entries: [String: IndexEntry], report: inout SyncReport
+        moves plan: SyncPlan, placer: FilePlacer, entries: [String: IndexEntry], events: (@Sendable (SyncEvent) -> Void)?,
+        report: inout SyncReport
     ) throws {
         for action in plan.actions {
             guard case .move(let from, let file) = action else { continue }
@@ -235,15 +242,17 @@ public final class MirrorSync: Sendable {
                 try index.record(
                     entry(for: file, path: file.path, size: previous?.file.size ?? 0, container: previous?.container, previous: previous))
                 report.moved.append(file.path)
+                events?(SyncEvent(action: "moved", path: file.path, message: "from \(from)"))
             } catch {
                 report.failed.append(SyncReport.Failure(path: file.path, message: "\(error)", essential: file.essential))
+                events?(SyncEvent(action: "failed", path: file.path, message: "\(error)", essential: file.essential))
             }
         }
     }
 
     private func download(
         _ plan: SyncPlan, placer: FilePlacer, entries: [String: IndexEntry], progress: (@Sendable (BatchProgress) -> Void)?,
-        report: inout SyncReport
+        events: (@Sendable (SyncEvent) -> Void)?, report: inout SyncReport
     ) async throws {
         let files = plan.downloads
         guard !files.isEmpty else { return }
@@ -272,7 +281,16 @@ public final class MirrorSync: Sendable {
                     priority: priority))
         }
         let engine = TransferEngine(client: client, options: transferOptions)
-        let result = await engine.download(requests, progress: progress)
+        // Each file is reported as soon as it is fetched (placing and recording follow below).
+        let paths = planned.mapValues { ($0.path, $0.essential) }
+        let result = await engine.download(requests, progress: progress) { outcome in
+            guard let (path, essential) = paths[outcome.request.id] else { return }
+            switch outcome.result {
+            case .success(let success): events?(SyncEvent(action: "downloaded", path: path, bytes: success.size))
+            case .failure(let error):
+                events?(SyncEvent(action: "failed", path: path, message: error.description, essential: essential))
+            }
+        }
         for outcome in result.outcomes {
             guard let file = planned[outcome.request.id] else { continue }
             switch outcome.result {

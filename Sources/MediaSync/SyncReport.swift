@@ -57,3 +57,25 @@ public struct SyncReport: Codable, Sendable, Equatable {
         downloaded.isEmpty && written.isEmpty && moved.isEmpty && deleted.isEmpty
     }
 }
+
+/// One thing a sync did, reported as it happens (for a line per finished item, or a log collector).
+public struct SyncEvent: Sendable, Equatable {
+    /// `downloaded`, `written`, `moved`, `deleted` or `failed`.
+    public var action: String
+    public var path: String
+    /// Bytes downloaded, for `downloaded`.
+    public var bytes: Int64?
+    /// Why, for `failed`.
+    public var message: String?
+    /// For `failed`: whether the file was essential (media, metadata) rather than optional (images, subtitles).
+    public var essential: Bool
+
+    public init(action: String, path: String, bytes: Int64? = nil, message: String? = nil, essential: Bool = true) {
+        self.action = action
+        self.path = path
+        self.bytes = bytes
+        self.message = message
+        self.essential = essential
+    }
+}
+

@@ -33,9 +33,11 @@ public final class TransferEngine: Sendable {
     ///     after a quiet interval), and once at the end with ``BatchProgress/isFinished`` set; calls never overlap.
     /// - Returns: one outcome per request, in order. Cancelling the calling task stops the batch; files
     ///   not finished fail as cancelled and keep their partial bytes for a later resume.
-    public func download(_ requests: [TransferRequest], progress: (@Sendable (BatchProgress) -> Void)? = nil) async
-        -> BatchResult
-    {
+    ///   - finished: called once per request as soon as it has succeeded or failed for good.
+    public func download(
+        _ requests: [TransferRequest], progress: (@Sendable (BatchProgress) -> Void)? = nil,
+        finished: (@Sendable (TransferOutcome) -> Void)? = nil
+    ) async -> BatchResult {
         if let invalid = TransferEngine.invalidRequests(requests) {
             return BatchResult(
                 outcomes: requests.enumerated().map { index, request in
@@ -71,6 +73,7 @@ public final class TransferEngine: Sendable {
                             directories: directories, buffers: buffers)
                         results.set(index, result)
                         scheduler.finish(index)
+                        finished?(TransferOutcome(request: requests[index], result: result))
                         if case .failure(let error) = result, error.isFatal {
                             let skipped = scheduler.stop()
                             let reason = HTTPError(

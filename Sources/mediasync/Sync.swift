@@ -27,6 +27,9 @@ struct Sync: AsyncParsableCommand {
     @Flag(help: "Print the plan (with --dry-run) or the result as one JSON document.")
     var json = false
 
+    @Option(name: .customLong("log-format"), help: "How progress lines on standard error look: text or json.")
+    var logFormat: LogFormat = .text
+
     @OptionGroup var rootOptions: RootOptions
     @OptionGroup var transfer: TransferFlags
 
@@ -44,8 +47,10 @@ struct Sync: AsyncParsableCommand {
                 client: session?.http ?? HTTPClient(configuration: transfer.httpConfiguration), transferOptions: transfer.options)
             var progress: (@Sendable (BatchProgress) -> Void)?
             if console.showsProgress { progress = { @Sendable update in console.show(update) } }
+            let log = EventLog(format: logFormat, quiet: quiet || json, console: console)
             let report = try await sync.run(
-                options: SyncOptions(delete: delete, dryRun: dryRun, maxDelete: maxDelete), only: only, progress: progress)
+                options: SyncOptions(delete: delete, dryRun: dryRun, maxDelete: maxDelete), only: only, progress: progress,
+                events: { log.record($0) })
             console.clearLine()
             if json {
                 Swift.print(try JSONText.encode(report))
@@ -71,9 +76,6 @@ struct Sync: AsyncParsableCommand {
             return
         }
         for line in report.rejected { Console.error("rejected: \(line)") }
-        for failure in report.failed {
-            Console.error("\(failure.essential ? "failed" : "failed (optional)"): \(failure.path): \(failure.message)")
-        }
         guard !quiet else { return }
         if report.changedNothing && report.failed.isEmpty && report.sourceErrors.isEmpty {
             Swift.print("Up to date: \(report.unchanged) files, nothing to download.")
@@ -90,3 +92,5 @@ struct Sync: AsyncParsableCommand {
 }
 
 extension MirrorSync.Scope: ExpressibleByArgument {}
+
+extension LogFormat: ExpressibleByArgument {}

@@ -115,6 +115,10 @@ import Glibc
         let first = try await sandbox.run(["sync"])
         #expect(first.status == 0, "\(first.stderr)")
         #expect(first.stdout.contains("Downloaded"))
+        // Not on a terminal: one timestamped line per finished file.
+        let lines = first.stderr.split(separator: "\n")
+        #expect(lines.contains { $0.contains(" info downloaded Downloads/\(movie.id)/") && $0.hasPrefix("20") })
+        #expect(lines.contains { $0.contains(" info written Downloads/\(movie.id)/metadata.json") })
         for source in movie.mediaSources {
             let path = sandbox.folder + "/mirror/Downloads/\(movie.id)/\(movie.id)-\(source.id).mkv"
             let same = FileManager.default.contents(atPath: path).map { [UInt8]($0) }
@@ -174,9 +178,14 @@ import Glibc
         let export = try await sandbox.run(["podcast", "export"])
         #expect(export.stdout.contains("xmlUrl=\"\(sandbox.server.baseURL)/tiny.xml\""))
 
-        // Podcasts need no Jellyfin sign-in.
-        let sync = try await sandbox.run(["sync"])
+        // Podcasts need no Jellyfin sign-in. Log lines for collectors are JSON objects.
+        let sync = try await sandbox.run(["sync", "--log-format", "json"])
         #expect(sync.status == 0, "\(sync.stderr)")
+        let events = try sync.stderr.split(separator: "\n").map {
+            try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: String]
+        }
+        #expect(events.contains { $0?["message"]?.hasPrefix("downloaded Downloads/") == true && $0?["bytes"] == "3000" })
+        #expect(events.allSatisfy { $0?["time"] != nil && $0?["level"] != nil })
         #expect(sandbox.server.requests(to: "/t1.mp3").count == 1)
         #expect(sandbox.server.requests(to: "/t1.mp3").first?.headers["authorization"] == nil)
 
