@@ -63,11 +63,15 @@ public enum MetadataComposer {
         }
     }
 
-    private static func file(_ metadata: DownloadMetadata, path: String, itemId: String) -> RemoteFile {
+    /// The bytes of a `metadata.json`: sorted keys, pretty printed, a final newline.
+    static func encode(_ metadata: DownloadMetadata) throws -> [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        let encoded: Data = (try? encoder.encode(metadata)) ?? Data()
-        let bytes: [UInt8] = [UInt8](encoded) + [0x0A]
+        return [UInt8](try encoder.encode(metadata)) + [0x0A]
+    }
+
+    private static func file(_ metadata: DownloadMetadata, path: String, itemId: String) -> RemoteFile {
+        let bytes = (try? encode(metadata)) ?? []
         return RemoteFile(
             key: "metadata:\(itemId)", path: path, kind: .metadata, content: .inline(bytes),
             signature: "sha256:" + SHA256.hex(bytes), itemId: itemId, essential: true)

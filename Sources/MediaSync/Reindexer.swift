@@ -23,6 +23,8 @@ public struct Reindexer: Sendable {
         public var subscriptions = 0
         /// Metadata files that could not be read, one line each.
         public var skipped: [String] = []
+        /// Downloads moved from Swiftfin's legacy layout, one line each.
+        public var migrated: [String] = []
     }
 
     /// Moves the current index (if any) aside as `index.sqlite.old` and rebuilds a new one from the tree.
@@ -40,6 +42,7 @@ public struct Reindexer: Sendable {
     /// Records what the tree's metadata describes in this (empty) index.
     public func rebuild() throws -> Result {
         var result = Result()
+        result.migrated = try LegacyMigration(root: root).run()
         let downloads = root.path + "/" + LibraryLayout.downloads
         let folders = ((try? FileManager.default.contentsOfDirectory(atPath: downloads)) ?? []).sorted()
         let now = ISO8601DateFormatter().string(from: Date())

@@ -178,6 +178,7 @@ struct Reindex: AsyncParsableCommand {
             let lock = try RootLock(root: root)
             let result = try Reindexer.rebuildFresh(root: root)
             withExtendedLifetime(lock) {}
+            result.migrated.forEach { print($0) }
             result.skipped.forEach { Console.error("skipped: \($0)") }
             print("Rebuilt the index: \(result.files) files, \(result.selections) selections, \(result.subscriptions) subscriptions.")
         }
