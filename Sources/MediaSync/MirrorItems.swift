@@ -6,6 +6,8 @@ public struct MirrorItems: Sendable, Equatable {
     public var series: [SeriesEntry] = []
     /// Items refused because an id could not safely become a path; one line each, for the report.
     public var rejected: [String] = []
+    /// Selections whose item the server no longer has; one line each.
+    public var gone: [String] = []
 
     public init(movies: [MovieEntry] = [], series: [SeriesEntry] = [], rejected: [String] = []) {
         self.movies = movies

@@ -205,6 +205,7 @@ public final class MirrorSync: Sendable {
         do {
             let items = try await SelectionExpander(server: server).expand(selections)
             report.rejected += items.rejected
+            report.gone += items.gone
             let (files, rejected) = MirrorFiles.files(for: items, server: server)
             report.rejected += rejected
             return Source(files: files) { MetadataComposer.files(for: items, entries: $0) }

@@ -10,7 +10,9 @@ public struct SelectionExpander: Sendable {
     }
 
     /// The fields every listing asks for: media sources for the versions, Etag for change detection.
-    public static let fields = ["MediaSources", "Etag", "Path", "DateCreated", "ParentId", "ProviderIds", "MediaStreams"]
+    public static let fields = [
+        "MediaSources", "Etag", "Path", "DateCreated", "ParentId", "ProviderIds", "MediaStreams",
+    ]
 
     public func expand(_ selections: [Selection]) async throws -> MirrorItems {
         var result = MirrorItems()
@@ -28,50 +30,66 @@ public struct SelectionExpander: Sendable {
         }
         func addSeries(_ entry: SeriesEntry) {
             if let existing = series[entry.series.id] {
-                series[entry.series.id] = SeriesEntry(series: entry.series, seasons: merge(existing.seasons, entry.seasons))
+                series[entry.series.id] = SeriesEntry(
+                    series: entry.series, seasons: merge(existing.seasons, entry.seasons))
             } else {
                 series[entry.series.id] = entry
                 seriesOrder.append(entry.series.id)
             }
         }
         for selection in selections {
-            switch selection.kind {
-            case .movie:
-                let item = try await server.item(id: selection.id)
-                if let entry = try await movie(item, allVersions: selection.allVersions, rejected: &result.rejected) {
-                    addMovie(entry)
-                }
-            case .series:
-                let item = try await server.item(id: selection.id)
-                if let entry = try await seriesEntry(item, selection: selection, seasonId: nil, rejected: &result.rejected) {
-                    addSeries(entry)
-                }
-            case .season:
-                let season = try await server.item(id: selection.id)
-                guard let seriesId = season.seriesId ?? season.parentId else {
-                    result.rejected.append("season \(selection.id) names no series; skipped")
-                    continue
-                }
-                let item = try await server.item(id: seriesId)
-                if let entry = try await seriesEntry(item, selection: selection, seasonId: season.id, rejected: &result.rejected) {
-                    addSeries(entry)
-                }
-            case .library:
-                let children = try await server.items(
-                    ItemsQuery(
-                        parentId: selection.id, recursive: true, includeItemTypes: ["Movie", "Series"],
-                        fields: SelectionExpander.fields))
-                for child in children {
-                    if child.type == "Movie" {
-                        if let entry = try await movie(child, allVersions: selection.allVersions, rejected: &result.rejected) {
-                            addMovie(entry)
-                        }
-                    } else if child.type == "Series" {
-                        if let entry = try await seriesEntry(child, selection: selection, seasonId: nil, rejected: &result.rejected) {
-                            addSeries(entry)
+            do {
+                switch selection.kind {
+                case .movie:
+                    let item = try await server.item(id: selection.id)
+                    if let entry = try await movie(item, allVersions: selection.allVersions, rejected: &result.rejected)
+                    {
+                        addMovie(entry)
+                    }
+                case .series:
+                    let item = try await server.item(id: selection.id)
+                    if let entry = try await seriesEntry(
+                        item, selection: selection, seasonId: nil, rejected: &result.rejected)
+                    {
+                        addSeries(entry)
+                    }
+                case .season:
+                    let season = try await server.item(id: selection.id)
+                    guard let seriesId = season.seriesId ?? season.parentId else {
+                        result.rejected.append("season \(selection.id) names no series; skipped")
+                        continue
+                    }
+                    let item = try await server.item(id: seriesId)
+                    if let entry = try await seriesEntry(
+                        item, selection: selection, seasonId: season.id, rejected: &result.rejected)
+                    {
+                        addSeries(entry)
+                    }
+                case .library:
+                    let children = try await server.items(
+                        ItemsQuery(
+                            parentId: selection.id, recursive: true, includeItemTypes: ["Movie", "Series"],
+                            fields: SelectionExpander.fields))
+                    for child in children {
+                        if child.type == "Movie" {
+                            if let entry = try await movie(
+                                child, allVersions: selection.allVersions, rejected: &result.rejected)
+                            {
+                                addMovie(entry)
+                            }
+                        } else if child.type == "Series" {
+                            if let entry = try await seriesEntry(
+                                child, selection: selection, seasonId: nil, rejected: &result.rejected)
+                            {
+                                addSeries(entry)
+                            }
                         }
                     }
                 }
+            } catch let error as JellyfinError where error.kind == .notFound {
+                // Deleted on the server: nothing of it is wanted any more (its files go with `sync --delete`).
+                result.gone.append(
+                    "\(selection.kind.rawValue) \(selection.name ?? selection.id) is no longer on the server")
             }
         }
         result.movies = movieOrder.compactMap { movies[$0] }
@@ -103,7 +121,9 @@ public struct SelectionExpander: Sendable {
         var episodes = try await server.episodes(seriesId: item.id, seasonId: seasonId).filter { !$0.isVirtual }
         func number(of episode: BaseItem) -> Int {
             if let number = episode.parentIndexNumber { return number }
-            if let season = seasons.first(where: { $0.id == episode.seasonId }), let number = season.indexNumber { return number }
+            if let season = seasons.first(where: { $0.id == episode.seasonId }), let number = season.indexNumber {
+                return number
+            }
             return 0
         }
         if let wanted = selection.season {
@@ -124,7 +144,8 @@ public struct SelectionExpander: Sendable {
             bySeason[number(of: episode), default: []].append(EpisodeEntry(item: episode, versions: versions))
         }
         let seasonEntries = bySeason.keys.sorted().map { key in
-            let seasonItem = seasons.first { $0.indexNumber == key && SafeName.id($0.id) != nil }
+            let seasonItem =
+                seasons.first { $0.indexNumber == key && SafeName.id($0.id) != nil }
                 ?? bySeason[key]?.first.flatMap { entry in seasons.first { $0.id == entry.item.seasonId } }
             return SeasonEntry(number: key, season: seasonItem, episodes: bySeason[key] ?? [])
         }
@@ -148,7 +169,8 @@ public struct SelectionExpander: Sendable {
         for source in sources {
             let versionId = LibraryLayout.versionId(itemId: item.id, mediaSourceId: source.id)
             guard SafeName.id(versionId) != nil else {
-                rejected.append("a version of \(item.name ?? item.id) has an unusable id \(versionId.debugDescription); skipped")
+                rejected.append(
+                    "a version of \(item.name ?? item.id) has an unusable id \(versionId.debugDescription); skipped")
                 continue
             }
             guard seen.insert(versionId).inserted else { continue }

@@ -31,6 +31,8 @@ public struct SyncReport: Codable, Sendable, Equatable {
     public var failed: [Failure] = []
     /// Items refused (hostile ids and the like), one line each.
     public var rejected: [String] = []
+    /// Selections whose item was deleted on the server, one line each (their files are left over).
+    public var gone: [String] = []
     /// Files already up to date.
     public var unchanged = 0
     /// Sources that could not be listed (a feed that failed, the server refusing the sign-in), one line each.

@@ -76,6 +76,7 @@ struct Sync: AsyncParsableCommand {
             return
         }
         for line in report.rejected { Console.error("rejected: \(line)") }
+        for line in report.gone { Console.error("gone: \(line)") }
         guard !quiet else { return }
         if report.changedNothing && report.failed.isEmpty && report.sourceErrors.isEmpty {
             Swift.print("Up to date: \(report.unchanged) files, nothing to download.")

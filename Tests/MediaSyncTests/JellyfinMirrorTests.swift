@@ -460,3 +460,41 @@ import Testing
         #expect(fixture.server.requests(to: "/Items/\(movie.mediaSources[0].id)/Download").isEmpty)
     }
 }
+
+@Suite struct ServerChangeTests {
+    @Test func aMovieDeletedOnTheServerIsLeftOverThenDeletedWithDelete() async throws {
+        let library = TestLibrary.golden()
+        let fixture = try await MirrorFixture(library: library)
+        defer { fixture.tearDown() }
+        let movie = library.movies[1]
+        try fixture.select(.movie, movie.id)
+        try fixture.select(.movie, library.movies[0].id)
+        _ = try await fixture.sync()
+        fixture.server.updateLibrary { $0.removeItem(withId: movie.id) }
+        let kept = try await fixture.sync()
+        #expect(kept.gone.count == 1)
+        #expect(kept.sourceErrors.isEmpty)
+        #expect(kept.extraneous.contains { $0.hasPrefix("Downloads/\(movie.id)/") })
+        let deleted = try await fixture.sync(delete: true)
+        #expect(deleted.deleted.contains { $0.hasPrefix("Downloads/\(movie.id)/") })
+        #expect(!fixture.tree().contains { $0.hasPrefix("Downloads/\(movie.id)/") })
+        #expect(fixture.tree().contains { $0.hasPrefix("Downloads/\(library.movies[0].id)/") })
+    }
+
+    @Test func changedMediaOnTheServerIsFetchedAgainAndReplacedAtomically() async throws {
+        let library = TestLibrary.golden()
+        let fixture = try await MirrorFixture(library: library)
+        defer { fixture.tearDown() }
+        let movie = library.movies[0]
+        try fixture.select(.movie, movie.id)
+        _ = try await fixture.sync()
+        let source = movie.mediaSources[0].id
+        fixture.server.updateLibrary { $0.changeMediaContent(ofMediaSourceId: source) }
+        let report = try await fixture.sync()
+        let path = "Downloads/\(movie.id)/\(movie.id)-\(source).mkv"
+        #expect(report.downloaded.contains(path))
+        let same = fixture.bytes(path) == fixture.server.library.mediaBytes(forMediaSourceId: source)
+        #expect(same)
+        #expect(report.written.contains("Downloads/\(movie.id)/metadata.json"))
+    }
+}
