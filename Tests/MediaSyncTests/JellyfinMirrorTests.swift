@@ -498,3 +498,24 @@ import Testing
         #expect(report.written.contains("Downloads/\(movie.id)/metadata.json"))
     }
 }
+
+@Suite struct MovedRootTests {
+    @Test func aRootMovedAsAWholeSyncsWithoutDownloading() async throws {
+        let library = TestLibrary.golden()
+        let fixture = try await MirrorFixture(library: library)
+        defer { fixture.tearDown() }
+        try fixture.select(.series, library.series[0].id)
+        _ = try await fixture.sync()
+        let moved = MirrorRoot(path: fixture.root.path + "-moved")
+        try FileManager.default.moveItem(atPath: fixture.root.path, toPath: moved.path)
+        defer { try? FileManager.default.removeItem(atPath: moved.path) }
+        let downloads = fixture.server.allRequests.filter { $0.path.hasSuffix("/Download") }.count
+        let report = try await MirrorSync(root: moved, index: MirrorIndex(path: moved.indexPath), server: fixture.client).run()
+        #expect(report.failed.isEmpty)
+        #expect(report.changedNothing, "\(report.downloaded) \(report.written) \(report.moved)")
+        #expect(fixture.server.allRequests.filter { $0.path.hasSuffix("/Download") }.count == downloads)
+        let path = try StorageQueries(root: moved, index: MirrorIndex(path: moved.indexPath))
+            .mediaPath(id: library.episodes[0].id)
+        #expect(path.hasPrefix(moved.path + "/Downloads/"))
+    }
+}
