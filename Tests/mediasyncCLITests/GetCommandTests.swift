@@ -103,3 +103,23 @@ import Glibc
         #expect((try? FileManager.default.contentsOfDirectory(atPath: folder)) == ["movie.mkv"])
     }
 }
+
+@Suite struct ScheduleCommandTests {
+    @Test func printsUnitsAndACronLineMatchingTheScripts() async throws {
+        let systemd = try await CommandRunner.run(["schedule", "print", "--root", "/srv/offline"])
+        #expect(systemd.status == 0)
+        #expect(systemd.stdout.contains("Environment=MEDIASYNC_ROOT=/srv/offline"))
+        #expect(systemd.stdout.contains("ExecStart=\(CommandRunner.binary.resolvingSymlinksInPath().path) sync"))
+        #expect(systemd.stdout.contains("OnCalendar=*-*-* 03:30"))
+        let cron = try await CommandRunner.run(["schedule", "print", "--format", "cron", "--root", "/srv/offline"])
+        #expect(cron.stdout.hasPrefix("30 3 * * *  MEDIASYNC_ROOT=/srv/offline "))
+        // The files under Scripts/schedule/ hold the same templates.
+        let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let service = try String(contentsOf: package.appendingPathComponent("Scripts/schedule/mediasync.service"), encoding: .utf8)
+        let body = service.split(separator: "\n").filter { !$0.hasPrefix("#") }
+        let printed = systemd.stdout.replacingOccurrences(of: "/srv/offline", with: "@ROOT@")
+            .replacingOccurrences(of: CommandRunner.binary.resolvingSymlinksInPath().path, with: "@BINARY@")
+        #expect(body.allSatisfy { printed.contains($0) })
+    }
+}
