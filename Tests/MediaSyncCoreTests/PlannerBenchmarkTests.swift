@@ -1,0 +1,93 @@
+import Foundation
+import MediaSyncCore
+import Testing
+
+/// Times `SyncPlanner.plan` on 100,000 files. Skipped unless `MEDIASYNC_BENCH=1`; run it in release:
+/// `MEDIASYNC_BENCH=1 swift test -c release --filter PlannerBenchmark` (Scripts/bench-sync.sh does).
+/// Asserts only correctness, never a time.
+@Suite struct PlannerBenchmarkTests {
+    static let count = 100_000
+
+    /// 100,000 remote files shaped like a mirror's (media, images, metadata, a few subtitles) and the index
+    /// records and on-disk sizes of a mirror that holds every one of them.
+    static func sides() -> (remote: [RemoteFile], local: [LocalFile], onDisk: [String: Int64]) {
+        var remote: [RemoteFile] = []
+        var local: [LocalFile] = []
+        var onDisk: [String: Int64] = [:]
+        remote.reserveCapacity(count)
+        local.reserveCapacity(count)
+        onDisk.reserveCapacity(count)
+        for n in 0..<count {
+            let item = String(format: "%032x", n / 4)
+            let file: RemoteFile
+            switch n % 4 {
+            case 0:
+                file = RemoteFile(
+                    key: "media:\(item):\(item)", path: "Downloads/\(item)/\(item)-\(item).mkv", kind: .media,
+                    content: .download(url: "http://127.0.0.1/Items/\(item)/Download", expectedSize: 2000),
+                    signature: "etag-\(n):2000", itemId: item, versionId: item, essential: true)
+            case 1:
+                file = RemoteFile(
+                    key: "image:\(item):Primary", path: "Downloads/\(item)/Images/Primary.jpeg", kind: .image,
+                    content: .download(url: "http://127.0.0.1/Items/\(item)/Images/Primary", expectedSize: nil),
+                    signature: "tag-\(n)", itemId: item, essential: false)
+            case 2:
+                file = RemoteFile(
+                    key: "subtitle:\(item):\(item):2", path: "Downloads/\(item)/\(item)-\(item).2.en.srt",
+                    kind: .subtitle,
+                    content: .download(url: "http://127.0.0.1/Videos/\(item)/Subtitles/2/Stream.srt", expectedSize: nil),
+                    signature: "sub-\(n)", itemId: item, versionId: item, essential: false)
+            default:
+                file = RemoteFile(
+                    key: "metadata:\(item)", path: "Downloads/\(item)/metadata.json", kind: .metadata,
+                    content: .inline(Array("{\"itemId\":\"\(item)\"}".utf8)), signature: "sha-\(n)", itemId: item,
+                    essential: true)
+            }
+            let size: Int64 = file.expectedSize ?? 1234
+            remote.append(file)
+            local.append(
+                LocalFile(
+                    key: file.key, path: file.path, kind: file.kind, size: size, signature: file.signature,
+                    itemId: file.itemId))
+            onDisk[file.path] = size
+        }
+        return (remote, local, onDisk)
+    }
+
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["MEDIASYNC_BENCH"] == "1"))
+    func planOf100000Files() {
+        let (remoteFiles, localFiles, onDisk) = Self.sides()
+        let remote = RemoteSnapshot(files: remoteFiles)
+        let local = LocalSnapshot(files: localFiles, onDisk: onDisk)
+        let clock = ContinuousClock()
+
+        // Identical sides: nothing to do.
+        var identical = SyncPlan(actions: [])
+        let identicalTime = clock.measure {
+            identical = SyncPlanner.plan(remote: remote, local: local, options: SyncOptions())
+        }
+        #expect(identical.actions.isEmpty)
+        #expect(identical.isEmpty)
+
+        // One media file's signature changed: exactly one download, nothing else.
+        var changedRemote = remoteFiles
+        changedRemote[4_000].signature = "etag-changed:2000"
+        var changed = SyncPlan(actions: [])
+        let changedTime = clock.measure {
+            changed = SyncPlanner.plan(remote: RemoteSnapshot(files: changedRemote), local: local, options: SyncOptions())
+        }
+        #expect(changed.actions.count == 1)
+        #expect(changed.downloads.map(\.key) == [changedRemote[4_000].key])
+        if case .download(_, let reason) = changed.actions.first {
+            #expect(reason == .changed)
+        } else {
+            Issue.record("expected a download, got \(changed.actions)")
+        }
+
+        func seconds(_ duration: Duration) -> String {
+            let (whole, attoseconds) = duration.components
+            return String(format: "%.4f", Double(whole) + Double(attoseconds) / 1e18)
+        }
+        print("PLANNER_BENCH files=\(Self.count) identical_seconds=\(seconds(identicalTime)) one_changed_seconds=\(seconds(changedTime))")
+    }
+}
