@@ -63,17 +63,27 @@ public enum MetadataComposer {
         }
     }
 
-    /// The bytes of a `metadata.json`: sorted keys, pretty printed, a final newline.
-    static func encode(_ metadata: DownloadMetadata) throws -> [UInt8] {
+    /// The bytes of a `metadata.json` (Jellyfin's or a podcast's): sorted keys, pretty printed, a final newline.
+    static func encode<Metadata: Encodable>(_ metadata: Metadata) throws -> [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         return [UInt8](try encoder.encode(metadata)) + [0x0A]
     }
 
-    private static func file(_ metadata: DownloadMetadata, path: String, itemId: String) -> RemoteFile {
+    /// The signature a metadata file is planned and recorded with; reindexing must compute the same one.
+    static func signature(of bytes: [UInt8]) -> String {
+        "sha256:" + SHA256.hex(bytes)
+    }
+
+    /// A metadata file to write with `content`.
+    static func file<Metadata: Encodable>(_ metadata: Metadata, key: String, path: String, itemId: String) -> RemoteFile {
         let bytes = (try? encode(metadata)) ?? []
         return RemoteFile(
-            key: "metadata:\(itemId)", path: path, kind: .metadata, content: .inline(bytes),
-            signature: "sha256:" + SHA256.hex(bytes), itemId: itemId, essential: true)
+            key: key, path: path, kind: .metadata, content: .inline(bytes), signature: signature(of: bytes),
+            itemId: itemId, essential: true)
+    }
+
+    private static func file(_ metadata: DownloadMetadata, path: String, itemId: String) -> RemoteFile {
+        file(metadata, key: "metadata:\(itemId)", path: path, itemId: itemId)
     }
 }

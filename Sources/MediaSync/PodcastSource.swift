@@ -125,13 +125,8 @@ struct PodcastSource: Sendable {
             let metadata = PodcastMetadata(
                 podcastID: id, podcastTitle: podcast.feed.title ?? podcast.subscription.title ?? id,
                 feedURL: podcast.subscription.feedURL, episodes: episodes)
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            let bytes = ((try? encoder.encode(metadata)).map { [UInt8]($0) } ?? []) + [0x0A]
             files.append(
-                RemoteFile(
-                    key: "podcast-metadata:\(id)", path: PodcastLayout.metadata(id), kind: .metadata, content: .inline(bytes),
-                    signature: "sha256:" + SHA256.hex(bytes), itemId: id, essential: true))
+                MetadataComposer.file(metadata, key: "podcast-metadata:\(id)", path: PodcastLayout.metadata(id), itemId: id))
         }
         return files
     }

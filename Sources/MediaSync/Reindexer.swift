@@ -1,6 +1,5 @@
 import Foundation
 import MediaSyncCore
-import MediaSyncHTTP
 import MediaSyncServer
 
 /// `mediasync reindex`: rebuilds the index from the tree's `metadata.json` files, so a lost or corrupt index
@@ -209,7 +208,7 @@ public struct Reindexer: Sendable {
         try index.record(
             IndexEntry(
                 file: LocalFile(
-                    key: key, path: path, kind: .metadata, size: Int64(bytes.count), signature: "sha256:" + SHA256.hex(bytes),
+                    key: key, path: path, kind: .metadata, size: Int64(bytes.count), signature: MetadataComposer.signature(of: bytes),
                     itemId: itemId),
                 versionId: nil, mediaSourceId: nil, container: nil, downloadedAt: "", taskId: ""))
         result.files += 1

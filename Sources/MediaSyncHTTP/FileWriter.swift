@@ -47,7 +47,6 @@ final class FileWriter: CurlResponseHandler, @unchecked Sendable {
     let staging: StagingArea
     let resumeOffset: Int64
     let sentValidator: String?
-    let durable: Bool
     let item: ItemProgress
     let counters: BatchCounters
 
@@ -76,7 +75,7 @@ final class FileWriter: CurlResponseHandler, @unchecked Sendable {
 
     init(
         fd: Int32, url: String, destination: String, staging: StagingArea, resumeOffset: Int64, sentValidator: String?,
-        durable: Bool, item: ItemProgress, counters: BatchCounters, buffers: BufferPool, named: Bool
+        item: ItemProgress, counters: BatchCounters, buffers: BufferPool, named: Bool
     ) {
         self.buffers = buffers
         self.isNamed = named
@@ -87,7 +86,6 @@ final class FileWriter: CurlResponseHandler, @unchecked Sendable {
         self.staging = staging
         self.resumeOffset = resumeOffset
         self.sentValidator = sentValidator
-        self.durable = durable
         self.item = item
         self.counters = counters
         self.recordWritten = resumeOffset > 0

@@ -201,7 +201,7 @@ public final class TransferEngine: Sendable {
         }
         let writer = FileWriter(
             fd: fd, url: request.url, destination: request.destination, staging: staging,
-            resumeOffset: resume?.size ?? 0, sentValidator: resume?.validator, durable: options.durable, item: item,
+            resumeOffset: resume?.size ?? 0, sentValidator: resume?.validator, item: item,
             counters: counters, buffers: buffers, named: named)
         let completion: CurlCompletion
         do {
