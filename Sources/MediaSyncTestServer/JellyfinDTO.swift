@@ -69,9 +69,9 @@ enum JellyfinDTO {
             m.append(JSONMember("UserData", userData(item, library: library)))
         }
         if wants("childcount") || wants("itemcounts") || wants("recursiveitemcount"), item.isFolder {
-            let children = library.items.filter { $0.parentId == item.id && !$0.isAlternateVersion }.count
+            let children = library.children(of: item.id).count
             if wants("recursiveitemcount") {
-                m.append(JSONMember("RecursiveItemCount", .integer(descendants(of: item.id, in: library).count)))
+                m.append(JSONMember("RecursiveItemCount", .integer(library.descendants(of: item.id).count)))
             }
             m.append(JSONMember("ChildCount", .integer(children)))
         }
@@ -94,26 +94,10 @@ enum JellyfinDTO {
         return .object(m)
     }
 
-    static func descendants(of id: String, in library: TestLibrary) -> [TestItem] {
-        var result: [TestItem] = []
-        var frontier: Set<String> = [id]
-        while !frontier.isEmpty {
-            let children = library.items.filter { item in
-                guard let parent = item.parentId, !item.isAlternateVersion else { return false }
-                return frontier.contains(parent)
-            }
-            result.append(contentsOf: children)
-            frontier = Set(children.map(\.id))
-        }
-        let order = Dictionary(uniqueKeysWithValues: library.items.enumerated().map { ($1.id, $0) })
-        return result.sorted { (order[$0.id] ?? 0) < (order[$1.id] ?? 0) }
-    }
-
     static func userData(_ item: TestItem, library: TestLibrary) -> JSONValue {
         var m: [JSONMember] = []
         if item.isFolder {
-            let unplayed = descendants(of: item.id, in: library).filter { !$0.isFolder && !$0.played }.count
-            m.append(JSONMember("UnplayedItemCount", .integer(unplayed)))
+            m.append(JSONMember("UnplayedItemCount", .integer(library.unplayedCount(of: item.id))))
         }
         m.append(JSONMember("PlaybackPositionTicks", .int(item.playbackPositionTicks)))
         m.append(JSONMember("PlayCount", .integer(item.played ? 1 : 0)))

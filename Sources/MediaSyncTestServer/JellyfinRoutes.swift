@@ -316,8 +316,8 @@ extension TestServer {
             candidates = (library.views + library.items).filter { wanted.contains($0.id) }
         } else if let parent = request.queryValue("parentId").map(TestServer.normalizeID), !parent.isEmpty {
             candidates = recursive
-                ? JellyfinDTO.descendants(of: parent, in: library)
-                : library.items.filter { $0.parentId == parent && !$0.isAlternateVersion }
+                ? library.descendants(of: parent)
+                : library.children(of: parent)
         } else if recursive {
             candidates = library.items.filter { !$0.isAlternateVersion }
         } else {
@@ -350,14 +350,14 @@ extension TestServer {
     func seasons(_ request: RecordedRequest, seriesId: String, library: TestLibrary) -> HTTPResponse {
         let id = TestServer.normalizeID(seriesId)
         guard let series = library.item(withId: id), series.type == "Series" else { return .empty(404) }
-        let seasons = library.items.filter { $0.type == "Season" && $0.seriesId == series.id }
+        let seasons = library.members(ofSeries: series.id).filter { $0.type == "Season" }
         return page(seasons, request: request, library: library)
     }
 
     func episodes(_ request: RecordedRequest, seriesId: String, library: TestLibrary) -> HTTPResponse {
         let id = TestServer.normalizeID(seriesId)
         guard let series = library.item(withId: id), series.type == "Series" else { return .empty(404) }
-        var episodes = library.items.filter { $0.type == "Episode" && $0.seriesId == series.id }
+        var episodes = library.members(ofSeries: series.id).filter { $0.type == "Episode" }
         if let seasonId = request.queryValue("seasonId").map(TestServer.normalizeID), !seasonId.isEmpty {
             episodes = episodes.filter { $0.seasonId == seasonId }
         } else if let season = Int(request.queryValue("season") ?? "") {

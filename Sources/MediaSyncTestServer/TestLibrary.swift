@@ -27,7 +27,11 @@ public struct TestLibrary: Sendable, Equatable {
     /// The two library views (CollectionFolders): movies first, then tvshows.
     public var views: [TestItem]
     /// All items (movies incl. the hidden alternate version, series, seasons, episodes), in library order.
-    public var items: [TestItem]
+    public var items: [TestItem] {
+        didSet { lookup = LibraryLookup() }
+    }
+    /// Indexes over `items`, rebuilt lazily after any change.
+    var lookup = LibraryLookup()
 
     /// Id of the `movies` CollectionFolder.
     public var moviesViewId: String { views.first(where: { $0.collectionType == "movies" })?.id ?? "" }
@@ -158,7 +162,8 @@ public struct TestLibrary: Sendable, Equatable {
     /// The item (or view) with this id.
     public func item(withId id: String) -> TestItem? {
         let lowered = id.lowercased()
-        return items.first(where: { $0.id == lowered }) ?? views.first(where: { $0.id == lowered })
+        if let position = lookup.tables(for: self).position[lowered] { return items[position] }
+        return views.first(where: { $0.id == lowered })
     }
 
     /// The media source with this id (first occurrence; copies on other items are kept in sync by the mutators).
