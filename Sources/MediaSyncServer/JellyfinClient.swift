@@ -128,8 +128,7 @@ public final class JellyfinClient: Sendable, CustomStringConvertible {
     /// - Throws: ``JellyfinError`` of kind ``JellyfinError/Kind/invalidResponse``.
     func decode<T: Decodable>(_ type: T.Type, from response: HTTPResponse, call: Call) throws -> T {
         let endpoint = "\(call.method) \(JellyfinClient.template(call.path))"
-        let data = Data(response.body)
-        guard (try? JSONDecoder().decode(JSONValue.self, from: data)) != nil else {
+        guard let parsed = try? JSONValue(parsing: response.body) else {
             var message = "the server's answer to \(endpoint) is not valid JSON"
             if response.body.isEmpty {
                 message += " (it is empty)"
@@ -139,7 +138,10 @@ public final class JellyfinClient: Sendable, CustomStringConvertible {
             throw JellyfinError.invalidResponse(message).redacting(accessToken)
         }
         do {
-            return try JSONDecoder().decode(type, from: data)
+            if let wire = type as? any WireDecodable.Type, let value = try wire.init(wire: parsed, codingPath: []) as? T {
+                return value
+            }
+            return try JSONDecoder().decode(type, from: Data(response.body))
         } catch {
             throw JellyfinError.invalidResponse(
                 "the server's answer to \(endpoint) is not the expected JSON (\(JellyfinClient.describe(error)))")

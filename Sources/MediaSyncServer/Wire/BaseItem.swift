@@ -95,3 +95,11 @@ public struct BaseItem: Codable, Hashable, Sendable {
     /// `ProviderIds`, such as `Tmdb` → `16859`.
     public var providerIds: [String: String] { raw["ProviderIds"]?.wireStringMap ?? [:] }
 }
+
+extension BaseItem: WireDecodable {
+    init(wire value: JSONValue, codingPath: [any CodingKey]) throws {
+        try WireObject.check(value, codingPath: codingPath, requiring: ["Id"])
+        raw = value
+        id = value["Id"]?.stringValue ?? ""
+    }
+}

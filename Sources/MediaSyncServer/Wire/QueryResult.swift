@@ -1,3 +1,5 @@
+import MediaSyncCore
+
 /// One page of a listing (`BaseItemDtoQueryResult`): `Items`, `TotalRecordCount`, `StartIndex`.
 public struct QueryResult<Item: Sendable>: Sendable {
     /// `Items` (an absent or `null` list is empty).
@@ -43,3 +45,31 @@ extension QueryResult: Encodable where Item: Encodable {
 }
 
 extension QueryResult: Equatable where Item: Equatable {}
+
+extension QueryResult: WireDecodable where Item: WireDecodable {
+    /// As the `Decodable` conformance: `Items` must be there (null is an empty page); the counts are optional.
+    init(wire value: JSONValue, codingPath: [any CodingKey]) throws {
+        guard case .object(let members) = value else {
+            throw DecodingError.typeMismatch(
+                [String: JSONValue].self, DecodingError.Context(codingPath: codingPath, debugDescription: "expected a JSON object"))
+        }
+        guard let list = members["Items"] else {
+            throw DecodingError.keyNotFound(
+                WireKey("Items"), DecodingError.Context(codingPath: codingPath, debugDescription: "missing Items"))
+        }
+        let itemsPath = codingPath + [WireKey("Items")]
+        switch list {
+        case .null:
+            items = []
+        case .array(let elements):
+            items = try elements.enumerated().map { index, element in
+                try Item(wire: element, codingPath: itemsPath + [WireIndexKey(index)])
+            }
+        default:
+            throw DecodingError.typeMismatch(
+                [JSONValue].self, DecodingError.Context(codingPath: itemsPath, debugDescription: "expected an array"))
+        }
+        totalRecordCount = members["TotalRecordCount"]?.wireInt
+        startIndex = members["StartIndex"]?.wireInt
+    }
+}

@@ -106,3 +106,44 @@ extension JSONValue {
         return nil
     }
 }
+
+/// A coding key for an array position (for messages such as "missing field Id in Items.0").
+struct WireIndexKey: CodingKey {
+    let intValue: Int?
+    var stringValue: String { intValue.map(String.init) ?? "" }
+
+    init(_ index: Int) {
+        intValue = index
+    }
+
+    init?(stringValue: String) {
+        nil
+    }
+
+    init?(intValue: Int) {
+        self.intValue = intValue
+    }
+}
+
+/// A wire type built straight from an already parsed ``JSONValue`` (no second pass through Codable).
+/// Listings of thousands of items decode this way; other answers go through `JSONDecoder`.
+protocol WireDecodable {
+    /// - Throws: `DecodingError` naming the place (`codingPath`) of what is wrong.
+    init(wire value: JSONValue, codingPath: [any CodingKey]) throws
+}
+
+extension WireObject {
+    /// The object at `codingPath`, with the string members it cannot do without.
+    static func check(_ value: JSONValue, codingPath: [any CodingKey], requiring required: [String]) throws {
+        guard case .object(let members) = value else {
+            throw DecodingError.typeMismatch(
+                [String: JSONValue].self, DecodingError.Context(codingPath: codingPath, debugDescription: "expected a JSON object"))
+        }
+        for key in required {
+            guard let text = members[key]?.stringValue, !text.isEmpty else {
+                throw DecodingError.keyNotFound(
+                    WireKey(key), DecodingError.Context(codingPath: codingPath, debugDescription: "missing \(key)"))
+            }
+        }
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import MediaSyncCore
+import Testing
+
+@Suite struct JSONParserTests {
+    private func parse(_ text: String) throws -> JSONValue {
+        try JSONValue(parsing: Array(text.utf8))
+    }
+
+    @Test(arguments: [
+        #"{"a":1,"b":[true,false,null],"c":"x","d":{}}"#,
+        #"[]"#,
+        #"  {"Name":"Caf\u00e9 \"quoted\" \\ \/ \n\t","Ticks":636000000000,"Rate":23.976,"Neg":-5,"Exp":1.5e3}  "#,
+        #"{"emoji":"\ud83c\udfac","raw":"🎬 déjà","small":1e-7,"big":12345678901234567890}"#,
+        #""just a string""#,
+        #"0"#,
+    ])
+    func agreesWithJSONDecoder(_ text: String) throws {
+        let decoded = try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
+        #expect(try parse(text) == decoded)
+    }
+
+    @Test func readsTheRecordedJellyfinResponses() throws {
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../Fixtures/server").standardizedFileURL
+        let files = (FileManager.default.enumerator(atPath: folder.path)?.allObjects as? [String] ?? [])
+            .filter { $0.hasSuffix(".json") }
+        #expect(files.count > 20)
+        for name in files {
+            let data = try Data(contentsOf: folder.appendingPathComponent(name))
+            let expected = try JSONDecoder().decode(JSONValue.self, from: data)
+            #expect(try JSONValue(parsing: [UInt8](data)) == expected, "\(name)")
+        }
+    }
+
+    @Test(arguments: [
+        ("", JSONParseError.unexpectedEnd),
+        (#"{"a":1"#, .unexpectedEnd),
+        (#"{"a" 1}"#, .unexpected(byte: UInt8(ascii: "1"), offset: 5)),
+        (#"[1,]"#, .unexpected(byte: UInt8(ascii: "]"), offset: 3)),
+        (#"01"#, .invalidNumber(offset: 0)),
+        (#"-"#, .invalidNumber(offset: 0)),
+        (#"1."#, .invalidNumber(offset: 0)),
+        (#""\x""#, .invalidEscape(offset: 1)),
+        (#""\u12G4""#, .invalidEscape(offset: 1)),
+        (#"{} x"#, .trailingData(offset: 3)),
+        (#"nul"#, .unexpectedEnd),
+        (#"trUe"#, .unexpected(byte: UInt8(ascii: "U"), offset: 2)),
+        ("\"a\u{01}b\"", .unexpected(byte: 1, offset: 2)),
+    ])
+    func refusesBrokenDocuments(_ text: String, _ error: JSONParseError) {
+        #expect(throws: error) { try parse(text) }
+    }
+
+    @Test func refusesDeepNestingWithoutExhaustingTheStack() {
+        let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
+        #expect(throws: JSONParseError.tooDeep(offset: JSONValue.maximumDepth)) { try parse(deep) }
+        let fine = String(repeating: "[", count: 100) + String(repeating: "]", count: 100)
+        #expect((try? parse(fine)) != nil)
+    }
+
+    @Test func loneSurrogatesAndBadUTF8BecomeReplacementCharacters() throws {
+        #expect(try parse(#""\ud800x""#) == .string("\u{FFFD}x"))
+        #expect(try parse(#""\udc00""#) == .string("\u{FFFD}"))
+        #expect(try JSONValue(parsing: [0x22, 0x61, 0xFF, 0x22]) == .string("a\u{FFFD}"))
+    }
+
+    @Test func laterDuplicateKeysWin() throws {
+        #expect(try parse(#"{"a":1,"a":2}"#)["a"] == .number(2))
+    }
+}
