@@ -14,6 +14,15 @@ public struct SelectionExpander: Sendable {
         "MediaSources", "Etag", "Path", "DateCreated", "ParentId", "ProviderIds", "MediaStreams",
     ]
 
+    /// Items per page of a whole-library listing.
+    public static let libraryPageSize = 500
+
+    /// A series' seasons and episodes, when a library listing already brought them.
+    struct Listed {
+        var seasons: [BaseItem] = []
+        var episodes: [BaseItem] = []
+    }
+
     public func expand(_ selections: [Selection]) async throws -> MirrorItems {
         var result = MirrorItems()
         var movies: [String: MovieEntry] = [:]
@@ -66,10 +75,21 @@ public struct SelectionExpander: Sendable {
                         addSeries(entry)
                     }
                 case .library:
+                    // One paged listing of everything in the library (movies, series, seasons, episodes): no
+                    // request per series, and the full id listing that shows deletions.
                     let children = try await server.items(
                         ItemsQuery(
-                            parentId: selection.id, recursive: true, includeItemTypes: ["Movie", "Series"],
-                            fields: SelectionExpander.fields))
+                            parentId: selection.id, recursive: true,
+                            includeItemTypes: ["Movie", "Series", "Season", "Episode"],
+                            fields: SelectionExpander.fields, limit: SelectionExpander.libraryPageSize))
+                    var members: [String: Listed] = [:]
+                    for child in children where !child.isVirtual {
+                        if child.type == "Season", let series = child.seriesId ?? child.parentId {
+                            members[series, default: Listed()].seasons.append(child)
+                        } else if child.type == "Episode", let series = child.seriesId {
+                            members[series, default: Listed()].episodes.append(child)
+                        }
+                    }
                     for child in children {
                         if child.type == "Movie" {
                             if let entry = try await movie(
@@ -79,7 +99,8 @@ public struct SelectionExpander: Sendable {
                             }
                         } else if child.type == "Series" {
                             if let entry = try await seriesEntry(
-                                child, selection: selection, seasonId: nil, rejected: &result.rejected)
+                                child, selection: selection, seasonId: nil, listed: members[child.id] ?? Listed(),
+                                rejected: &result.rejected)
                             {
                                 addSeries(entry)
                             }
@@ -110,15 +131,23 @@ public struct SelectionExpander: Sendable {
         return MovieEntry(item: item, versions: versions)
     }
 
+    /// - Parameter listed: the seasons and episodes when already listed; nil asks the server for them.
     private func seriesEntry(
-        _ item: BaseItem, selection: Selection, seasonId: String?, rejected: inout [String]
+        _ item: BaseItem, selection: Selection, seasonId: String?, listed: Listed? = nil, rejected: inout [String]
     ) async throws -> SeriesEntry? {
         guard SafeName.id(item.id) != nil else {
             rejected.append("series \(item.id.debugDescription): its id cannot be a folder name; skipped")
             return nil
         }
-        let seasons = try await server.seasons(seriesId: item.id)
-        var episodes = try await server.episodes(seriesId: item.id, seasonId: seasonId).filter { !$0.isVirtual }
+        let seasons: [BaseItem]
+        var episodes: [BaseItem]
+        if let listed {
+            seasons = listed.seasons
+            episodes = listed.episodes
+        } else {
+            seasons = try await server.seasons(seriesId: item.id)
+            episodes = try await server.episodes(seriesId: item.id, seasonId: seasonId).filter { !$0.isVirtual }
+        }
         func number(of episode: BaseItem) -> Int {
             if let number = episode.parentIndexNumber { return number }
             if let season = seasons.first(where: { $0.id == episode.seasonId }), let number = season.indexNumber {
