@@ -65,9 +65,7 @@ public enum MetadataComposer {
 
     /// The bytes of a `metadata.json` (Jellyfin's or a podcast's): sorted keys, pretty printed, a final newline.
     static func encode<Metadata: Encodable>(_ metadata: Metadata) throws -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return [UInt8](try encoder.encode(metadata)) + [0x0A]
+        try JSONWriter.prettyBytes(metadata) + [0x0A]
     }
 
     /// The signature a metadata file is planned and recorded with; reindexing must compute the same one.

@@ -103,10 +103,16 @@ struct PodcastSource: Sendable {
     /// The podcasts' `metadata.json` files, from the episodes the index holds.
     static func metadataFiles(_ podcasts: [Podcast], entries: [IndexEntry]) -> [RemoteFile] {
         var files: [RemoteFile] = []
+        // Episode keys are `podcast:<podcast id>:<episode id>`; episode ids never hold a colon.
+        var heldByPodcast: [Substring: [IndexEntry]] = [:]
+        for entry in entries where entry.file.kind == .media && entry.file.key.hasPrefix("podcast:") {
+            let rest = entry.file.key.dropFirst("podcast:".count)
+            guard let colon = rest.lastIndex(of: ":") else { continue }
+            heldByPodcast[rest[..<colon], default: []].append(entry)
+        }
         for podcast in podcasts {
             let id = podcast.subscription.id
-            let held = entries.filter { $0.file.kind == .media && $0.file.key.hasPrefix("podcast:\(id):") }
-            guard !held.isEmpty else { continue }
+            guard let held = heldByPodcast[Substring(id)], !held.isEmpty else { continue }
             var byId: [String: MediaSyncFeeds.Episode] = [:]
             for episode in podcast.feed.episodes {
                 guard let guid = episode.guid else { continue }
