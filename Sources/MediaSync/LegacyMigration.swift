@@ -13,9 +13,24 @@ import Glibc
 struct LegacyMigration: Sendable {
     let root: MirrorRoot
 
-    /// One line per migrated or skipped legacy item.
-    func run() throws -> [String] {
-        var lines: [String] = []
+    /// Whether the tree holds anything in the legacy layout (a `Metadata/Item.json` in a top folder).
+    func isNeeded() -> Bool {
+        let downloads = root.path + "/" + LibraryLayout.downloads
+        return ((try? FileManager.default.contentsOfDirectory(atPath: downloads)) ?? []).contains { folder in
+            SafeName.id(folder) != nil && access("\(downloads)/\(folder)/Metadata/Item.json", F_OK) == 0
+        }
+    }
+
+    /// One migrated or skipped legacy item.
+    struct Step: Sendable {
+        var line: String
+        /// The top folder (movie or series id) the item now lives in; nil when it was skipped.
+        var folder: String?
+    }
+
+    /// One step per migrated or skipped legacy item.
+    func run() throws -> [Step] {
+        var lines: [Step] = []
         let downloads = root.path + "/" + LibraryLayout.downloads
         let placer = FilePlacer(root: root, durable: true)
         for folder in ((try? FileManager.default.contentsOfDirectory(atPath: downloads)) ?? []).sorted() {
@@ -26,7 +41,7 @@ struct LegacyMigration: Sendable {
             else { continue }
             let files = (try? FileManager.default.contentsOfDirectory(atPath: "\(downloads)/\(folder)")) ?? []
             guard let media = files.first(where: { $0.hasPrefix("Media.") }) else {
-                lines.append("\(legacy): no Media.* file beside it; left as it is")
+                lines.append(Step(line: "\(legacy): no Media.* file beside it; left as it is"))
                 continue
             }
             let fileExtension = SafeName.fileExtension(String(media.dropFirst("Media.".count)))
@@ -46,7 +61,7 @@ struct LegacyMigration: Sendable {
                     fileExtension: fileExtension)
                 try placer.move(from, to: target)
                 try writeSeasonFiles(seriesId: seriesId, season: season, episode: item, version: version, placer: placer)
-                lines.append("migrated episode \(item.name ?? item.id) to \(target)")
+                lines.append(Step(line: "migrated episode \(item.name ?? item.id) to \(target)", folder: seriesId))
             } else {
                 let target = LibraryLayout.movieMedia(movieId: item.id, versionId: versionId, fileExtension: fileExtension)
                 try placer.move(from, to: target)
@@ -54,7 +69,7 @@ struct LegacyMigration: Sendable {
                     itemId: item.id, itemType: item.type ?? "Movie", displayTitle: item.name ?? item.id, item: item.raw,
                     versions: [version])
                 try placer.write(try MetadataComposer.encode(metadata), to: LibraryLayout.movieMetadata(item.id))
-                lines.append("migrated \(item.name ?? item.id) to \(target)")
+                lines.append(Step(line: "migrated \(item.name ?? item.id) to \(target)", folder: item.id))
             }
             try? FileManager.default.removeItem(atPath: "\(downloads)/\(folder)/Metadata")
             rmdir("\(downloads)/\(folder)")

@@ -9,12 +9,19 @@ import MediaSyncServer
 /// nothing changed produces the same bytes and writes nothing. A level gets a metadata file only once at
 /// least one version under it is on disk: an item counts as downloaded when its metadata and file both exist.
 public enum MetadataComposer {
-    public static func files(for items: MirrorItems, entries: [IndexEntry]) -> [RemoteFile] {
+    /// A metadata file a sync may write: the planned file, whose signature comes from the inputs, and how to
+    /// produce its bytes (only done for the files the plan writes).
+    struct Composed {
+        var file: RemoteFile
+        var render: () throws -> [UInt8]
+    }
+
+    static func files(for items: MirrorItems, entries: [IndexEntry]) -> [Composed] {
         var mediaByItem: [String: [IndexEntry]] = [:]
         for entry in entries where entry.file.kind == .media {
             mediaByItem[entry.file.itemId, default: []].append(entry)
         }
-        var files: [RemoteFile] = []
+        var files: [Composed] = []
         for movie in items.movies {
             let versions = versionInfos(mediaByItem[movie.item.id] ?? [], itemId: nil)
             guard !versions.isEmpty else { continue }
@@ -68,20 +75,64 @@ public enum MetadataComposer {
         try JSONWriter.prettyBytes(metadata) + [0x0A]
     }
 
-    /// The signature a metadata file is planned and recorded with; reindexing must compute the same one.
+    /// The signature of a metadata file whose bytes are given (podcasts): their hash.
     static func signature(of bytes: [UInt8]) -> String {
         "sha256:" + SHA256.hex(bytes)
     }
 
-    /// A metadata file to write with `content`.
-    static func file<Metadata: Encodable>(_ metadata: Metadata, key: String, path: String, itemId: String) -> RemoteFile {
-        let bytes = (try? encode(metadata)) ?? []
-        return RemoteFile(
-            key: key, path: path, kind: .metadata, content: .inline(bytes), signature: signature(of: bytes),
-            itemId: itemId, essential: true)
+    /// The signature a Jellyfin `metadata.json` is planned and recorded with, from what it is made of; reindexing
+    /// computes it from the file's content. Server objects count by their `Etag` plus the parts that change
+    /// without it (name, user data, image tags); an object without `Etag` counts whole.
+    static func signature(of metadata: DownloadMetadata) -> String {
+        var input: [UInt8] = []
+        input.reserveCapacity(1024)
+        func add(_ text: String?) {
+            input.append(contentsOf: (text ?? "-").utf8)
+            input.append(0)
+        }
+        func add(_ value: JSONValue?) {
+            JSONWriter.write(value ?? .null, indent: 0, into: &input)
+            input.append(0)
+        }
+        func addObject(_ raw: JSONValue?) {
+            guard let raw, let etag = raw["Etag"]?.stringValue else {
+                add(raw)
+                return
+            }
+            add(etag)
+            for key in ["Id", "Name", "UserData", "ImageTags", "BackdropImageTags"] { add(raw[key]) }
+        }
+        add(metadata.itemId)
+        add(metadata.itemType)
+        add(metadata.displayTitle)
+        addObject(metadata.item)
+        for version in metadata.versions {
+            for field in [
+                version.versionId, version.container, version.isStatic ? "static" : "dynamic", version.mediaSourceId,
+                version.downloadDate, version.taskId, version.itemId,
+            ] {
+                add(field)
+            }
+        }
+        add(metadata.episodes.map { "\($0.count) episodes" })
+        for episode in metadata.episodes ?? [] { addObject(episode) }
+        return "inputs:" + SHA256.hex(input)
     }
 
-    private static func file(_ metadata: DownloadMetadata, path: String, itemId: String) -> RemoteFile {
-        file(metadata, key: "metadata:\(itemId)", path: path, itemId: itemId)
+    /// A podcast's metadata file, rendered now (it is small) and signed by its bytes.
+    static func file<Metadata: Encodable>(_ metadata: Metadata, key: String, path: String, itemId: String) -> Composed {
+        let bytes = (try? encode(metadata)) ?? []
+        let file = RemoteFile(
+            key: key, path: path, kind: .metadata, content: .inline(bytes), signature: signature(of: bytes),
+            itemId: itemId, essential: true)
+        return Composed(file: file) { bytes }
+    }
+
+    /// A Jellyfin metadata file, signed by its inputs and rendered only when written.
+    private static func file(_ metadata: DownloadMetadata, path: String, itemId: String) -> Composed {
+        let file = RemoteFile(
+            key: "metadata:\(itemId)", path: path, kind: .metadata, content: .inline([]), signature: signature(of: metadata),
+            itemId: itemId, essential: true)
+        return Composed(file: file) { try encode(metadata) }
     }
 }

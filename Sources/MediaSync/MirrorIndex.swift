@@ -275,4 +275,65 @@ public final class MirrorIndex: Sendable {
             try db.execute(sql: "DELETE FROM file WHERE key = ?", arguments: [key])
         }
     }
+
+    // MARK: Path repair (seed 001)
+
+    /// What ``repairAbsolutePaths(root:)`` did.
+    public struct PathRepair: Sendable, Equatable {
+        /// Rows whose absolute path became relative to the current root.
+        public var repaired = 0
+        /// Rows whose path could not be placed under the root (nothing there to find): forgotten, so the file
+        /// is fetched again like any other missing file.
+        public var forgotten: [String] = []
+    }
+
+    /// Makes every stored absolute path relative to `root`, in one transaction: rows written by an older
+    /// version that stored absolute paths, or an index carried over from a root at another place.
+    ///
+    /// A path under the current root loses the root's prefix; any other absolute path keeps what follows its
+    /// last `Downloads/` folder (the mirror's layout is the same under every root); `file://` URLs are read as
+    /// paths. A row that cannot be placed, or whose repaired path another row holds already, is forgotten.
+    /// Whether the file is really there is the planner's business (a missing file is fetched again).
+    public func repairAbsolutePaths(root: MirrorRoot) throws -> PathRepair {
+        try database.write { db in
+            var result = PathRepair()
+            let rows = try Row.fetchAll(
+                db, sql: "SELECT key, path FROM file WHERE path LIKE '/%' OR path LIKE 'file:%' ORDER BY path")
+            for row in rows {
+                let key: String = row["key"]
+                let stored: String = row["path"]
+                guard let relative = MirrorIndex.relativePath(stored, root: root.path),
+                    try String.fetchOne(db, sql: "SELECT key FROM file WHERE path = ?", arguments: [relative]) == nil
+                else {
+                    try db.execute(sql: "DELETE FROM file WHERE key = ?", arguments: [key])
+                    result.forgotten.append(stored)
+                    continue
+                }
+                try db.execute(sql: "UPDATE file SET path = ? WHERE key = ?", arguments: [relative, key])
+                result.repaired += 1
+            }
+            return result
+        }
+    }
+
+    /// The path relative to `root` that an absolute stored path stands for, or nil.
+    static func relativePath(_ stored: String, root: String) -> String? {
+        var path = stored
+        if path.hasPrefix("file://") {
+            path = String(path.dropFirst("file://".count))
+            if !path.hasPrefix("/"), let slash = path.firstIndex(of: "/") { path = String(path[slash...]) }  // file://host/…
+            path = path.removingPercentEncoding ?? path
+        }
+        guard path.hasPrefix("/") else { return nil }
+        let relative: String
+        if path.hasPrefix(root + "/") {
+            relative = String(path.dropFirst(root.count + 1))
+        } else if let range = path.range(of: "/Downloads/", options: .backwards) {
+            relative = "Downloads/" + path[range.upperBound...]
+        } else {
+            return nil
+        }
+        let normalised = relative.split(separator: "/").joined(separator: "/")
+        return SafeName.isContained(normalised) && normalised.hasPrefix("Downloads/") ? normalised : nil
+    }
 }

@@ -54,7 +54,7 @@ public final class MirrorSync: Sendable {
     /// One listed source: the files it wants and how to compose its metadata from the index afterwards.
     private struct Source {
         var files: [RemoteFile]
-        var metadata: ([IndexEntry]) -> [RemoteFile]
+        var metadata: ([IndexEntry]) -> [MetadataComposer.Composed]
     }
 
     /// Runs one sync.
@@ -71,6 +71,13 @@ public final class MirrorSync: Sendable {
     ) async throws -> SyncReport {
         try root.prepare()
         var report = SyncReport()
+        if !options.dryRun {
+            // Seed 001 and seed 000's legacy layout: repaired in one batch before anything is compared.
+            let repair = try index.repairAbsolutePaths(root: root)
+            report.pathsRepaired = repair.repaired
+            report.pathsForgotten = repair.forgotten
+            report.migrated = try Reindexer(root: root, index: index).migrateLegacyLayout()
+        }
         var sources: [Scope: Source] = [:]
         if only != .podcasts {
             sources[.media] = try await mediaSource(only: only, report: &report)
@@ -88,11 +95,21 @@ public final class MirrorSync: Sendable {
         let remoteFiles = sources.values.flatMap(\.files)
             .filter { !excluded.contains($0.itemId) && !excluded.contains($0.versionId ?? "") }
             .sorted { $0.path < $1.path }
-        let entries = try index.entries().filter(participating)
+        var entries = try index.entries().filter(participating)
+        if options.dryRun {
+            // What the real run's path repair would do, in memory only.
+            entries = entries.compactMap { entry in
+                guard entry.file.path.hasPrefix("/") || entry.file.path.hasPrefix("file:") else { return entry }
+                guard let relative = MirrorIndex.relativePath(entry.file.path, root: root.path) else { return nil }
+                var repaired = entry
+                repaired.file.path = relative
+                return repaired
+            }
+        }
         let fileEntries = entries.filter { $0.file.kind != .metadata }
         let plan = SyncPlanner.plan(
             remote: RemoteSnapshot(files: remoteFiles),
-            local: LocalSnapshot(files: fileEntries.map(\.file), onDisk: placer.sizes(of: fileEntries.map(\.file.path))),
+            local: LocalSnapshot(files: fileEntries.map(\.file), onDisk: onDisk(fileEntries, wanted: remoteFiles, placer: placer)),
             options: options)
         if options.dryRun {
             var report = dryRunReport(
@@ -109,17 +126,20 @@ public final class MirrorSync: Sendable {
         // Phase 2: metadata, from what is now on disk.
         let updated = try index.entries().filter(participating)
         let metadataEntries = updated.filter { $0.file.kind == .metadata }
-        let metadataFiles = sources.values.flatMap { $0.metadata(updated) }.sorted { $0.path < $1.path }
+        let composed = sources.values.flatMap { $0.metadata(updated) }
+        let renderers = Dictionary(composed.map { ($0.file.key, $0.render) }, uniquingKeysWith: { first, _ in first })
+        let metadataFiles = composed.map(\.file).sorted { $0.path < $1.path }
         let metadataPlan = SyncPlanner.plan(
             remote: RemoteSnapshot(files: metadataFiles),
             local: LocalSnapshot(
-                files: metadataEntries.map(\.file), onDisk: placer.sizes(of: metadataEntries.map(\.file.path))),
+                files: metadataEntries.map(\.file), onDisk: onDisk(metadataEntries, wanted: metadataFiles, placer: placer)),
             options: options)
         let metadataByKey = Dictionary(metadataEntries.map { ($0.file.key, $0) }, uniquingKeysWith: { first, _ in first })
         try execute(moves: metadataPlan, placer: placer, entries: metadataByKey, events: events, report: &report)
         for action in metadataPlan.actions {
-            guard case .write(let file, _) = action, case .inline(let bytes) = file.content else { continue }
+            guard case .write(let file, _) = action, let render = renderers[file.key] else { continue }
             do {
+                let bytes = try render()
                 try placer.write(bytes, to: file.path)
                 try index.record(entry(for: file, path: file.path, size: Int64(bytes.count), container: nil, previous: nil))
                 report.written.append(file.path)
@@ -166,7 +186,7 @@ public final class MirrorSync: Sendable {
         report.dryRun = true
         let metadataEntries = entries.filter { $0.file.kind == .metadata }
         let metadataPlan = SyncPlanner.plan(
-            remote: RemoteSnapshot(files: sources.flatMap { $0.metadata(entries) }.sorted { $0.path < $1.path }),
+            remote: RemoteSnapshot(files: sources.flatMap { $0.metadata(entries).map(\.file) }.sorted { $0.path < $1.path }),
             local: LocalSnapshot(
                 files: metadataEntries.map(\.file), onDisk: placer.sizes(of: metadataEntries.map(\.file.path))),
             options: options)
@@ -179,6 +199,8 @@ public final class MirrorSync: Sendable {
                 report.planned.append(.init(action: "write", path: file.path, reason: reason.rawValue, from: nil, bytes: nil))
             case .move(let from, let file):
                 report.planned.append(.init(action: "move", path: file.path, reason: nil, from: from, bytes: nil))
+            case .adopt(let file, let from):
+                report.planned.append(.init(action: "repair", path: file.path, reason: nil, from: from, bytes: nil))
             case .delete(let file):
                 report.planned.append(.init(action: "delete", path: file.path, reason: nil, from: nil, bytes: nil))
             case .keepExtraneous(let file):
@@ -217,6 +239,19 @@ public final class MirrorSync: Sendable {
         }
     }
 
+    /// The sizes of the held files, and for those not where the index says, of the place they should be.
+    private func onDisk(_ entries: [IndexEntry], wanted: [RemoteFile], placer: FilePlacer) -> [String: Int64] {
+        var sizes = placer.sizes(of: entries.map(\.file.path))
+        let lost = Dictionary(
+            entries.filter { sizes[$0.file.path] == nil }.map { ($0.file.key, $0.file) }, uniquingKeysWith: { first, _ in first })
+        guard !lost.isEmpty else { return sizes }
+        let candidates = wanted.compactMap { remote in
+            lost[remote.key].flatMap { SyncPlanner.expectedPath(of: remote, heldAs: $0) }
+        }
+        sizes.merge(placer.sizes(of: candidates)) { first, _ in first }
+        return sizes
+    }
+
     private func checkSpace(for plan: SyncPlan) throws {
         let needed = plan.bytesToDownload
         guard needed > 0 else { return }
@@ -236,6 +271,19 @@ public final class MirrorSync: Sendable {
         report: inout SyncReport
     ) throws {
         for action in plan.actions {
+            if case .adopt(let file, let from) = action, let previous = entries[file.key],
+                let found = SyncPlanner.expectedPath(of: file, heldAs: previous.file)
+            {
+                do {
+                    try index.record(
+                        entry(for: file, path: found, size: previous.file.size, container: previous.container, previous: previous))
+                    report.repaired.append(found)
+                    events?(SyncEvent(action: "repaired", path: found, message: "the index had it at \(from)"))
+                } catch {
+                    report.failed.append(SyncReport.Failure(path: file.path, message: "\(error)", essential: file.essential))
+                }
+                continue
+            }
             guard case .move(let from, let file) = action else { continue }
             do {
                 try placer.move(from, to: file.path)
@@ -345,7 +393,7 @@ extension SyncAction {
     /// Whether the action fetches, writes or moves a file the remote side wants.
     var changesAWantedFile: Bool {
         switch self {
-        case .download, .write, .move: return true
+        case .download, .write, .move, .adopt: return true
         case .delete, .keepExtraneous: return false
         }
     }

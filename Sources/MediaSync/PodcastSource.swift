@@ -101,8 +101,8 @@ struct PodcastSource: Sendable {
     }
 
     /// The podcasts' `metadata.json` files, from the episodes the index holds.
-    static func metadataFiles(_ podcasts: [Podcast], entries: [IndexEntry]) -> [RemoteFile] {
-        var files: [RemoteFile] = []
+    static func metadataFiles(_ podcasts: [Podcast], entries: [IndexEntry]) -> [MetadataComposer.Composed] {
+        var files: [MetadataComposer.Composed] = []
         // Episode keys are `podcast:<podcast id>:<episode id>`; episode ids never hold a colon.
         var heldByPodcast: [Substring: [IndexEntry]] = [:]
         for entry in entries where entry.file.kind == .media && entry.file.key.hasPrefix("podcast:") {

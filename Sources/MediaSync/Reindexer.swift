@@ -40,16 +40,36 @@ public struct Reindexer: Sendable {
 
     /// Records what the tree's metadata describes in this (empty) index.
     public func rebuild() throws -> Result {
-        var result = Result()
-        result.migrated = try LegacyMigration(root: root).run()
+        let migrated = try LegacyMigration(root: root).run()
         let downloads = root.path + "/" + LibraryLayout.downloads
         let folders = ((try? FileManager.default.contentsOfDirectory(atPath: downloads)) ?? []).sorted()
+        var result = try record(folders: folders)
+        result.migrated = migrated.map(\.line)
+        return result
+    }
+
+    /// Moves legacy-layout downloads into the current layout and records the folders they went to (the
+    /// rest of the index is left as it is). Sync runs this at its start when the tree holds any.
+    /// - Returns: one line per migrated or skipped legacy item.
+    public func migrateLegacyLayout() throws -> [String] {
+        let migration = LegacyMigration(root: root)
+        guard migration.isNeeded() else { return [] }
+        let steps = try migration.run()
+        _ = try record(folders: Set(steps.compactMap(\.folder)).sorted())
+        return steps.map(\.line)
+    }
+
+    /// Records what the metadata of these top folders describes.
+    private func record(folders: [String]) throws -> Result {
+        var result = Result()
         let now = ISO8601DateFormatter().string(from: Date())
         for folder in folders where SafeName.isContained(folder) {
             let metadataPath = "\(LibraryLayout.downloads)/\(folder)/\(LibraryLayout.metadataFile)"
             guard let bytes = read(metadataPath) else { continue }
             if let metadata = try? JSONDecoder().decode(DownloadMetadata.self, from: Data(bytes)) {
-                try record(metadataPath, bytes: bytes, key: "metadata:\(metadata.itemId)", itemId: metadata.itemId, &result)
+                try record(
+                    metadataPath, size: Int64(bytes.count), signature: MetadataComposer.signature(of: metadata),
+                    key: "metadata:\(metadata.itemId)", itemId: metadata.itemId, &result)
                 if metadata.itemType == "Series" {
                     // Each season held becomes a season selection: the conservative guess, which never fetches a
                     // season the mirror did not have (a whole-series selection would).
@@ -98,7 +118,9 @@ public struct Reindexer: Sendable {
             guard let bytes = read(path), let season = try? JSONDecoder().decode(DownloadMetadata.self, from: Data(bytes)) else {
                 continue
             }
-            try record(path, bytes: bytes, key: "metadata:\(season.itemId)", itemId: season.itemId, &result)
+            try record(
+                path, size: Int64(bytes.count), signature: MetadataComposer.signature(of: season),
+                key: "metadata:\(season.itemId)", itemId: season.itemId, &result)
             let seasonItem = season.item.flatMap(BaseItem.init)
             if let seasonItem, SafeName.id(seasonItem.id) != nil {
                 seasonIds.append(seasonItem.id)
@@ -141,7 +163,9 @@ public struct Reindexer: Sendable {
                     retention: .newest(max(Retention.newestDefault, podcast.episodes.count)), addedAt: now))
             result.subscriptions += 1
         }
-        try record(metadataPath, bytes: bytes, key: "podcast-metadata:\(podcast.podcastID)", itemId: podcast.podcastID, &result)
+        try record(
+            metadataPath, size: Int64(bytes.count), signature: MetadataComposer.signature(of: bytes),
+            key: "podcast-metadata:\(podcast.podcastID)", itemId: podcast.podcastID, &result)
         for episode in podcast.episodes {
             let path = PodcastLayout.folder(podcast.podcastID) + "/" + episode.fileName
             guard SafeName.isContained(path), let size = size(path) else { continue }
@@ -204,12 +228,12 @@ public struct Reindexer: Sendable {
         result.files += 1
     }
 
-    private func record(_ path: String, bytes: [UInt8], key: String, itemId: String, _ result: inout Result) throws {
+    private func record(
+        _ path: String, size: Int64, signature: String, key: String, itemId: String, _ result: inout Result
+    ) throws {
         try index.record(
             IndexEntry(
-                file: LocalFile(
-                    key: key, path: path, kind: .metadata, size: Int64(bytes.count), signature: MetadataComposer.signature(of: bytes),
-                    itemId: itemId),
+                file: LocalFile(key: key, path: path, kind: .metadata, size: size, signature: signature, itemId: itemId),
                 versionId: nil, mediaSourceId: nil, container: nil, downloadedAt: "", taskId: ""))
         result.files += 1
     }

@@ -46,6 +46,14 @@ public struct SyncReport: Codable, Sendable, Equatable {
     public var planned: [PlannedAction] = []
     /// Why deletions were skipped (more than `--max-delete` would have gone).
     public var deletionAborted: String?
+    /// Files the index had at a stale path and that were found where they should be (only the index changed).
+    public var repaired: [String] = []
+    /// Index rows whose absolute path (an older version's, another root's) was made relative (seed 001).
+    public var pathsRepaired = 0
+    /// Index rows with an absolute path that could not be placed under the root: forgotten, fetched again.
+    public var pathsForgotten: [String] = []
+    /// Downloads moved from the legacy layout (seed 000) into the current one, one line each.
+    public var migrated: [String] = []
 
     public init() {}
 
@@ -56,7 +64,8 @@ public struct SyncReport: Codable, Sendable, Equatable {
 
     /// Whether the run changed nothing.
     public var changedNothing: Bool {
-        downloaded.isEmpty && written.isEmpty && moved.isEmpty && deleted.isEmpty
+        downloaded.isEmpty && written.isEmpty && moved.isEmpty && deleted.isEmpty && repaired.isEmpty && pathsRepaired == 0
+            && pathsForgotten.isEmpty && migrated.isEmpty
     }
 }
 

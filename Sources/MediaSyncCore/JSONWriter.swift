@@ -23,7 +23,8 @@ public enum JSONWriter {
         return output
     }
 
-    static func write(_ value: JSONValue, indent: Int, into output: inout [UInt8]) {
+    /// Appends the pretty-printed value, its nested lines indented from `indent`.
+    public static func write(_ value: JSONValue, indent: Int, into output: inout [UInt8]) {
         switch value {
         case .null: output.append(contentsOf: "null".utf8)
         case .bool(let flag): output.append(contentsOf: (flag ? "true" : "false").utf8)

@@ -34,6 +34,9 @@ public enum SyncAction: Hashable, Sendable {
     case write(RemoteFile, Reason)
     /// The file is held, unchanged, at an old path: rename it instead of fetching it again.
     case move(from: String, to: RemoteFile)
+    /// The index names a path where the file is not, but it is where it should be (seed 001's repair):
+    /// only the index changes.
+    case adopt(RemoteFile, from: String)
     /// Remove a file nothing wants any more (only planned with ``SyncOptions/delete``).
     case delete(LocalFile)
     /// A file nothing wants any more, kept because deletion was not asked for.
@@ -93,10 +96,25 @@ public enum SyncPlanner {
         }
         guard let local else { return fetch(.new) }
         guard local.signature == remote.signature else { return fetch(.changed) }
-        guard let size = onDisk[local.path] else { return fetch(.missing) }
+        guard let size = onDisk[local.path] else {
+            if let found = expectedPath(of: remote, heldAs: local), onDisk[found] == local.size {
+                return .adopt(remote, from: local.path)
+            }
+            return fetch(.missing)
+        }
         guard size == local.size else { return fetch(.damaged) }
         if !samePlace(local.path, remote) { return .move(from: local.path, to: remote) }
         return nil
+    }
+
+    /// Where a held file should be now, when that is not where the index has it: the planned path, or for
+    /// media the planned path with the extension it was saved with.
+    public static func expectedPath(of remote: RemoteFile, heldAs local: LocalFile) -> String? {
+        guard local.path != remote.path else { return nil }
+        guard remote.kind == .media else { return remote.path }
+        let name = local.path.lastIndex(of: "/").map { local.path.index(after: $0) } ?? local.path.startIndex
+        guard let dot = local.path[name...].lastIndex(of: ".") else { return remote.path }
+        return String(stem(remote.path)) + local.path[dot...]
     }
 
     /// Media files take their extension from the server's answer, which the plan cannot know:

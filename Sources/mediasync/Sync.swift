@@ -77,7 +77,11 @@ struct Sync: AsyncParsableCommand {
         }
         for line in report.rejected { Console.error("rejected: \(line)") }
         for line in report.gone { Console.error("gone: \(line)") }
+        for line in report.pathsForgotten { Console.error("forgotten: the index had \(line), which is not under this root") }
         guard !quiet else { return }
+        for line in report.migrated { Swift.print("legacy layout: \(line)") }
+        let repairs = report.pathsRepaired + report.repaired.count
+        if repairs > 0 { Swift.print("Repaired \(repairs) stored paths (seed 001): nothing downloaded for them.") }
         if report.changedNothing && report.failed.isEmpty && report.sourceErrors.isEmpty {
             Swift.print("Up to date: \(report.unchanged) files, nothing to download.")
         } else {

@@ -15,6 +15,13 @@ import Testing
             signature: signature, itemId: id, essential: true)
     }
 
+    private static func image(_ id: String, tag: String) -> RemoteFile {
+        RemoteFile(
+            key: "image:\(id):Primary", path: "Downloads/\(id)/Images/Primary.jpeg", kind: .image,
+            content: .download(url: "http://server/Items/\(id)/Images/Primary?tag=\(tag)", expectedSize: nil),
+            signature: "tag:\(tag)", itemId: id, essential: false)
+    }
+
     private static func held(_ file: RemoteFile, size: Int64 = 1000, signature: String? = nil, path: String? = nil) -> LocalFile {
         LocalFile(
             key: file.key, path: path ?? file.path, kind: file.kind, size: size, signature: signature ?? file.signature,
@@ -58,6 +65,19 @@ import Testing
         Case(name: "metadata at another path is moved, not matched by stem", remote: [metaA],
              local: [held(metaA, size: 3, path: "Downloads/a/metadata.old")], onDisk: ["Downloads/a/metadata.old": 3],
              expected: [.move(from: "Downloads/a/metadata.old", to: metaA)]),
+        Case(name: "an image whose tag changed is fetched again", remote: [image("a", tag: "t2")],
+             local: [held(image("a", tag: "t1"), size: 50)], onDisk: [image("a", tag: "t1").path: 50],
+             expected: [.download(image("a", tag: "t2"), .changed)]),
+        Case(name: "an unchanged image tag costs nothing", remote: [image("a", tag: "t1")],
+             local: [held(image("a", tag: "t1"), size: 50)], onDisk: [image("a", tag: "t1").path: 50], expected: []),
+        Case(name: "indexed at a stale path but where it should be: adopt, no download", remote: [a],
+             local: [held(a, path: "Downloads/old/a.mkv")], onDisk: [a.path: 1000],
+             expected: [.adopt(a, from: "Downloads/old/a.mkv")]),
+        Case(name: "media found where it should be with the extension it was saved with", remote: [a],
+             local: [held(a, path: "Downloads/old/a.mp4")], onDisk: ["Downloads/a/a-a.mp4": 1000],
+             expected: [.adopt(a, from: "Downloads/old/a.mp4")]),
+        Case(name: "a file of another size where it should be is not adopted", remote: [a],
+             local: [held(a, path: "Downloads/old/a.mkv")], onDisk: [a.path: 999], expected: [.download(a, .missing)]),
         Case(name: "deselected files are kept without --delete", remote: [a], local: [held(a), held(b)],
              onDisk: [a.path: 1000, b.path: 1000], expected: [.keepExtraneous(held(b))]),
         Case(name: "deselected files are deleted with --delete", remote: [a], local: [held(a), held(b)],
