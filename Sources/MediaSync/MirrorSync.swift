@@ -124,7 +124,8 @@ public final class MirrorSync: Sendable {
         try await download(plan, placer: placer, entries: entriesByKey, progress: progress, events: events, report: &report)
 
         // Phase 2: metadata, from what is now on disk.
-        let updated = try index.entries().filter(participating)
+        // Phase 1 recorded nothing when it planned nothing: the entries read before still hold.
+        let updated = plan.actions.contains(where: \.changesAWantedFile) ? try index.entries().filter(participating) : entries
         let metadataEntries = updated.filter { $0.file.kind == .metadata }
         let composed = sources.values.flatMap { $0.metadata(updated) }
         let renderers = Dictionary(composed.map { ($0.file.key, $0.render) }, uniquingKeysWith: { first, _ in first })

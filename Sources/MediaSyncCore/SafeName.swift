@@ -27,9 +27,24 @@ public enum SafeName {
 
     /// Whether a relative path stays inside its root: no absolute path, no empty, `.` or `..` component, no NUL.
     public static func isContained(_ relativePath: String) -> Bool {
-        guard !relativePath.hasPrefix("/"), !relativePath.contains("\0") else { return false }
-        return relativePath.split(separator: "/", omittingEmptySubsequences: false).allSatisfy {
-            !$0.isEmpty && $0 != "." && $0 != ".." && $0.utf8.count <= 255
+        // One pass over the bytes (this runs for every file of every sync).
+        var componentLength = 0
+        var dots = 0
+        func componentIsFine() -> Bool {
+            componentLength > 0 && componentLength <= 255 && !(dots == componentLength && dots <= 2)
         }
+        for byte in relativePath.utf8 {
+            switch byte {
+            case 0: return false
+            case UInt8(ascii: "/"):
+                guard componentIsFine() else { return false }
+                componentLength = 0
+                dots = 0
+            default:
+                componentLength += 1
+                if byte == UInt8(ascii: ".") { dots += 1 }
+            }
+        }
+        return componentIsFine()
     }
 }

@@ -92,7 +92,14 @@ extension JellyfinClient {
         return info.mediaSources
     }
 
+    /// Pages asked for at once once the server has said how long a listing is: the server builds the next
+    /// pages while this side reads the last ones.
+    static let pageWindow = 4
+
     /// Fetches every page of a listing that takes `startIndex` and `limit`.
+    ///
+    /// The first page is asked alone; when its `TotalRecordCount` says more are to come, up to ``pageWindow``
+    /// pages are asked for together and read in order, with the same stopping rules as one by one.
     func allPages(
         path: String, parameters: [(name: String, value: String)], pageSize requested: Int, action: String,
         resource: String?
@@ -101,24 +108,46 @@ extension JellyfinClient {
         var items: [BaseItem] = []
         var seen = Set<String>()
         var start = 0
-        for _ in 0..<JellyfinClient.maxPages {
-            let call = Call(
-                path: path, query: parameters + [("startIndex", String(start)), ("limit", String(pageSize))],
+        var pages = 0
+        var moreAnnounced = false
+        func call(_ from: Int) -> Call {
+            Call(
+                path: path, query: parameters + [("startIndex", String(from)), ("limit", String(pageSize))],
                 action: action, resource: resource)
-            let page = try await fetch(QueryResult<BaseItem>.self, call)
-            var fresh = 0
-            for item in page.items where seen.insert(item.id).inserted {
-                items.append(item)
-                fresh += 1
+        }
+        while pages < JellyfinClient.maxPages {
+            let window = moreAnnounced ? min(JellyfinClient.pageWindow, JellyfinClient.maxPages - pages) : 1
+            let starts = (0..<window).map { start + $0 * pageSize }
+            let fetched: [QueryResult<BaseItem>]
+            if window == 1 {
+                fetched = [try await fetch(QueryResult<BaseItem>.self, call(start))]
+            } else {
+                fetched = try await withThrowingTaskGroup(of: (Int, QueryResult<BaseItem>).self) { group in
+                    for (position, from) in starts.enumerated() {
+                        group.addTask { (position, try await self.fetch(QueryResult<BaseItem>.self, call(from))) }
+                    }
+                    var ordered: [(Int, QueryResult<BaseItem>)] = []
+                    for try await result in group { ordered.append(result) }
+                    return ordered.sorted { $0.0 < $1.0 }.map(\.1)
+                }
             }
-            start += page.items.count
-            // A short page ends the listing whatever TotalRecordCount claims; a page of repeats means the server
-            // ignores startIndex.
-            if page.items.count < pageSize || fresh == 0 {
-                return items
-            }
-            if let total = page.totalRecordCount, start >= total {
-                return items
+            for page in fetched {
+                pages += 1
+                var fresh = 0
+                for item in page.items where seen.insert(item.id).inserted {
+                    items.append(item)
+                    fresh += 1
+                }
+                start += page.items.count
+                // A short page ends the listing whatever TotalRecordCount claims; a page of repeats means the
+                // server ignores startIndex.
+                if page.items.count < pageSize || fresh == 0 {
+                    return items
+                }
+                if let total = page.totalRecordCount, start >= total {
+                    return items
+                }
+                moreAnnounced = page.totalRecordCount.map { $0 > start + pageSize } ?? false
             }
         }
         throw JellyfinError.invalidResponse(

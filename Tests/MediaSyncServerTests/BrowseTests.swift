@@ -59,7 +59,9 @@ import Testing
         let all = try await makeUserClient(server).items(ItemsQuery(recursive: true, limit: 2))
         #expect(all.map(\.id) == expected)
         let requests = server.requests(to: "/Items")
-        #expect(requests.map { $0.queryValue("startIndex") } == ["0", "2", "4", "6", "8", "10"])
+        // Pages after the first are asked for a few at a time, so they arrive in any order; each once.
+        #expect(requests.compactMap { $0.queryValue("startIndex").flatMap { Int($0) } }.sorted() == [0, 2, 4, 6, 8, 10])
+        #expect(requests.first?.queryValue("startIndex") == "0")
         #expect(requests.allSatisfy { $0.queryValue("limit") == "2" && $0.queryValue("userId") == library.userId })
     }
 
@@ -95,7 +97,8 @@ import Testing
         let items = try await makeUserClient(server).items(ItemsQuery(recursive: true, limit: 3))
         #expect(items.map(\.id) == ["a1", "b2"])
         #expect(items.first?.name == "A")
-        #expect(server.requests(to: "/Items").count == 2)
+        // The first page, then one window of pages asked together (the total announced more): no further.
+        #expect(server.requests(to: "/Items").count == 5)
     }
 
     @Test func itemById() async throws {
