@@ -67,20 +67,20 @@ enum JSONValue: Sendable, Equatable {
     private func write(into out: inout [UInt8]) {
         switch self {
         case .null:
-            out.append(contentsOf: Array("null".utf8))
+            out.append(contentsOf: "null".utf8)
         case .bool(let b):
-            out.append(contentsOf: Array((b ? "true" : "false").utf8))
+            out.append(contentsOf: (b ? "true" : "false").utf8)
         case .int(let i):
-            out.append(contentsOf: Array(String(i).utf8))
+            out.append(contentsOf: String(i).utf8)
         case .double(let d):
             if d.isFinite {
                 if d == d.rounded(), abs(d) < 1e15 {
-                    out.append(contentsOf: Array(String(Int64(d)).utf8))
+                    out.append(contentsOf: String(Int64(d)).utf8)
                 } else {
-                    out.append(contentsOf: Array(String(d).utf8))
+                    out.append(contentsOf: String(d).utf8)
                 }
             } else {
-                out.append(contentsOf: Array("null".utf8))
+                out.append(contentsOf: "null".utf8)
             }
         case .string(let s):
             JSONValue.writeString(s, into: &out)
@@ -103,9 +103,16 @@ enum JSONValue: Sendable, Equatable {
         }
     }
 
+    private static let hex = Array("0123456789abcdef".utf8)
+
     private static func writeString(_ s: String, into out: inout [UInt8]) {
-        let hex = Array("0123456789abcdef".utf8)
         out.append(UInt8(ascii: "\""))
+        // Most strings need no escaping: copy them whole.
+        if !s.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            out.append(contentsOf: s.utf8)
+            out.append(UInt8(ascii: "\""))
+            return
+        }
         for byte in s.utf8 {
             switch byte {
             case UInt8(ascii: "\""): out.append(contentsOf: [92, 34])

@@ -17,6 +17,26 @@ final class LibraryLookup: @unchecked Sendable {
 
     private let lock = NSLock()
     private var tables: Tables?
+    /// Descendant positions per folder, filled as listings ask (every page of a listing asks again).
+    private var descendants: [String: [Int]] = [:]
+
+    func descendantPositions(of id: String, in library: TestLibrary) -> [Int] {
+        if let known = lock.withLock({ descendants[id] }) { return known }
+        let tables = tables(for: library)
+        var positions: [Int] = []
+        var frontier = [id]
+        var seen: Set<String> = [id]
+        while let next = frontier.popLast() {
+            for position in tables.children[next] ?? [] {
+                positions.append(position)
+                let child = library.items[position].id
+                if seen.insert(child).inserted { frontier.append(child) }
+            }
+        }
+        positions.sort()
+        lock.withLock { descendants[id] = positions }
+        return positions
+    }
 
     func tables(for library: TestLibrary) -> Tables {
         lock.lock()
@@ -51,18 +71,7 @@ extension LibraryLookup: Equatable {
 extension TestLibrary {
     /// Listed descendants of `id` in library order (the children of the children, …).
     func descendants(of id: String) -> [TestItem] {
-        let tables = lookup.tables(for: self)
-        var positions: [Int] = []
-        var frontier = [id]
-        var seen: Set<String> = [id]
-        while let next = frontier.popLast() {
-            for position in tables.children[next] ?? [] {
-                positions.append(position)
-                let child = items[position].id
-                if seen.insert(child).inserted { frontier.append(child) }
-            }
-        }
-        return positions.sorted().map { items[$0] }
+        lookup.descendantPositions(of: id, in: self).map { items[$0] }
     }
 
     /// Listed direct children of `id` in library order.
