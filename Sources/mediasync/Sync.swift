@@ -33,6 +33,10 @@ struct Sync: AsyncParsableCommand {
     @OptionGroup var rootOptions: RootOptions
     @OptionGroup var transfer: TransferFlags
 
+    func validate() throws {
+        if let maxDelete, maxDelete < 0 { throw ValidationError("--max-delete takes a number of files: 0 or more") }
+    }
+
     func run() async throws {
         try await reportingErrors {
             let root = rootOptions.mirrorRoot

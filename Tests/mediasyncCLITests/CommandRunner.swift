@@ -65,8 +65,21 @@ struct CommandRunner {
         }
     }
 
+    /// Waits for a process from ``start(_:environment:input:)`` to finish (on a Dispatch thread) and collects its output.
+    static func wait(_ process: Process, _ out: Pipe, _ err: Pipe) async throws -> Output {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(returning: collect(process, out, err))
+            }
+        }
+    }
+
     private static func runBlocking(_ arguments: [String], environment: [String: String], input: String?) throws -> Output {
         let (process, out, err) = try start(arguments, environment: environment, input: input)
+        return collect(process, out, err)
+    }
+
+    private static func collect(_ process: Process, _ out: Pipe, _ err: Pipe) -> Output {
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
         let stderr = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
