@@ -4,32 +4,15 @@ import MediaSyncCore
 ///
 /// The whole object is kept as received in ``raw`` and encoded back exactly, so fields this client does not
 /// know survive into `metadata.json`. The typed properties read from ``raw``; missing or `null` fields are nil.
-public struct BaseItem: Codable, Hashable, Sendable {
+public struct BaseItem: IdentifiedWireObject, Hashable, Sendable {
     /// The object as the server sent it.
     public let raw: JSONValue
     /// `Id`: the item id (32 hex characters on Jellyfin). Never empty.
     public let id: String
 
-    /// Wraps an object received earlier (for example, read back from `metadata.json`).
-    ///
-    /// Returns nil when `raw` is not an object or has no string `Id`.
-    public init?(_ raw: JSONValue) {
-        guard let id = raw["Id"]?.stringValue, !id.isEmpty else { return nil }
+    public init(unchecked raw: JSONValue, id: String) {
         self.raw = raw
         self.id = id
-    }
-
-    /// Decodes any JSON object with a non-empty string `Id`.
-    /// - Throws: `DecodingError` when the value is not an object or has no `Id`.
-    public init(from decoder: Decoder) throws {
-        let value = try WireObject.decode(from: decoder, requiring: ["Id"])
-        raw = value
-        id = value["Id"]?.stringValue ?? ""
-    }
-
-    /// Encodes ``raw`` unchanged.
-    public func encode(to encoder: Encoder) throws {
-        try raw.encode(to: encoder)
     }
 
     /// `Name`.
@@ -96,10 +79,4 @@ public struct BaseItem: Codable, Hashable, Sendable {
     public var providerIds: [String: String] { raw["ProviderIds"]?.wireStringMap ?? [:] }
 }
 
-extension BaseItem: WireDecodable {
-    init(wire value: JSONValue, codingPath: [any CodingKey]) throws {
-        try WireObject.check(value, codingPath: codingPath, requiring: ["Id"])
-        raw = value
-        id = value["Id"]?.stringValue ?? ""
-    }
-}
+extension BaseItem: WireDecodable {}

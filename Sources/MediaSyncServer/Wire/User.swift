@@ -1,23 +1,15 @@
 import MediaSyncCore
 
 /// A user account (`UserDto`), from `/Users`, `/Users/Me` or an ``AuthenticationResult``.
-public struct User: Codable, Hashable, Sendable {
+public struct User: IdentifiedWireObject, Hashable, Sendable {
     /// The object as the server sent it.
     public let raw: JSONValue
     /// `Id`. Never empty.
     public let id: String
 
-    /// Decodes any JSON object with a non-empty string `Id`.
-    /// - Throws: `DecodingError` when the value is not an object or has no `Id`.
-    public init(from decoder: Decoder) throws {
-        let value = try WireObject.decode(from: decoder, requiring: ["Id"])
-        raw = value
-        id = value["Id"]?.stringValue ?? ""
-    }
-
-    /// Encodes ``raw`` unchanged.
-    public func encode(to encoder: Encoder) throws {
-        try raw.encode(to: encoder)
+    public init(unchecked raw: JSONValue, id: String) {
+        self.raw = raw
+        self.id = id
     }
 
     /// `Name`: the login name.

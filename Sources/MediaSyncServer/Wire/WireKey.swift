@@ -41,6 +41,43 @@ enum WireObject {
     }
 }
 
+/// A wire type that is a JSON object with a non-empty string `Id` (items, users), kept as received in `raw`.
+public protocol IdentifiedWireObject: Codable {
+    /// The object as the server sent it.
+    var raw: JSONValue { get }
+    /// `Id`. Never empty.
+    var id: String { get }
+    /// Wraps `raw` whose `Id` is `id`, without checking; use ``init(_:)``.
+    init(unchecked raw: JSONValue, id: String)
+}
+
+extension IdentifiedWireObject {
+    /// Wraps an object received earlier (for example, read back from `metadata.json`).
+    ///
+    /// Returns nil when `raw` is not an object or has no string `Id`.
+    public init?(_ raw: JSONValue) {
+        guard let id = raw["Id"]?.stringValue, !id.isEmpty else { return nil }
+        self.init(unchecked: raw, id: id)
+    }
+
+    /// Decodes any JSON object with a non-empty string `Id`.
+    /// - Throws: `DecodingError` when the value is not an object or has no `Id`.
+    public init(from decoder: Decoder) throws {
+        let value = try WireObject.decode(from: decoder, requiring: ["Id"])
+        self.init(unchecked: value, id: value["Id"]?.stringValue ?? "")
+    }
+
+    /// Encodes ``raw`` unchanged.
+    public func encode(to encoder: Encoder) throws {
+        try raw.encode(to: encoder)
+    }
+
+    init(wire value: JSONValue, codingPath: [any CodingKey]) throws {
+        try WireObject.check(value, codingPath: codingPath, requiring: ["Id"])
+        self.init(unchecked: value, id: value["Id"]?.stringValue ?? "")
+    }
+}
+
 /// A wire type that is any JSON object, kept as received in `raw`, with typed accessors on top.
 public protocol JSONObjectWrapper: Codable {
     /// The object as the server sent it.
