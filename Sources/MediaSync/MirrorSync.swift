@@ -2,6 +2,7 @@ import Foundation
 import MediaSyncCore
 import MediaSyncHTTP
 import MediaSyncServer
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -282,14 +283,23 @@ public final class MirrorSync: Sendable {
                     priority: priority))
         }
         let engine = TransferEngine(client: client, options: transferOptions)
-        // Each file is reported as soon as it is fetched (placing and recording follow below).
-        let paths = planned.mapValues { ($0.path, $0.essential) }
+        // Each file is placed and recorded in the index as soon as it is fetched, then reported: a run killed
+        // later in the batch does not fetch it again.
+        let plannedFiles = planned
+        let placements = Mutex<[String: Result<String, any Error>]>([:])
         let result = await engine.download(requests, progress: progress) { outcome in
-            guard let (path, essential) = paths[outcome.request.id] else { return }
+            guard let file = plannedFiles[outcome.request.id] else { return }
             switch outcome.result {
-            case .success(let success): events?(SyncEvent(action: "downloaded", path: path, bytes: success.size))
+            case .success(let success):
+                let placed = Result { try self.place(file, success: success, placer: placer, previous: entries[file.key]) }
+                placements.withLock { $0[file.key] = placed }
+                switch placed {
+                case .success(let path): events?(SyncEvent(action: "downloaded", path: path, bytes: success.size))
+                case .failure(let error):
+                    events?(SyncEvent(action: "failed", path: file.path, message: "\(error)", essential: file.essential))
+                }
             case .failure(let error):
-                events?(SyncEvent(action: "failed", path: path, message: error.description, essential: essential))
+                events?(SyncEvent(action: "failed", path: file.path, message: error.description, essential: file.essential))
             }
         }
         for outcome in result.outcomes {
@@ -298,11 +308,13 @@ public final class MirrorSync: Sendable {
             case .failure(let error):
                 report.failed.append(SyncReport.Failure(path: file.path, message: error.description, essential: file.essential))
             case .success(let success):
-                do {
-                    let placed = try place(file, success: success, placer: placer, previous: entries[file.key])
-                    report.downloaded.append(placed)
+                let placed = placements.withLock { $0[file.key] }
+                    ?? Result { try place(file, success: success, placer: placer, previous: entries[file.key]) }
+                switch placed {
+                case .success(let path):
+                    report.downloaded.append(path)
                     report.bytesDownloaded += success.size
-                } catch {
+                case .failure(let error):
                     report.failed.append(SyncReport.Failure(path: file.path, message: "\(error)", essential: file.essential))
                 }
             }
