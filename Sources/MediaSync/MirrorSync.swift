@@ -71,6 +71,7 @@ public final class MirrorSync: Sendable {
         events: (@Sendable (SyncEvent) -> Void)? = nil
     ) async throws -> SyncReport {
         try root.prepare()
+        if !options.dryRun { root.removeStaleTemporaries() }
         var report = SyncReport()
         var sources: [Scope: Source] = [:]
         if only != .podcasts {
