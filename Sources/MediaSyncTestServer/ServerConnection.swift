@@ -172,7 +172,10 @@ final class ServerConnection: @unchecked Sendable {
                 let n = send(fd, base + offset, range.upperBound - offset, Int32(MSG_NOSIGNAL))
                 if n > 0 {
                     offset += n
-                    if body { bodyBytesSent += n }
+                    if body {
+                        bodyBytesSent += n
+                        server.countBodyBytes(n)
+                    }
                 } else if n < 0, errno == EINTR {
                     continue
                 } else {

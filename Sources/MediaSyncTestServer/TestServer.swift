@@ -221,7 +221,7 @@ public final class TestServer: @unchecked Sendable {
         lock.withLock { state.responses }
     }
 
-    /// Response body bytes accepted by `send` since start (or the last `resetStatistics()`).
+    /// Response body bytes accepted by `send` since start (or the last `resetStatistics()`), counted as they go.
     public var bodyBytesSent: Int {
         lock.withLock { state.bodyBytesSent }
     }
@@ -345,13 +345,17 @@ public final class TestServer: @unchecked Sendable {
         lock.withLock { state.inFlight -= 1 }
     }
 
+    /// Counts body bytes as `send` accepts them (``bodyBytesSent`` grows while a body is being written).
+    func countBodyBytes(_ count: Int) {
+        lock.withLock { state.bodyBytesSent += count }
+    }
+
     /// Records a response that has ended and tells the observer.
     func responseEnded(
         _ request: RecordedRequest, status: Int, planned: Int, sent: Int, start: UInt64
     ) {
         let end = ServedResponse.monotonicNow()
         let (response, observer): (ServedResponse, (@Sendable (ServedResponse) -> Void)?) = lock.withLock {
-            state.bodyBytesSent += sent
             let response = ServedResponse(
                 sequence: state.responses.count + 1, method: request.method, path: request.path,
                 range: request.headers["range"], status: status, bodyBytesPlanned: planned, bodyBytesSent: sent,
