@@ -126,6 +126,8 @@ public final class MirrorSync: Sendable {
                 try index.record(entry(for: file, path: file.path, size: Int64(bytes.count), container: nil, previous: nil))
                 report.written.append(file.path)
                 events?(SyncEvent(action: "written", path: file.path))
+            } catch let error as SyncError where error.kind == .diskFull {
+                throw error
             } catch {
                 report.failed.append(SyncReport.Failure(path: file.path, message: "\(error)", essential: true))
                 events?(SyncEvent(action: "failed", path: file.path, message: "\(error)"))
@@ -300,6 +302,8 @@ public final class MirrorSync: Sendable {
                     events?(SyncEvent(action: "failed", path: file.path, message: "\(error)", essential: file.essential))
                 }
             case .failure(let error):
+                // A full disk ends the run with one error (thrown below), not a line per file.
+                guard !error.isFatal else { return }
                 events?(SyncEvent(action: "failed", path: file.path, message: error.description, essential: file.essential))
             }
         }
@@ -319,6 +323,15 @@ public final class MirrorSync: Sendable {
                     report.failed.append(SyncReport.Failure(path: file.path, message: "\(error)", essential: file.essential))
                 }
             }
+        }
+        // A full disk stopped the batch: the files placed so far are kept and recorded; the run ends here.
+        let full = result.outcomes.filter { $0.error?.isFatal == true }
+        if let first = full.first(where: { !($0.error?.message.hasPrefix("not started") ?? false) }) ?? full.first {
+            let reason = first.error?.errno.map { String(cString: strerror($0)) } ?? "no space left"
+            let path = planned[first.request.id]?.path ?? first.request.destination
+            throw SyncError.diskFull(
+                "\(full.count) of \(result.outcomes.count) files not fetched (\(reason) writing \(path)); "
+                    + "the \(report.downloaded.count) fetched are kept")
         }
     }
 

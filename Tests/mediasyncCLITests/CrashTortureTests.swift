@@ -238,16 +238,17 @@ import Glibc
     }
 }
 
-/// A running `mediasync` process whose standard error is collected as it comes.
+/// A running `mediasync` process whose output is collected as it comes.
 final class LiveProcess: @unchecked Sendable {
     private let process: Process
     private let lock = NSLock()
-    private var collected = Data()
+    private var output = Data()
+    private var errors = Data()
 
     init(_ arguments: [String], environment: [String: String]) throws {
         let (process, out, err) = try CommandRunner.start(arguments, environment: environment)
         self.process = process
-        for pipe in [out, err] {
+        for (pipe, isError) in [(out, false), (err, true)] {
             pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
                 let data = handle.availableData
                 guard let self else { return }
@@ -256,17 +257,24 @@ final class LiveProcess: @unchecked Sendable {
                     return
                 }
                 self.lock.lock()
-                self.collected.append(data)
+                if isError { self.errors.append(data) } else { self.output.append(data) }
                 self.lock.unlock()
             }
         }
     }
 
-    /// Standard output and error so far.
+    /// Standard error so far.
     var text: String {
         lock.lock()
         defer { lock.unlock() }
-        return String(decoding: collected, as: UTF8.self)
+        return String(decoding: errors, as: UTF8.self)
+    }
+
+    /// Standard output so far.
+    var standardOutput: String {
+        lock.lock()
+        defer { lock.unlock() }
+        return String(decoding: output, as: UTF8.self)
     }
 
     var isRunning: Bool { process.isRunning }
@@ -275,5 +283,22 @@ final class LiveProcess: @unchecked Sendable {
     func kill() {
         if process.isRunning { _ = Glibc.kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
+    }
+
+    /// Waits for the end and returns what it printed.
+    func finish() -> CommandRunner.Output {
+        process.waitUntilExit()
+        // The pipes may still hold the last bytes: wait until both have reached their end.
+        for _ in 0..<2_000 {
+            let drained: Bool = {
+                lock.lock()
+                defer { lock.unlock() }
+                return process.standardError.flatMap { ($0 as? Pipe)?.fileHandleForReading.readabilityHandler } == nil
+                    && process.standardOutput.flatMap { ($0 as? Pipe)?.fileHandleForReading.readabilityHandler } == nil
+            }()
+            if drained { break }
+            usleep(1_000)
+        }
+        return CommandRunner.Output(status: process.terminationStatus, stdout: standardOutput, stderr: text)
     }
 }
