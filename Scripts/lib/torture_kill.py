@@ -122,8 +122,11 @@ def url_for(key, path):
 
 def index_files(root):
     uri = "file:" + os.path.join(root, ".mediasync", "index.sqlite") + "?mode=ro"
-    with sqlite3.connect(uri, uri=True) as db:
+    db = sqlite3.connect(uri, uri=True)
+    try:
         return {row[0]: row[1] for row in db.execute("SELECT path, key FROM file")}
+    finally:
+        db.close()
 
 
 def tree(root, sub):

@@ -331,7 +331,7 @@ public final class MirrorSync: Sendable {
             let path = planned[first.request.id]?.path ?? first.request.destination
             throw SyncError.diskFull(
                 "\(full.count) of \(result.outcomes.count) files not fetched (\(reason) writing \(path)); "
-                    + "the \(report.downloaded.count) fetched are kept")
+                    + "\(report.downloaded.count) fetched before it are kept")
         }
     }
 
