@@ -46,7 +46,7 @@ import Glibc
         }
 
         // The trial: start, kill at the moment, run again until it exits 0.
-        sandbox.server.setThrottle(bytesPerSecond: 1_500_000)
+        sandbox.server.setThrottle(bytesPerSecond: 1_000_000)
         try await sandbox.waitUntilIdle()
         sandbox.server.resetStatistics()
         let live = try LiveProcess(["sync"], environment: sandbox.environment(root: sandbox.root))
