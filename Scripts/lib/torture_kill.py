@@ -435,6 +435,11 @@ def main():
                 ((sent - needed.get(path, 0), path) for path, sent in served.items() if sent > needed.get(path, 0)),
                 reverse=True)[:5]
             problems.append(f"fetched again {refetched} B > bound {bound} B (largest: {worst})")
+        with open(os.path.join(args.work, f"trial-{trial:03d}.json"), "w") as details:
+            json.dump({"kill_ns": kill_ns, "killed": killed, "needed": needed,
+                       "killed_run": [r for r in killed_segment if is_file_path(r["path"])],
+                       "reruns": [r for r in trial_segment[len(killed_segment):] if is_file_path(r["path"])]},
+                      details, indent=1)
         total_refetched += refetched
         total_bound += bound
         total_partial += partial
