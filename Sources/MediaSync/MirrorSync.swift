@@ -2,6 +2,7 @@ import Foundation
 import MediaSyncCore
 import MediaSyncHTTP
 import MediaSyncServer
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -70,6 +71,7 @@ public final class MirrorSync: Sendable {
         events: (@Sendable (SyncEvent) -> Void)? = nil
     ) async throws -> SyncReport {
         try root.prepare()
+        if !options.dryRun { root.removeStaleTemporaries() }
         var report = SyncReport()
         if !options.dryRun {
             // Seed 001 and seed 000's legacy layout: repaired in one batch before anything is compared.
@@ -145,6 +147,8 @@ public final class MirrorSync: Sendable {
                 try index.record(entry(for: file, path: file.path, size: Int64(bytes.count), container: nil, previous: nil))
                 report.written.append(file.path)
                 events?(SyncEvent(action: "written", path: file.path))
+            } catch let error as SyncError where error.kind == .diskFull {
+                throw error
             } catch {
                 report.failed.append(SyncReport.Failure(path: file.path, message: "\(error)", essential: true))
                 events?(SyncEvent(action: "failed", path: file.path, message: "\(error)"))
@@ -331,14 +335,25 @@ public final class MirrorSync: Sendable {
                     priority: priority))
         }
         let engine = TransferEngine(client: client, options: transferOptions)
-        // Each file is reported as soon as it is fetched (placing and recording follow below).
-        let paths = planned.mapValues { ($0.path, $0.essential) }
+        // Each file is placed and recorded in the index as soon as it is fetched, then reported: a run killed
+        // later in the batch does not fetch it again.
+        let plannedFiles = planned
+        let placements = Mutex<[String: Result<String, any Error>]>([:])
         let result = await engine.download(requests, progress: progress) { outcome in
-            guard let (path, essential) = paths[outcome.request.id] else { return }
+            guard let file = plannedFiles[outcome.request.id] else { return }
             switch outcome.result {
-            case .success(let success): events?(SyncEvent(action: "downloaded", path: path, bytes: success.size))
+            case .success(let success):
+                let placed = Result { try self.place(file, success: success, placer: placer, previous: entries[file.key]) }
+                placements.withLock { $0[file.key] = placed }
+                switch placed {
+                case .success(let path): events?(SyncEvent(action: "downloaded", path: path, bytes: success.size))
+                case .failure(let error):
+                    events?(SyncEvent(action: "failed", path: file.path, message: "\(error)", essential: file.essential))
+                }
             case .failure(let error):
-                events?(SyncEvent(action: "failed", path: path, message: error.description, essential: essential))
+                // A full disk ends the run with one error (thrown below), not a line per file.
+                guard !error.isFatal else { return }
+                events?(SyncEvent(action: "failed", path: file.path, message: error.description, essential: file.essential))
             }
         }
         for outcome in result.outcomes {
@@ -347,14 +362,25 @@ public final class MirrorSync: Sendable {
             case .failure(let error):
                 report.failed.append(SyncReport.Failure(path: file.path, message: error.description, essential: file.essential))
             case .success(let success):
-                do {
-                    let placed = try place(file, success: success, placer: placer, previous: entries[file.key])
-                    report.downloaded.append(placed)
+                let placed = placements.withLock { $0[file.key] }
+                    ?? Result { try place(file, success: success, placer: placer, previous: entries[file.key]) }
+                switch placed {
+                case .success(let path):
+                    report.downloaded.append(path)
                     report.bytesDownloaded += success.size
-                } catch {
+                case .failure(let error):
                     report.failed.append(SyncReport.Failure(path: file.path, message: "\(error)", essential: file.essential))
                 }
             }
+        }
+        // A full disk stopped the batch: the files placed so far are kept and recorded; the run ends here.
+        let full = result.outcomes.filter { $0.error?.isFatal == true }
+        if let first = full.first(where: { !($0.error?.message.hasPrefix("not started") ?? false) }) ?? full.first {
+            let reason = first.error?.errno.map { String(cString: strerror($0)) } ?? "no space left"
+            let path = planned[first.request.id]?.path ?? first.request.destination
+            throw SyncError.diskFull(
+                "\(full.count) of \(result.outcomes.count) files not fetched (\(reason) writing \(path)); "
+                    + "\(report.downloaded.count) fetched before it are kept")
         }
     }
 

@@ -9,6 +9,8 @@ public struct SyncError: Error, Equatable, CustomStringConvertible {
     /// What kind of failure it is; the CLI maps kinds to exit codes.
     public enum Kind: String, Sendable, Equatable {
         case notSignedIn, alreadyRunning, notEnoughSpace, fileSystem, unsafePath, notFound, invalidSelection
+        /// The disk filled up during the run (ENOSPC, EDQUOT): the run stops.
+        case diskFull
     }
 
     public let kind: Kind
@@ -20,7 +22,13 @@ public struct SyncError: Error, Equatable, CustomStringConvertible {
     }
 
     static func fileSystem(_ what: String, _ number: Int32) -> SyncError {
-        SyncError(.fileSystem, "\(what): \(String(cString: strerror(number)))")
+        if number == ENOSPC || number == EDQUOT { return diskFull("\(what): \(String(cString: strerror(number)))") }
+        return SyncError(.fileSystem, "\(what): \(String(cString: strerror(number)))")
+    }
+
+    /// The disk filled up: one line saying what was not done and what to do.
+    static func diskFull(_ detail: String) -> SyncError {
+        SyncError(.diskFull, "disk full: \(detail); free some space and run it again")
     }
 
     static func unsafePath(_ path: String) -> SyncError {

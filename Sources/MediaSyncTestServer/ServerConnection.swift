@@ -22,6 +22,8 @@ final class ServerConnection: @unchecked Sendable {
 
     /// Whether the socket was already closed with an RST.
     private var closedByReset = false
+    /// Body bytes of the current response that `send` accepted.
+    private var bodyBytesSent = 0
 
     func run() {
         defer {
@@ -38,6 +40,7 @@ final class ServerConnection: @unchecked Sendable {
 
     /// Handles one request; returns whether the connection stays open.
     private func serve(_ head: HTTPRequestHead) -> Bool {
+        let start = ServedResponse.monotonicNow()
         if (head.headers["expect"] ?? "").lowercased() == "100-continue",
            (head.contentLength ?? 0) > 0 || head.isChunked, buffer.isEmpty {
             guard sendAll(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)) else { return false }
@@ -57,7 +60,12 @@ final class ServerConnection: @unchecked Sendable {
                                       headers: head.headers, body: body)
         let (response, cut) = server.handle(request)
         let keepAlive = head.wantsKeepAlive && cut == nil
-        return write(response, isHead: head.method == "HEAD", keepAlive: keepAlive, cut: cut) && keepAlive
+        bodyBytesSent = 0
+        let isHead = head.method == "HEAD"
+        let written = write(response, isHead: isHead, keepAlive: keepAlive, cut: cut)
+        let planned = isHead || response.suppressContentLength ? 0 : response.bodyRange.count
+        server.responseEnded(request, status: response.status, planned: planned, sent: bodyBytesSent, start: start)
+        return written && keepAlive
     }
 
     // MARK: Reading
@@ -154,7 +162,8 @@ final class ServerConnection: @unchecked Sendable {
         sendAll(bytes, range: 0..<bytes.count)
     }
 
-    private func sendAll(_ bytes: [UInt8], range: Range<Int>) -> Bool {
+    /// Sends `range` of `bytes`; `body` counts what `send` accepted in `bodyBytesSent`.
+    private func sendAll(_ bytes: [UInt8], range: Range<Int>, body: Bool = false) -> Bool {
         guard !range.isEmpty else { return true }
         return bytes.withUnsafeBytes { raw -> Bool in
             guard let base = raw.baseAddress else { return false }
@@ -163,6 +172,10 @@ final class ServerConnection: @unchecked Sendable {
                 let n = send(fd, base + offset, range.upperBound - offset, Int32(MSG_NOSIGNAL))
                 if n > 0 {
                     offset += n
+                    if body {
+                        bodyBytesSent += n
+                        server.countBodyBytes(n)
+                    }
                 } else if n < 0, errno == EINTR {
                     continue
                 } else {
@@ -220,7 +233,7 @@ final class ServerConnection: @unchecked Sendable {
             var chunk = ServerConnection.chunkSize
             if let rate { chunk = max(1, min(chunk, rate / 20)) }
             let n = min(chunk, range.upperBound - offset)
-            guard sendAll(body, range: offset..<(offset + n)) else { return false }
+            guard sendAll(body, range: offset..<(offset + n), body: true) else { return false }
             offset += n
             sent += n
             if let rate {

@@ -36,6 +36,23 @@ public final class TestServer: @unchecked Sendable {
         var quickConnectPolls: [String: Int] = [:]
         var quickConnectCounter = 0
         var mediaCache: [String: CachedMedia] = [:]
+        var responses: [ServedResponse] = []
+        var bodyBytesSent = 0
+        var responseObserver: (@Sendable (ServedResponse) -> Void)?
+        var handlers: [String: @Sendable (RecordedRequest) -> CustomResponse] = [:]
+    }
+
+    /// What a handler registered with ``setHandler(_:_:)`` answers.
+    public struct CustomResponse: Sendable {
+        public var status: Int
+        public var contentType: String
+        public var body: [UInt8]
+
+        public init(status: Int = 200, contentType: String = "application/json; charset=utf-8", body: [UInt8]) {
+            self.status = status
+            self.contentType = contentType
+            self.body = body
+        }
     }
 
     struct FaultRule {
@@ -189,12 +206,40 @@ public final class TestServer: @unchecked Sendable {
         lock.withLock { state.maxInFlight }
     }
 
-    /// Clears recorded requests and resets `maxConcurrentRequests` to 0.
+    /// Clears recorded requests and responses and resets `maxConcurrentRequests` and `bodyBytesSent` to 0.
     public func resetStatistics() {
         lock.withLock {
             state.requests.removeAll()
+            state.responses.removeAll()
+            state.bodyBytesSent = 0
             state.maxInFlight = 0
         }
+    }
+
+    /// Every response written since start (or the last `resetStatistics()`), in the order they ended.
+    public var responses: [ServedResponse] {
+        lock.withLock { state.responses }
+    }
+
+    /// Response body bytes accepted by `send` since start (or the last `resetStatistics()`), counted as they go.
+    public var bodyBytesSent: Int {
+        lock.withLock { state.bodyBytesSent }
+    }
+
+    /// Requests being answered right now.
+    public var requestsInFlight: Int {
+        lock.withLock { state.inFlight }
+    }
+
+    /// Called (on the connection's thread) each time a response has ended, e.g. to write a request log.
+    public func observeResponses(_ observer: (@Sendable (ServedResponse) -> Void)?) {
+        lock.withLock { state.responseObserver = observer }
+    }
+
+    /// Answers requests for `path` (exact match, any method, query ignored) with `handler`, before faults,
+    /// files and the Jellyfin routes: a hook for control endpoints of the executable (`/__control/...`).
+    public func setHandler(_ path: String, _ handler: @escaping @Sendable (RecordedRequest) -> CustomResponse) {
+        lock.withLock { state.handlers[path] = handler }
     }
 
     /// Server-side bandwidth cap for response bodies in bytes/second (per response; nil = unlimited).
@@ -300,6 +345,27 @@ public final class TestServer: @unchecked Sendable {
         lock.withLock { state.inFlight -= 1 }
     }
 
+    /// Counts body bytes as `send` accepts them (``bodyBytesSent`` grows while a body is being written).
+    func countBodyBytes(_ count: Int) {
+        lock.withLock { state.bodyBytesSent += count }
+    }
+
+    /// Records a response that has ended and tells the observer.
+    func responseEnded(
+        _ request: RecordedRequest, status: Int, planned: Int, sent: Int, start: UInt64
+    ) {
+        let end = ServedResponse.monotonicNow()
+        let (response, observer): (ServedResponse, (@Sendable (ServedResponse) -> Void)?) = lock.withLock {
+            let response = ServedResponse(
+                sequence: state.responses.count + 1, method: request.method, path: request.path,
+                range: request.headers["range"], status: status, bodyBytesPlanned: planned, bodyBytesSent: sent,
+                startNanoseconds: start, endNanoseconds: end)
+            state.responses.append(response)
+            return (response, state.responseObserver)
+        }
+        observer?(response)
+    }
+
     var throttle: Int? {
         lock.withLock { state.throttle }
     }
@@ -317,6 +383,10 @@ public final class TestServer: @unchecked Sendable {
 
     /// Records the request, consumes a matching fault and produces the response to write.
     func handle(_ request: RecordedRequest) -> (HTTPResponse, BodyCut?) {
+        if let handler = lock.withLock({ state.handlers[request.path] }) {
+            let custom = handler(request)
+            return (HTTPResponse(status: custom.status, headers: [("Content-Type", custom.contentType)], body: custom.body), nil)
+        }
         let fault: Fault? = lock.withLock {
             state.requests.append(request)
             guard let index = state.faults.firstIndex(where: { $0.remaining > 0 && ($0.path == request.path || $0.path == "*") }) else {

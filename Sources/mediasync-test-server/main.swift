@@ -12,10 +12,23 @@ struct Options {
     var series = 1
     var mediaSize = 64 * 1024
     var filesDirectory: String?
+    var throttle: Int?
+    var mediaSizes: [Int] = []
+    var requestLog: String?
+    var control = false
 }
 
 let usage = """
     usage: mediasync-test-server [--port N] [--fixtures DIR] [--movies N] [--series N] [--media-size BYTES] [--files DIR]
+                                 [--media-sizes BYTES,BYTES,...] [--throttle BYTES-PER-SECOND] [--request-log FILE] [--control]
+
+      --media-sizes      sizes given to the media sources in library order, repeated as needed (mixed sizes)
+      --throttle         cap each response body at this rate (0: unlimited)
+      --request-log      append one JSON line per finished response: method, path, range, status, body bytes
+                         planned and sent, start and end on CLOCK_MONOTONIC (nanoseconds)
+      --control          serve /__control/stats (in flight, responses, body bytes sent, generation),
+                         /__control/throttle?bytes=N and /__control/change-media?count=N (new bytes and ETag
+                         for the next N media sources, round-robin)
     """
 
 func fail(_ message: String) -> Never {
@@ -45,6 +58,14 @@ func parseOptions(_ arguments: [String]) -> Options {
         case "--series": options.series = integer(argument)
         case "--media-size": options.mediaSize = integer(argument)
         case "--files": options.filesDirectory = value(argument)
+        case "--throttle": options.throttle = integer(argument)
+        case "--request-log": options.requestLog = value(argument)
+        case "--control": options.control = true
+        case "--media-sizes":
+            let text = value(argument)
+            let sizes = text.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
+            guard !sizes.isEmpty, sizes.allSatisfy({ ($0 ?? -1) >= 0 }) else { fail("invalid value for --media-sizes: \(text)") }
+            options.mediaSizes = sizes.compactMap { $0 }
         case "-h", "--help":
             print(usage)
             exit(0)
@@ -93,7 +114,13 @@ func serveFiles(from directory: String, on server: TestServer) -> Int {
 }
 
 let options = parseOptions(Array(CommandLine.arguments.dropFirst()))
-let library = TestLibrary(movies: options.movies, series: options.series, mediaSize: options.mediaSize)
+var library = TestLibrary(movies: options.movies, series: options.series, mediaSize: options.mediaSize)
+if !options.mediaSizes.isEmpty {
+    for (number, source) in library.allMediaSources.enumerated() {
+        let size = options.mediaSizes[number % options.mediaSizes.count]
+        library.updateMediaSource(source.id) { $0.size = size }
+    }
+}
 let fixturesURL = URL(fileURLWithPath: options.fixtures)
 var isDirectory: ObjCBool = false
 let fixtures = FileManager.default.fileExists(atPath: fixturesURL.path, isDirectory: &isDirectory) && isDirectory.boolValue
@@ -111,6 +138,23 @@ do {
 if let directory = options.filesDirectory {
     let count = serveFiles(from: directory, on: server)
     FileHandle.standardError.write(Data("serving \(count) file(s) from \(directory) at /files/\n".utf8))
+}
+if let throttle = options.throttle, throttle > 0 {
+    server.setThrottle(bytesPerSecond: throttle)
+}
+if let path = options.requestLog {
+    guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
+        fail("cannot write the request log \(path)")
+    }
+    let writeLock = NSLock()
+    server.observeResponses { response in
+        writeLock.lock()
+        handle.write(Data((response.jsonLine + "\n").utf8))
+        writeLock.unlock()
+    }
+}
+if options.control {
+    installControl(on: server)
 }
 
 let stop = DispatchSemaphore(value: 0)

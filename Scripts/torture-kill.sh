@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# torture-kill.sh [TRIALS] — crash torture (issue 6, suite 1): kill -9 a sync at random moments, rerun it, and
+# check that nothing was lost, nothing partial sits at a final path, and little was fetched twice.
+#
+# 1. Builds the release mediasync and mediasync-test-server (skipped with MEDIASYNC_BIN_DIR).
+# 2. Starts the test server on 127.0.0.1 with a library of mixed sizes: 3 movies (the first with two versions)
+#    and a series of 2 seasons x 3 episodes, media of 150 KB to 12 MB (--media-sizes), 256-byte images; a
+#    podcast of 3 episodes (0.4, 1.8 and 5 MB) served by the same server (--files); each response body throttled
+#    to THROTTLE bytes/s (--throttle), so a full sync takes a few seconds with 4 transfers at a time. The server
+#    writes a request log (--request-log: body bytes each response sent) and serves /__control/ (--control).
+# 3. Signs in, selects the movies and the series, subscribes to the podcast (--all) in a template root; copies it
+#    to a reference root and syncs that once without interruption (timed: the "typical duration").
+# 4. Runs TRIALS trials with Scripts/lib/torture_kill.py (see its docstring for the checks and the bound):
+#    fresh or continuing root (then the server first changes 1-3 media files), kill -9 at a random moment,
+#    rerun until exit 0 (at most 5 runs), check tree, bytes, index, staging, verify, bytes fetched again.
+#
+# Prints one line per trial, then the figures: trials, kills, phases reached, bytes fetched again vs the
+# bound, failures with details. Exit status 1 when a trial failed.
+#
+# Environment:
+#   SEED              random seed of the trial schedule (default 1)
+#   THROTTLE          bytes per second per response (default 4000000)
+#   MEDIASYNC_BIN_DIR use the binaries in this folder (no build)
+#   SWIFT_SCRATCH     scratch path of the release build (default <repo>/.build-torture-rel)
+#   TORTURE_KEEP=1    keep the scratch folder (its path is printed)
+set -euo pipefail
+
+SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO_DIR=$(cd "$SCRIPT_DIR/.." && pwd)
+cd "$REPO_DIR"
+
+TRIALS=${1:-100}
+SEED=${SEED:-1}
+THROTTLE=${THROTTLE:-4000000}
+SWIFT_SCRATCH=${SWIFT_SCRATCH:-$REPO_DIR/.build-torture-rel}
+TORTURE_KEEP=${TORTURE_KEEP:-0}
+MEDIA_SIZES=150000,2500000,6000000,800000,1400000,12000000,300000,3200000,600000,2000000
+
+log() { echo "torture-kill: $*" >&2; }
+
+# --- tools ------------------------------------------------------------------------------------------------
+command -v python3 >/dev/null || "$SCRIPT_DIR/install-deps.sh" python3 >&2
+"$SCRIPT_DIR/install-deps.sh" >&2
+
+# --- build --------------------------------------------------------------------------------------------------
+if [ -n "${MEDIASYNC_BIN_DIR:-}" ]; then
+    bin=$MEDIASYNC_BIN_DIR
+else
+    log "building release binaries in $SWIFT_SCRATCH"
+    swift build -c release --scratch-path "$SWIFT_SCRATCH" --product mediasync >&2
+    swift build -c release --scratch-path "$SWIFT_SCRATCH" --product mediasync-test-server >&2
+    bin=$(swift build -c release --scratch-path "$SWIFT_SCRATCH" --show-bin-path)
+fi
+ms="$bin/mediasync"
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/mediasync-torture.XXXXXX")
+server=""
+cleanup() {
+    if [ -n "$server" ]; then kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; fi
+    if [ "$TORTURE_KEEP" = 1 ]; then log "kept $work"; else rm -rf "$work"; fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+export MEDIASYNC_CONFIG_DIR="$work/config"
+
+# --- the podcast ------------------------------------------------------------------------------------------
+mkdir -p "$work/source/podcast"
+python3 - "$work/source/podcast" <<'PY'
+import os, random, sys
+folder = sys.argv[1]
+items = []
+for n, size in enumerate([400_000, 1_800_000, 5_000_000], start=1):
+    name = f"torture-episode-{n}.mp3"
+    with open(os.path.join(folder, name), "wb") as out:
+        out.write(random.Random(n).randbytes(size))
+    items.append(f"<item><title>Episode {n}</title><guid>torture-episode-{n}</guid>"
+                 f"<pubDate>0{n} Jan 2025 08:00:00 +0000</pubDate>"
+                 f"<enclosure url=\"{name}\" length=\"{size}\" type=\"audio/mpeg\"/></item>")
+with open(os.path.join(folder, "feed.xml"), "w") as out:
+    out.write('<?xml version="1.0" encoding="UTF-8"?>\n<rss version="2.0"><channel><title>Torture show</title>'
+              "<link>https://example.org/torture</link>" + "".join(items) + "</channel></rss>\n")
+PY
+
+# --- the server ---------------------------------------------------------------------------------------------
+"$bin/mediasync-test-server" --movies 3 --series 1 --media-sizes "$MEDIA_SIZES" --throttle "$THROTTLE" \
+    --files "$work/source" --request-log "$work/requests.jsonl" --control >"$work/server.out" 2>"$work/server.err" &
+server=$!
+for _ in $(seq 1 300); do grep -q '^listening on ' "$work/server.out" && break; sleep 0.1; done
+base=$(sed -n 's/^listening on \(http[^ ]*\).*/\1/p' "$work/server.out")
+[ -n "$base" ] || { cat "$work/server.out" "$work/server.err" >&2; log "the test server did not start"; exit 1; }
+case "$base" in http://127.0.0.1:*) ;; *) log "server not on 127.0.0.1: $base"; exit 1 ;; esac
+for _ in $(seq 1 50); do grep -q '^user ' "$work/server.err" && break; sleep 0.1; done
+user=$(sed -n 's|^user \([^/]*\)/\([^,]*\),.*|\1|p' "$work/server.err")
+password=$(sed -n 's|^user \([^/]*\)/\([^,]*\),.*|\2|p' "$work/server.err")
+token=$(sed -n 's|^user [^,]*, token \([^,]*\),.*|\1|p' "$work/server.err")
+
+# --- template and reference roots ---------------------------------------------------------------------------
+export MEDIASYNC_ROOT="$work/template"
+printf '%s\n' "$password" | timeout 60 "$ms" login "$base" --username "$user" --password-stdin >&2
+for id in $(timeout 60 "$ms" browse --type movie --json | python3 -c 'import json,sys; [print(m["id"]) for m in json.load(sys.stdin)]'); do
+    timeout 60 "$ms" select movie "$id" --all-versions >&2
+done
+for id in $(timeout 60 "$ms" browse --type series --json | python3 -c 'import json,sys; [print(s["id"]) for s in json.load(sys.stdin)]'); do
+    timeout 60 "$ms" select series "$id" >&2
+done
+timeout 60 "$ms" podcast add "$base/files/podcast/feed.xml" --all >&2
+cp -a "$work/template" "$work/reference"
+t0=$(date +%s%N)
+MEDIASYNC_ROOT="$work/reference" timeout 600 "$ms" sync --quiet >&2
+typical=$(awk -v ns=$(( $(date +%s%N) - t0 )) 'BEGIN {printf "%.2f", ns / 1e9}')
+files=$(find "$work/reference/Downloads" -type f | wc -l)
+bytes=$(du -sb "$work/reference/Downloads" | cut -f1)
+log "server $base; reference sync: $files files, $bytes bytes in $typical s (throttle $THROTTLE B/s per response)"
+
+# --- trials -------------------------------------------------------------------------------------------------
+set +e
+TORTURE_THROTTLE=$THROTTLE python3 "$SCRIPT_DIR/lib/torture_kill.py" --bin "$bin" --base "$base" --token "$token" \
+    --work "$work" --template "$work/template" --reference "$work/reference" --request-log "$work/requests.jsonl" \
+    --trials "$TRIALS" --seed "$SEED" --typical "$typical"
+status=$?
+set -e
+echo "library: $files files, $bytes bytes (media $MEDIA_SIZES; podcast 400000,1800000,5000000); full sync ${typical} s"
+exit $status

@@ -1,0 +1,304 @@
+import Foundation
+import MediaSync
+import MediaSyncTestServer
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The quick variant of `Scripts/torture-kill.sh` (issue 6, suite 1): a `mediasync sync` process is killed with
+/// SIGKILL at a chosen moment (mid-transfer past the resume threshold, right after a file was fetched, right after
+/// a metadata file was written), then run again until it succeeds; the mirror must match the server byte for
+/// byte, hold nothing partial or temporary, agree with its index (`verify`), and the bytes fetched again must stay
+/// within the partial files' sizes plus one retry for each file fetched just before the kill.
+///
+/// The moments are events (a resume record appearing, a log line), not delays.
+@Suite struct CrashTortureTests {
+    enum Moment: String, CaseIterable, Sendable {
+        /// A partial file past 1 MiB has its resume record in the staging area.
+        case midTransfer
+        /// The first "downloaded" line: a file is fetched, placing and recording follow.
+        case afterFirstDownload
+        /// The first "written" line: metadata writes.
+        case afterFirstMetadataWrite
+    }
+
+    /// The transfers a sync runs at once (TransferOptions' default): files fetched but not yet recorded.
+    static let concurrency = 4
+
+    @Test(arguments: Moment.allCases)
+    func aKilledSyncResumesAndLosesNothing(_ moment: Moment) async throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.tearDown() }
+        try await sandbox.prepare()
+
+        // Reference: one sync without interruption and without the throttle gives the expected tree.
+        sandbox.server.setThrottle(bytesPerSecond: nil)
+        let reference = try await sandbox.run(["sync"], root: sandbox.referenceRoot)
+        #expect(reference.status == 0, "\(reference.stderr)")
+        let expected = try sandbox.files(under: sandbox.referenceRoot)
+        #expect(expected.count >= 9)
+        for source in sandbox.server.library.allMediaSources {
+            let path = expected.first { $0.hasSuffix("-\(source.id).mkv") }
+            let bytes = path.flatMap { FileManager.default.contents(atPath: sandbox.referenceRoot + "/" + $0) }
+            #expect(bytes.map { [UInt8]($0) } == sandbox.server.library.mediaBytes(forMediaSourceId: source.id))
+        }
+
+        // The trial: start, kill at the moment, run again until it exits 0.
+        sandbox.server.setThrottle(bytesPerSecond: 1_000_000)
+        try await sandbox.waitUntilIdle()
+        sandbox.server.resetStatistics()
+        let live = try LiveProcess(["sync"], environment: sandbox.environment(root: sandbox.root))
+        let reached = try await sandbox.wait(for: moment, in: live)
+        #expect(reached, "the sync ended before \(moment.rawValue): \(live.text)")
+        let killedAt = ServedResponse.monotonicNow()
+        live.kill()
+        try await sandbox.waitUntilIdle()
+        let killedRun = sandbox.server.responses
+        var reruns: [Int32] = []
+        while reruns.last != 0 && reruns.count < 3 {
+            let rerun = try await sandbox.run(["sync"], root: sandbox.root)
+            #expect(rerun.status == 0, "\(rerun.stderr)")
+            reruns.append(rerun.status)
+        }
+        try await sandbox.waitUntilIdle()
+
+        // Nothing lost, nothing partial or temporary, the index agrees with the tree.
+        let held = try sandbox.files(under: sandbox.root)
+        #expect(held == expected)
+        for path in expected {
+            let mine = FileManager.default.contents(atPath: sandbox.root + "/" + path)
+            let theirs = FileManager.default.contents(atPath: sandbox.referenceRoot + "/" + path)
+            if path.hasSuffix("metadata.json") {
+                #expect(mine.flatMap { try? JSONSerialization.jsonObject(with: $0) } != nil, "\(path)")
+            } else {
+                #expect(mine != nil && mine == theirs, "\(path) differs from the server's bytes")
+            }
+        }
+        let staging = sandbox.root + "/.mediasync/staging"
+        let leftInStaging = (try? FileManager.default.contentsOfDirectory(atPath: staging)) ?? []
+        #expect(leftInStaging.isEmpty, "left in staging: \(leftInStaging)")
+        let indexed = try MirrorIndex(path: MirrorRoot(path: sandbox.root).indexPath).entries().map(\.file.path).sorted()
+        #expect(indexed == held)
+        let verify = try await sandbox.run(["verify"], root: sandbox.root)
+        #expect(verify.status == 0, "\(verify.stdout)")
+
+        // Bytes fetched again: at most the partial files plus one retry for each file fetched just before the kill.
+        let sizes = Dictionary(uniqueKeysWithValues: try expected.map { path in
+            (path, (try FileManager.default.attributesOfItem(atPath: sandbox.root + "/" + path)[.size] as? Int) ?? 0)
+        })
+        let fileResponses = sandbox.server.responses.filter { $0.method == "GET" && CrashTortureTests.isFile($0.path) }
+        var served: [String: Int] = [:]
+        for response in fileResponses { served[response.path, default: 0] += response.bodyBytesSent }
+        let needed = sandbox.neededSizes(sizes: sizes)
+        let fetchedAgain = served.reduce(0) { $0 + max(0, $1.value - (needed[$1.key] ?? 0)) }
+        let killedFiles = killedRun.filter { $0.method == "GET" && CrashTortureTests.isFile($0.path) }
+        let partial = killedFiles.filter { $0.endNanoseconds > killedAt }.reduce(0) { $0 + $1.bodyBytesSent }
+        let retries = killedFiles.filter { $0.endNanoseconds <= killedAt && ($0.status == 200 || $0.status == 206) }
+            .sorted { $0.endNanoseconds < $1.endNanoseconds }.suffix(CrashTortureTests.concurrency)
+            .reduce(0) { $0 + $1.bodyBytesPlanned }
+        #expect(fetchedAgain <= partial + retries, "fetched again \(fetchedAgain) B, bound \(partial) + \(retries) B")
+        if moment == .midTransfer {
+            // The partial file past the threshold was resumed, not fetched from the start.
+            #expect(sandbox.server.allRequests.contains { $0.path.hasSuffix("/Download") && $0.headers["range"] != nil })
+        }
+    }
+
+    /// Regression (torture trial 2 of the first run): the index recorded a batch's files only once the whole
+    /// batch had ended, so a sync killed mid-batch fetched every file it had already placed all over again.
+    @Test func aKilledSyncDoesNotFetchTheFilesItHadAlreadyPlacedAgain() async throws {
+        let sandbox = try Sandbox(mediaSize: 300_000)
+        defer { sandbox.tearDown() }
+        try await sandbox.prepare()
+        sandbox.server.setThrottle(bytesPerSecond: 500_000)
+        // One transfer at a time: media first (higher priority), so two media files are placed before the kill.
+        let live = try LiveProcess(["sync", "--concurrency", "1"], environment: sandbox.environment(root: sandbox.root))
+        var placed: [String] = []
+        for _ in 0..<12_000 {
+            placed = live.text.split(separator: "\n").filter { $0.contains(" info downloaded ") && $0.contains(".mkv") }
+                .map(String.init)
+            if placed.count >= 2 || !live.isRunning { break }
+            try await Task.sleep(nanoseconds: 5_000_000)
+        }
+        live.kill()
+        #expect(placed.count >= 2, "\(live.text)")
+        try await sandbox.waitUntilIdle()
+        let rerun = try await sandbox.run(["sync"], root: sandbox.root)
+        #expect(rerun.status == 0, "\(rerun.stderr)")
+        for line in placed {
+            guard let path = line.split(separator: " ").first(where: { $0.hasPrefix("Downloads/") }),
+                let dash = path.lastIndex(of: "-"), let dot = path.lastIndex(of: ".")
+            else { continue }
+            let download = "/Items/\(path[path.index(after: dash)..<dot])/Download"
+            #expect(sandbox.server.requests(to: download).count == 1, "\(download) was fetched again after the kill")
+        }
+    }
+
+    static func isFile(_ path: String) -> Bool {
+        path.hasPrefix("/Items/") && (path.hasSuffix("/Download") || path.contains("/Images/"))
+    }
+
+    struct Sandbox {
+        let server: TestServer
+        let folder: String
+        var root: String { folder + "/mirror" }
+        var referenceRoot: String { folder + "/reference" }
+
+        init(mediaSize: Int = 1_500_000) throws {
+            server = try TestServer(library: TestLibrary(movies: 2, series: 0, mediaSize: mediaSize))
+            folder = FileManager.default.temporaryDirectory.appendingPathComponent("mediasync-torture-\(UUID().uuidString)").path
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        }
+
+        func environment(root: String) -> [String: String] {
+            ["MEDIASYNC_ROOT": root, "MEDIASYNC_CONFIG_DIR": folder + "/config", "MEDIASYNC_API_KEY": ""]
+        }
+
+        func run(_ arguments: [String], root: String, input: String? = nil) async throws -> CommandRunner.Output {
+            try await CommandRunner.run(arguments, environment: environment(root: root), input: input)
+        }
+
+        /// Signs in and selects both movies (all versions) in both roots.
+        func prepare() async throws {
+            let login = try await run(
+                ["login", server.baseURL, "--username", "demo", "--password-stdin"], root: root, input: "demo\n")
+            #expect(login.status == 0, "\(login.stderr)")
+            for root in [root, referenceRoot] {
+                for movie in server.library.movies {
+                    let select = try await run(["select", "movie", movie.id, "--all-versions"], root: root)
+                    #expect(select.status == 0, "\(select.stderr)")
+                }
+            }
+        }
+
+        /// Waits for the moment; false when the process ended first.
+        func wait(for moment: Moment, in live: LiveProcess) async throws -> Bool {
+            let staging = root + "/.mediasync/staging"
+            for _ in 0..<12_000 {
+                switch moment {
+                case .midTransfer:
+                    let names = (try? FileManager.default.contentsOfDirectory(atPath: staging)) ?? []
+                    if names.contains(where: { $0.hasSuffix(".part.meta") }) { return true }
+                case .afterFirstDownload:
+                    if live.text.contains(" info downloaded ") { return true }
+                case .afterFirstMetadataWrite:
+                    if live.text.contains(" info written ") { return true }
+                }
+                if !live.isRunning { return false }
+                try await Task.sleep(nanoseconds: 5_000_000)
+            }
+            return false
+        }
+
+        /// Waits until the server has finished every response (a killed client's included).
+        func waitUntilIdle() async throws {
+            for _ in 0..<6_000 where server.requestsInFlight > 0 {
+                try await Task.sleep(nanoseconds: 5_000_000)
+            }
+        }
+
+        /// Every file under `Downloads/` of a root, relative to the root, sorted.
+        func files(under root: String) throws -> [String] {
+            let base = root + "/Downloads"
+            guard let enumerator = FileManager.default.enumerator(atPath: base) else { return [] }
+            var found: [String] = []
+            while let relative = enumerator.nextObject() as? String {
+                var isDirectory: ObjCBool = false
+                if FileManager.default.fileExists(atPath: base + "/" + relative, isDirectory: &isDirectory), !isDirectory.boolValue {
+                    found.append("Downloads/" + relative)
+                }
+            }
+            return found.sorted()
+        }
+
+        /// The size each file URL had to be fetched once (a fresh root needs every file), by request path.
+        func neededSizes(sizes: [String: Int]) -> [String: Int] {
+            var needed: [String: Int] = [:]
+            for (path, size) in sizes where !path.hasSuffix("metadata.json") {
+                let name = (path as NSString).lastPathComponent
+                let parts = path.split(separator: "/")
+                guard parts.count >= 2 else { continue }
+                let itemId = String(parts[1])
+                if name.hasSuffix(".mkv"), let dash = name.lastIndex(of: "-"), let dot = name.lastIndex(of: ".") {
+                    needed["/Items/\(name[name.index(after: dash)..<dot])/Download"] = size
+                } else if name.hasPrefix("Primary") {
+                    needed["/Items/\(itemId)/Images/Primary"] = size
+                } else if name.hasPrefix("Backdrop") {
+                    needed["/Items/\(itemId)/Images/Backdrop/0"] = size
+                }
+            }
+            return needed
+        }
+
+        func tearDown() {
+            server.shutdown()
+            try? FileManager.default.removeItem(atPath: folder)
+        }
+    }
+}
+
+/// A running `mediasync` process whose output is collected as it comes.
+final class LiveProcess: @unchecked Sendable {
+    private let process: Process
+    private let lock = NSLock()
+    private var output = Data()
+    private var errors = Data()
+
+    init(_ arguments: [String], environment: [String: String]) throws {
+        let (process, out, err) = try CommandRunner.start(arguments, environment: environment)
+        self.process = process
+        for (pipe, isError) in [(out, false), (err, true)] {
+            pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
+                let data = handle.availableData
+                guard let self else { return }
+                if data.isEmpty {
+                    handle.readabilityHandler = nil
+                    return
+                }
+                self.lock.lock()
+                if isError { self.errors.append(data) } else { self.output.append(data) }
+                self.lock.unlock()
+            }
+        }
+    }
+
+    /// Standard error so far.
+    var text: String {
+        lock.lock()
+        defer { lock.unlock() }
+        return String(decoding: errors, as: UTF8.self)
+    }
+
+    /// Standard output so far.
+    var standardOutput: String {
+        lock.lock()
+        defer { lock.unlock() }
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    var isRunning: Bool { process.isRunning }
+
+    /// SIGKILL, then waits for the process to end.
+    func kill() {
+        if process.isRunning { _ = Glibc.kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
+
+    /// Waits for the end and returns what it printed.
+    func finish() -> CommandRunner.Output {
+        process.waitUntilExit()
+        // The pipes may still hold the last bytes: wait until both have reached their end.
+        for _ in 0..<2_000 {
+            let drained: Bool = {
+                lock.lock()
+                defer { lock.unlock() }
+                return process.standardError.flatMap { ($0 as? Pipe)?.fileHandleForReading.readabilityHandler } == nil
+                    && process.standardOutput.flatMap { ($0 as? Pipe)?.fileHandleForReading.readabilityHandler } == nil
+            }()
+            if drained { break }
+            usleep(1_000)
+        }
+        return CommandRunner.Output(status: process.terminationStatus, stdout: standardOutput, stderr: text)
+    }
+}
