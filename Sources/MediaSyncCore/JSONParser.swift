@@ -93,10 +93,17 @@ private struct JSONByteParser {
 
     mutating func object(depth: Int) throws -> JSONValue {
         offset += 1
-        var members: [String: JSONValue] = [:]
         skipWhitespace()
         if try peek() == UInt8(ascii: "}") {
             offset += 1
+            return .object([:])
+        }
+        // Gathered first, then hashed into a table of the right size (growing one rehashes every key).
+        var pairs: [(String, JSONValue)] = []
+        pairs.reserveCapacity(16)
+        func finish() -> JSONValue {
+            var members = [String: JSONValue](minimumCapacity: pairs.count)
+            for (key, value) in pairs { members[key] = value }
             return .object(members)
         }
         while true {
@@ -109,12 +116,12 @@ private struct JSONByteParser {
             guard colon == UInt8(ascii: ":") else { throw JSONParseError.unexpected(byte: colon, offset: offset) }
             offset += 1
             skipWhitespace()
-            members[key] = try value(depth: depth + 1)
+            pairs.append((key, try value(depth: depth + 1)))
             skipWhitespace()
             let next = try peek()
             offset += 1
             if next == UInt8(ascii: ",") { continue }
-            if next == UInt8(ascii: "}") { return .object(members) }
+            if next == UInt8(ascii: "}") { return finish() }
             throw JSONParseError.unexpected(byte: next, offset: offset - 1)
         }
     }
