@@ -19,10 +19,11 @@ import Testing
         #expect(try await sandbox.run(["select", "series", sandbox.server.library.series[0].id]).status == 0)
         // Slow enough that the first sync is still running when the second starts.
         sandbox.server.setThrottle(bytesPerSecond: 100_000)
+        let downloads = { sandbox.server.allRequests.filter { $0.path.hasSuffix("/Download") }.count }
         let (first, firstOut, firstErr) = try CommandRunner.start(["sync", "--quiet"], environment: sandbox.environment)
-        // The first sync lists only after it holds the lock.
-        for _ in 0..<500 where sandbox.server.requests(to: "/Items").isEmpty { try await Task.sleep(for: .milliseconds(10)) }
-        #expect(!sandbox.server.requests(to: "/Items").isEmpty)
+        // The first sync downloads only while it holds the lock (`select` asked /Items already: not a sign).
+        for _ in 0..<1000 where downloads() == 0 { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(downloads() > 0)
 
         let second = try await sandbox.run(["sync"])
         #expect(second.status == 5)
