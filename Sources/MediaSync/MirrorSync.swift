@@ -71,10 +71,11 @@ public final class MirrorSync: Sendable {
         events: (@Sendable (SyncEvent) -> Void)? = nil
     ) async throws -> SyncReport {
         try root.prepare()
-        if !options.dryRun { root.removeStaleTemporaries() }
         var report = SyncReport()
         if !options.dryRun {
-            // Seed 001 and seed 000's legacy layout: repaired in one batch before anything is compared.
+            // What a killed run left in staging; seed 001's stale paths and seed 000's legacy layout: all
+            // repaired in one batch before anything is compared.
+            root.removeStaleTemporaries()
             let repair = try index.repairAbsolutePaths(root: root)
             report.pathsRepaired = repair.repaired
             report.pathsForgotten = repair.forgotten
