@@ -44,11 +44,13 @@ final class CurlMultiLoop: @unchecked Sendable {
             if Task.isCancelled {
                 return operation.cancelledCompletion()
             }
-            return await withCheckedContinuation { continuation in
+            let completion = await withCheckedContinuation { continuation in
                 operation.install(continuation)
                 inbox.withLock { $0.added.append(operation) }
                 wakeUp()
             }
+            operation.acknowledgeCompletion()
+            return completion
         } onCancel: {
             inbox.withLock { $0.cancelled.append(operation) }
             wakeUp()

@@ -1,5 +1,5 @@
 internal import CCurl
-import Synchronization
+import Foundation
 
 /// Receives one response's head and body on the loop thread.
 protocol CurlResponseHandler: AnyObject {
@@ -36,7 +36,11 @@ final class CurlOperation: @unchecked Sendable {
     private var headers = HTTPHeaders()
     private var headDelivered = false
     private var abortError: HTTPError?
-    private let continuation = Mutex<CheckedContinuation<CurlCompletion, Never>?>(nil)
+    /// The waiting task. A pthread mutex (not `Mutex`): the handler's state is written on the loop thread and
+    /// read by the task after the resume, and ThreadSanitizer sees that ordering only through a lock it
+    /// understands — taken by ``finish(_:)`` before the resume and by ``acknowledgeCompletion()`` after it.
+    private let completionLock = NSLock()
+    private var continuation: CheckedContinuation<CurlCompletion, Never>?
 
     init(url: String, handler: CurlResponseHandler) throws {
         CurlGlobal.ensureInitialised()
@@ -109,17 +113,23 @@ final class CurlOperation: @unchecked Sendable {
     // MARK: Continuation
 
     func install(_ continuation: CheckedContinuation<CurlCompletion, Never>) {
-        self.continuation.withLock { $0 = continuation }
+        completionLock.withLock { self.continuation = continuation }
     }
 
     /// Resumes the waiting task once; later calls do nothing.
     func finish(_ completion: CurlCompletion) {
-        let waiting = continuation.withLock { value -> CheckedContinuation<CurlCompletion, Never>? in
-            let current = value
-            value = nil
+        let waiting = completionLock.withLock { () -> CheckedContinuation<CurlCompletion, Never>? in
+            let current = continuation
+            continuation = nil
             return current
         }
         waiting?.resume(returning: completion)
+    }
+
+    /// Called by the resumed task before it reads what the handler collected: orders those reads after the
+    /// loop thread's writes for ThreadSanitizer (the continuation already orders them for the program).
+    func acknowledgeCompletion() {
+        completionLock.withLock {}
     }
 
     // MARK: Loop-thread callbacks
