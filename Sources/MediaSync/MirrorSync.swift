@@ -2,7 +2,6 @@ import Foundation
 import MediaSyncCore
 import MediaSyncHTTP
 import MediaSyncServer
-import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -339,7 +338,7 @@ public final class MirrorSync: Sendable {
         // Each file is placed and recorded in the index as soon as it is fetched, then reported: a run killed
         // later in the batch does not fetch it again.
         let plannedFiles = planned
-        let placements = Mutex<[String: Result<String, any Error>]>([:])
+        let placements = Locked<[String: Result<String, any Error>]>([:])
         let result = await engine.download(requests, progress: progress) { outcome in
             guard let file = plannedFiles[outcome.request.id] else { return }
             switch outcome.result {

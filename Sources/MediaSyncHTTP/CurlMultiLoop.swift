@@ -1,6 +1,5 @@
 internal import CCurl
 import Foundation
-import Synchronization
 
 /// The process's one libcurl multi handle, driven by a thread of its own.
 ///
@@ -16,7 +15,7 @@ final class CurlMultiLoop: @unchecked Sendable {
     }
 
     private let multi: UnsafeMutableRawPointer?
-    private let inbox = Mutex(Inbox())
+    private let inbox = Locked(Inbox())
     /// Loop-thread only: the operations libcurl is running, by easy handle.
     private var active: [UnsafeMutableRawPointer: CurlOperation] = [:]
 

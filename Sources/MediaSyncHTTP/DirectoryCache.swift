@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -13,7 +12,7 @@ final class DirectoryCache: Sendable {
         var created: Set<String> = []
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let preferredStaging: String?
 
     init(preferredStaging: String?) {

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Builds ``BatchProgress`` snapshots and hands them to the caller, never two at a time, with a fraction
 /// that never goes down.
@@ -9,8 +8,8 @@ final class ProgressReporter: Sendable {
     private let counters: BatchCounters
     private let handler: (@Sendable (BatchProgress) -> Void)?
     private let started = Date()
-    private let lastFraction = Mutex<Double>(0)
-    private let lastReport = Mutex<ContinuousClock.Instant?>(nil)
+    private let lastFraction = Locked<Double>(0)
+    private let lastReport = Locked<ContinuousClock.Instant?>(nil)
 
     init(ids: [String], items: [ItemProgress], counters: BatchCounters, handler: (@Sendable (BatchProgress) -> Void)?) {
         self.ids = ids

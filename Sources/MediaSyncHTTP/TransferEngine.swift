@@ -1,7 +1,6 @@
 internal import CCurl
 import Dispatch
 import Foundation
-import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -363,10 +362,10 @@ public final class TransferEngine: Sendable {
 
 /// Per-request results of a batch, filled in by the workers.
 final class ResultStore: Sendable {
-    private let results: Mutex<[Result<TransferSuccess, HTTPError>?]>
+    private let results: Locked<[Result<TransferSuccess, HTTPError>?]>
 
     init(count: Int) {
-        results = Mutex(Array(repeating: nil, count: count))
+        results = Locked(Array(repeating: nil, count: count))
     }
 
     func set(_ index: Int, _ result: Result<TransferSuccess, HTTPError>) {

@@ -1,4 +1,3 @@
-import Synchronization
 
 /// Hands out queued transfers in priority order to a fixed number of workers, keeping each host
 /// under its cap. Workers that find only capped hosts wait until a slot frees.
@@ -12,7 +11,7 @@ final class TransferScheduler: Sendable {
 
     private let hosts: [String]
     private let perHostLimit: Int
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     /// - Parameters:
     ///   - priorities: one priority per item; higher first, ties in index order.
@@ -21,7 +20,7 @@ final class TransferScheduler: Sendable {
         let order = priorities.indices.sorted { priorities[$0] != priorities[$1] ? priorities[$0] > priorities[$1] : $0 < $1 }
         self.hosts = hosts
         self.perHostLimit = max(1, perHostLimit)
-        self.state = Mutex(State(pending: order))
+        self.state = Locked(State(pending: order))
     }
 
     private enum Pick {

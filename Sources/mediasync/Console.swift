@@ -1,7 +1,6 @@
 import Foundation
 import MediaSync
 import MediaSyncHTTP
-import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -11,7 +10,7 @@ import Glibc
 final class Console: Sendable {
     private let quiet: Bool
     private let isTerminal = isatty(STDERR_FILENO) == 1
-    private let lastLine = Mutex<Int>(0)
+    private let lastLine = Locked<Int>(0)
 
     init(quiet: Bool) {
         self.quiet = quiet

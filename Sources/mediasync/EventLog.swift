@@ -1,7 +1,6 @@
 import Foundation
 import Logging
 import MediaSync
-import Synchronization
 
 #if canImport(Glibc)
 import Glibc
