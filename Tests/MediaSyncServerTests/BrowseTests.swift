@@ -65,13 +65,24 @@ import Testing
         #expect(requests.allSatisfy { $0.queryValue("limit") == "2" && $0.queryValue("userId") == library.userId })
     }
 
-    @Test func pagingStopsAtTheTotalOnAFullPage() async throws {
+    @Test func aFullPageAtTheTotalAsksOnceMore() async throws {
         let server = try TestServer(library: TestLibrary(movies: 4, series: 0))
         defer { server.shutdown() }
         let movies = try await makeUserClient(server).items(
             ItemsQuery(recursive: true, includeItemTypes: ["Movie"], limit: 2))
         #expect(movies.count == 4)
-        #expect(server.requests(to: "/Items").map { $0.queryValue("startIndex") } == ["0", "2"])
+        // The total is not trusted to end a listing: an empty page does.
+        #expect(server.requests(to: "/Items").map { $0.queryValue("startIndex") } == ["0", "2", "4"])
+    }
+
+    @Test func aTotalBelowTheRealCountDoesNotCutTheListingShort() async throws {
+        let server = try TestServer(library: TestLibrary(movies: 5, series: 0))
+        defer { server.shutdown() }
+        server.inject(.totalRecordCount(2), path: "/Items")
+        let movies = try await makeUserClient(server).items(
+            ItemsQuery(recursive: true, includeItemTypes: ["Movie"], limit: 2))
+        #expect(movies.map(\.id) == server.library.movies.map(\.id))
+        #expect(movies.count == 5)
     }
 
     @Test func aLyingTotalDoesNotLoop() async throws {
