@@ -107,8 +107,10 @@ public struct SelectionExpander: Sendable {
                         }
                     }
                 }
-            } catch let error as JellyfinError where error.kind == .notFound {
-                // Deleted on the server: nothing of it is wanted any more (its files go with `sync --delete`).
+            } catch let error as JellyfinError where error.kind == .notFound && error.status == nil {
+                // Deleted on the server (a listing that succeeded does not hold it): nothing of it is wanted any
+                // more (its files go with `sync --delete`). A 404 answer is not that: an endpoint or a proxy in
+                // front of the server failed, and the error makes the listing fail (nothing is deleted).
                 result.gone.append(
                     "\(selection.kind.rawValue) \(selection.name ?? selection.id) is no longer on the server")
             }

@@ -481,6 +481,23 @@ import Testing
         #expect(fixture.tree().contains { $0.hasPrefix("Downloads/\(library.movies[0].id)/") })
     }
 
+    @Test(arguments: ["/Items", "/Shows/{series}/Episodes", "/Shows/{series}/Seasons"])
+    func a404FromAListingIsAFailedListingNotADeletion(_ endpoint: String) async throws {
+        let library = TestLibrary.golden()
+        let fixture = try await MirrorFixture(library: library)
+        defer { fixture.tearDown() }
+        try fixture.select(.series, library.series[0].id)
+        try fixture.select(.movie, library.movies[0].id)
+        #expect(try await fixture.sync().failed.isEmpty)
+        let tree = fixture.tree()
+        fixture.server.inject(.status(404), path: endpoint.replacingOccurrences(of: "{series}", with: library.series[0].id))
+        let report = try await fixture.sync(delete: true)
+        #expect(report.gone.isEmpty, "\(report.gone)")
+        #expect(report.sourceErrors.count == 1 && report.sourceErrors.first?.contains("404") == true, "\(report.sourceErrors)")
+        #expect(report.deleted.isEmpty && report.extraneous.isEmpty)
+        #expect(fixture.tree() == tree)
+    }
+
     @Test func changedMediaOnTheServerIsFetchedAgainAndReplacedAtomically() async throws {
         let library = TestLibrary.golden()
         let fixture = try await MirrorFixture(library: library)
