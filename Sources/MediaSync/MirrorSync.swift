@@ -346,6 +346,8 @@ public final class MirrorSync: Sendable {
             switch outcome.result {
             case .failure(let error):
                 report.failed.append(SyncReport.Failure(path: file.path, message: error.description, essential: file.essential))
+                // The Jellyfin server refusing its token mid-run wants a new sign-in, as a refused listing does.
+                if error.status == 401, Scope.of(key: file.key) == .media { report.needsSignIn = true }
             case .success(let success):
                 do {
                     let placed = try place(file, success: success, placer: placer, previous: entries[file.key])

@@ -498,6 +498,20 @@ import Testing
         #expect(fixture.tree() == tree)
     }
 
+    @Test func aDownloadRefusedWith401AsksForANewSignIn() async throws {
+        let library = TestLibrary.golden()
+        let fixture = try await MirrorFixture(library: library)
+        defer { fixture.tearDown() }
+        let movie = library.movies[1]
+        try fixture.select(.movie, movie.id)
+        fixture.server.inject(.status(401), path: "/Items/\(movie.mediaSources[0].id)/Download")
+        let report = try await fixture.sync()
+        #expect(report.needsSignIn)
+        #expect(report.failed.map(\.path) == ["Downloads/\(movie.id)/\(movie.id)-\(movie.mediaSources[0].id).mp4"])
+        #expect(report.failed.first?.message.contains("401") == true)
+        #expect(!(try await fixture.sync().needsSignIn))
+    }
+
     @Test func changedMediaOnTheServerIsFetchedAgainAndReplacedAtomically() async throws {
         let library = TestLibrary.golden()
         let fixture = try await MirrorFixture(library: library)
