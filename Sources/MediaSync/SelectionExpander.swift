@@ -125,9 +125,13 @@ public struct SelectionExpander: Sendable {
             rejected.append("movie \(item.id.debugDescription): its id cannot be a folder name; skipped")
             return nil
         }
+        let refusedBefore = rejected.count
         let versions = try await self.versions(of: item, all: allVersions, rejected: &rejected)
         guard !versions.isEmpty else {
-            rejected.append("movie \(item.name ?? item.id) has no downloadable version; skipped")
+            // A movie whose versions were refused was reported with them: one line per refused item.
+            if rejected.count == refusedBefore {
+                rejected.append("movie \(item.name ?? item.id) has no downloadable version; skipped")
+            }
             return nil
         }
         return MovieEntry(item: item, versions: versions)
