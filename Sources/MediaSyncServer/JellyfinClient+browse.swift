@@ -107,7 +107,9 @@ extension JellyfinClient {
     ) async throws -> [BaseItem] {
         let pageSize = max(1, min(requested, 10_000))
         var items: [BaseItem] = []
-        var seen = Set<String>()
+        // By the ids' bytes: Swift's String equality would take two ids that differ only by Unicode normalisation
+        // (NFC and NFD) for one, and drop the second without a word.
+        var seen = Set<[UInt8]>()
         var start = 0
         var pages = 0
         var moreAnnounced = false
@@ -135,7 +137,7 @@ extension JellyfinClient {
             for page in fetched {
                 pages += 1
                 var fresh = 0
-                for item in page.items where seen.insert(item.id).inserted {
+                for item in page.items where seen.insert(Array(item.id.utf8)).inserted {
                     items.append(item)
                     fresh += 1
                 }

@@ -112,6 +112,17 @@ import Testing
         #expect(server.requests(to: "/Items").count == 5)
     }
 
+    @Test func idsThatDifferOnlyByNormalisationAreTwoItems() async throws {
+        let server = try TestServer()
+        defer { server.shutdown() }
+        // "café" in NFC and in NFD: canonically equivalent, so equal as Swift Strings, but two ids on the wire.
+        let body = #"{"Items":[{"Id":"caf\u00e9","Name":"NFC"},{"Id":"cafe\u0301","Name":"NFD"}],"TotalRecordCount":2}"#
+        server.inject(.body(status: 200, contentType: "application/json", bytes: jsonBytes(body)), path: "/Items")
+        let items = try await makeUserClient(server).items(ItemsQuery(recursive: true))
+        #expect(items.map(\.name) == ["NFC", "NFD"])
+        #expect(items.map { Array($0.id.utf8) } == [Array("caf\u{E9}".utf8), Array("cafe\u{301}".utf8)])
+    }
+
     @Test func itemById() async throws {
         let server = try TestServer()
         defer { server.shutdown() }
