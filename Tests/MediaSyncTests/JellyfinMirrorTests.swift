@@ -241,6 +241,25 @@ import Testing
     }
 }
 
+@Suite struct PlantedStagingTests {
+    @Test func aStagingFolderThatIsASymlinkStopsTheSyncBeforeAnyWrite() async throws {
+        let library = TestLibrary.golden()
+        let fixture = try await MirrorFixture(library: library)
+        defer { fixture.tearDown() }
+        let outside = try TemporaryDirectory()
+        defer { outside.remove() }
+        try? FileManager.default.removeItem(atPath: fixture.root.stagingDirectory)
+        try FileManager.default.createSymbolicLink(atPath: fixture.root.stagingDirectory, withDestinationPath: outside.path)
+        try fixture.select(.movie, library.movies[1].id)
+        let error = await #expect(throws: SyncError.self) { try await fixture.sync() }
+        #expect(error?.kind == .unsafePath)
+        #expect(error?.description.contains("is a symbolic link") == true)
+        #expect(outside.allFiles().isEmpty)
+        #expect(fixture.tree().isEmpty)
+        #expect(fixture.server.allRequests.filter { $0.path.hasSuffix("/Download") }.isEmpty)
+    }
+}
+
 @Suite struct DryRunAndMaxDeleteTests {
     @Test func aDryRunPlansAndLeavesTheTreeByteForByte() async throws {
         let library = TestLibrary.golden()
