@@ -161,7 +161,14 @@ public final class MirrorSync: Sendable {
         for action in plan.actions + metadataPlan.actions {
             switch action {
             case .delete(let file) where deleting:
-                try placer.remove(file.path)
+                do {
+                    try placer.remove(file.path)
+                } catch {
+                    // Refused (a folder on the way leads out of the root) or failed: reported, kept in the index.
+                    report.failed.append(SyncReport.Failure(path: file.path, message: "\(error)", essential: true))
+                    events?(SyncEvent(action: "failed", path: file.path, message: "\(error)"))
+                    continue
+                }
                 try index.forget(key: file.key)
                 report.deleted.append(file.path)
                 events?(SyncEvent(action: "deleted", path: file.path))
