@@ -19,10 +19,14 @@ import Testing
         #expect(try await sandbox.run(["select", "series", sandbox.server.library.series[0].id]).status == 0)
         // Slow enough that the first sync is still running when the second starts.
         sandbox.server.setThrottle(bytesPerSecond: 100_000)
+        // `select` asked for /Items too: wait for a request the sync makes.
+        let asked = sandbox.server.requests(to: "/Items").count
         let (first, firstOut, firstErr) = try CommandRunner.start(["sync", "--quiet"], environment: sandbox.environment)
         // The first sync lists only after it holds the lock.
-        for _ in 0..<500 where sandbox.server.requests(to: "/Items").isEmpty { try await Task.sleep(for: .milliseconds(10)) }
-        #expect(!sandbox.server.requests(to: "/Items").isEmpty)
+        for _ in 0..<500 where sandbox.server.requests(to: "/Items").count == asked {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(sandbox.server.requests(to: "/Items").count > asked)
 
         let second = try await sandbox.run(["sync"])
         #expect(second.status == 5)
