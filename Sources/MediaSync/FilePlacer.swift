@@ -47,6 +47,8 @@ struct FilePlacer: Sendable {
     /// Renames a file under the root to another path under the root.
     func move(_ from: String, to relative: String) throws {
         let source = try absolute(from)
+        // A folder on the way that is a symbolic link out of the root must not lead a file in from outside.
+        guard parentStaysInside(source) else { throw SyncError.unsafePath(from) }
         let target = try absolute(relative)
         try makeParent(of: target)
         guard rename(source, target) == 0 else { throw SyncError.fileSystem("cannot move \(from) to \(relative)", errno) }
@@ -60,6 +62,8 @@ struct FilePlacer: Sendable {
         var info = stat()
         guard lstat(target, &info) == 0 else { return }
         guard (info.st_mode & S_IFMT) != S_IFDIR else { throw SyncError.fileSystem("refusing to delete the folder \(relative)", EISDIR) }
+        // A folder on the way that is a symbolic link out of the root must not lead a deletion outside.
+        guard parentStaysInside(target) else { throw SyncError.unsafePath(relative) }
         guard unlink(target) == 0 || errno == ENOENT else { throw SyncError.fileSystem("cannot delete \(relative)", errno) }
         var parent = (target as NSString).deletingLastPathComponent
         let stop = root.path + "/Downloads"
@@ -88,6 +92,13 @@ struct FilePlacer: Sendable {
             folder = (folder as NSString).deletingLastPathComponent
         }
         let resolved = URL(fileURLWithPath: folder).resolvingSymlinksInPath().path
+        let rootResolved = URL(fileURLWithPath: root.path).resolvingSymlinksInPath().path
+        return resolved == rootResolved || resolved.hasPrefix(rootResolved + "/")
+    }
+
+    /// Whether the folder holding `path` (an absolute path under the root), symbolic links resolved, is in the root.
+    private func parentStaysInside(_ path: String) -> Bool {
+        let resolved = URL(fileURLWithPath: (path as NSString).deletingLastPathComponent).resolvingSymlinksInPath().path
         let rootResolved = URL(fileURLWithPath: root.path).resolvingSymlinksInPath().path
         return resolved == rootResolved || resolved.hasPrefix(rootResolved + "/")
     }

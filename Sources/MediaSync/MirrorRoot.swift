@@ -37,8 +37,21 @@ public struct MirrorRoot: Sendable, Equatable {
     }
 
     /// Creates the root's folders.
+    /// - Throws: ``SyncError`` of kind `unsafePath` when `.mediasync/` or its staging folder is a symbolic link:
+    ///   the index, the lock and partial downloads would be written wherever it points, so it is refused (and
+    ///   neither followed nor removed).
     public func prepare() throws {
+        try refuseSymbolicLink(stateDirectory)
         try FileManager.default.createDirectory(atPath: stateDirectory, withIntermediateDirectories: true)
+        try refuseSymbolicLink(stagingDirectory)
         try FileManager.default.createDirectory(atPath: path + "/" + LibraryLayout.downloads, withIntermediateDirectories: true)
+    }
+
+    private func refuseSymbolicLink(_ folder: String) throws {
+        guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: folder) else { return }
+        throw SyncError(
+            .unsafePath,
+            "\(folder) is a symbolic link (to \(target)): mediasync keeps its index and partial downloads there and "
+                + "does not follow links out of the root; replace it with a folder")
     }
 }

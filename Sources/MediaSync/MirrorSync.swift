@@ -165,7 +165,14 @@ public final class MirrorSync: Sendable {
         for action in plan.actions + metadataPlan.actions {
             switch action {
             case .delete(let file) where deleting:
-                try placer.remove(file.path)
+                do {
+                    try placer.remove(file.path)
+                } catch {
+                    // Refused (a folder on the way leads out of the root) or failed: reported, kept in the index.
+                    report.failed.append(SyncReport.Failure(path: file.path, message: "\(error)", essential: true))
+                    events?(SyncEvent(action: "failed", path: file.path, message: "\(error)"))
+                    continue
+                }
                 try index.forget(key: file.key)
                 report.deleted.append(file.path)
                 events?(SyncEvent(action: "deleted", path: file.path))
@@ -361,6 +368,8 @@ public final class MirrorSync: Sendable {
             switch outcome.result {
             case .failure(let error):
                 report.failed.append(SyncReport.Failure(path: file.path, message: error.description, essential: file.essential))
+                // The Jellyfin server refusing its token mid-run wants a new sign-in, as a refused listing does.
+                if error.status == 401, Scope.of(key: file.key) == .media { report.needsSignIn = true }
             case .success(let success):
                 let placed = placements.withLock { $0[file.key] }
                     ?? Result { try place(file, success: success, placer: placer, previous: entries[file.key]) }

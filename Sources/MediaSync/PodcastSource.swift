@@ -68,17 +68,37 @@ struct PodcastSource: Sendable {
             if persist { try index.save(subscription, feed: storeBytes) }
             guard let feed else { continue }
             podcasts.append(Podcast(subscription: subscription, feed: feed))
-            files += episodeFiles(subscription, feed: feed)
+            let episodes = episodeFiles(subscription, feed: feed)
+            files += episodes.files
+            report.rejected += episodes.rejected
         }
         return (files, podcasts)
     }
 
     /// The files of the episodes the retention keeps; the guid is the identity (a new enclosure URL with the
     /// same guid is the same episode, fetched from its new address only if the file is missing).
-    func episodeFiles(_ subscription: Subscription, feed: Feed) -> [RemoteFile] {
-        let candidates = feed.episodes.filter { episode in
+    ///
+    /// An episode whose enclosure is not an http(s) URL (`file:`, `ftp:`, `data:`…) is refused with one line in
+    /// `rejected`, when the retention would keep it (so a long back catalogue does not repeat itself every run).
+    func episodeFiles(_ subscription: Subscription, feed: Feed) -> (files: [RemoteFile], rejected: [String]) {
+        func isHTTP(_ episode: MediaSyncFeeds.Episode) -> Bool {
             guard let url = episode.enclosure?.url.lowercased() else { return false }
             return url.hasPrefix("http://") || url.hasPrefix("https://")
+        }
+        let enclosed = feed.episodes.filter { $0.enclosure != nil }
+        let candidates = enclosed.filter(isHTTP)
+        var rejected: [String] = []
+        if candidates.count < enclosed.count {
+            let podcast = subscription.title ?? subscription.id
+            for position in subscription.retention.keep(published: enclosed.map { $0.published?.timeIntervalSince1970 })
+            where !isHTTP(enclosed[position]) {
+                let episode = enclosed[position]
+                let url = episode.enclosure?.url ?? ""
+                let scheme = url.firstIndex(of: ":").map { String(url[..<$0].prefix(16)) } ?? "no scheme"
+                rejected.append(
+                    "podcast \(podcast): episode \((episode.guid ?? episode.title ?? "?").debugDescription) has an "
+                        + "enclosure that is not an http(s) URL (\(scheme.debugDescription)); skipped")
+            }
         }
         let kept = subscription.retention.keep(published: candidates.map { $0.published?.timeIntervalSince1970 })
         var seen = Set<String>()
@@ -97,7 +117,7 @@ struct PodcastSource: Sendable {
                     content: .download(url: enclosure.url, expectedSize: nil), signature: "guid:\(guid)",
                     itemId: subscription.id, versionId: episodeId, essential: true, sizeHint: enclosure.length))
         }
-        return files
+        return (files, rejected)
     }
 
     /// The podcasts' `metadata.json` files, from the episodes the index holds.

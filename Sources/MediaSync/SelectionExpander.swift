@@ -107,8 +107,10 @@ public struct SelectionExpander: Sendable {
                         }
                     }
                 }
-            } catch let error as JellyfinError where error.kind == .notFound {
-                // Deleted on the server: nothing of it is wanted any more (its files go with `sync --delete`).
+            } catch let error as JellyfinError where error.kind == .notFound && error.status == nil {
+                // Deleted on the server (a listing that succeeded does not hold it): nothing of it is wanted any
+                // more (its files go with `sync --delete`). A 404 answer is not that: an endpoint or a proxy in
+                // front of the server failed, and the error makes the listing fail (nothing is deleted).
                 result.gone.append(
                     "\(selection.kind.rawValue) \(selection.name ?? selection.id) is no longer on the server")
             }
@@ -123,9 +125,13 @@ public struct SelectionExpander: Sendable {
             rejected.append("movie \(item.id.debugDescription): its id cannot be a folder name; skipped")
             return nil
         }
+        let refusedBefore = rejected.count
         let versions = try await self.versions(of: item, all: allVersions, rejected: &rejected)
         guard !versions.isEmpty else {
-            rejected.append("movie \(item.name ?? item.id) has no downloadable version; skipped")
+            // A movie whose versions were refused was reported with them: one line per refused item.
+            if rejected.count == refusedBefore {
+                rejected.append("movie \(item.name ?? item.id) has no downloadable version; skipped")
+            }
             return nil
         }
         return MovieEntry(item: item, versions: versions)

@@ -29,7 +29,7 @@ public enum PodcastLayout {
             scalar.isASCII && (isAlphanumeric(scalar) || scalar == "." || scalar == "_" || scalar == "-")
         }
         if safe, !guid.isEmpty, !guid.hasPrefix("."), guid.utf8.count <= directLimit, !looksHashed(guid),
-            !isReserved(guid)
+            !SafeName.isWindowsReserved(guid)
         {
             return guid
         }
@@ -75,10 +75,6 @@ public enum PodcastLayout {
         return last.allSatisfy { $0.isHexDigit && !$0.isUppercase }
     }
 
-    private static func isReserved(_ name: String) -> Bool {
-        let base = name.split(separator: ".").first.map { $0.uppercased() } ?? ""
-        return ["CON", "PRN", "AUX", "NUL", "COM1", "COM2", "COM3", "COM4", "LPT1", "LPT2", "LPT3"].contains(base)
-    }
 }
 
 /// How many episodes of a podcast are kept.

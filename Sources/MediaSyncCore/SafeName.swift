@@ -6,14 +6,29 @@ public enum SafeName {
     /// The longest id accepted (Jellyfin ids are 32 hex digits).
     public static let maximumIDLength = 128
 
-    /// `raw` if it is a usable id for a file or folder name: ASCII letters, digits, `-` and `_`, 1...128 long.
+    /// `raw` if it is a usable id for a file or folder name: ASCII letters, digits, `-` and `_`, 1...128 long,
+    /// and not a device name Windows reserves.
     public static func id(_ raw: String) -> String? {
         guard !raw.isEmpty, raw.utf8.count <= maximumIDLength else { return nil }
         let allowed = raw.utf8.allSatisfy { byte in
             (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
                 || byte == 0x2D || byte == 0x5F
         }
-        return allowed ? raw : nil
+        return allowed && !isWindowsReserved(raw) ? raw : nil
+    }
+
+    /// Whether a file name is one of the device names Windows reserves (`CON`, `PRN`, `AUX`, `NUL`, `COM1`…`COM9`,
+    /// `LPT1`…`LPT9`, in any case, with or without an extension: `aux.mp3` too). Such a file cannot be made on
+    /// the SMB shares, NTFS and exFAT disks mirrors often live on.
+    public static func isWindowsReserved(_ name: String) -> Bool {
+        let base = name.split(separator: ".", omittingEmptySubsequences: false).first.map { $0.uppercased() } ?? ""
+        switch base.count {
+        case 3: return base == "CON" || base == "PRN" || base == "AUX" || base == "NUL"
+        case 4:
+            guard base.hasPrefix("COM") || base.hasPrefix("LPT"), let digit = base.last else { return false }
+            return digit >= "1" && digit <= "9"
+        default: return false
+        }
     }
 
     /// A file extension: 1...8 lowercase ASCII letters or digits, or nil.

@@ -63,9 +63,11 @@ struct StagingArea: Sendable {
         let part = partPath(for: destination)
         let meta = recordPath(for: destination)
         var info = stat()
-        // Most transfers have no partial file: one stat answers that, with nothing to clean up.
-        guard stat(part, &info) == 0 else { return nil }
-        guard info.st_size > 0,
+        // Most transfers have no partial file: one lstat answers that, with nothing to clean up.
+        guard lstat(part, &info) == 0 else { return nil }
+        // Only a regular file of ours is resumed: a symbolic link planted in its place would have the download
+        // written wherever it points (it is removed, never followed).
+        guard (info.st_mode & S_IFMT) == S_IFREG, info.st_size > 0,
             let data = FileManager.default.contents(atPath: meta),
             let record = try? JSONDecoder().decode(Record.self, from: data),
             record.url == url, !record.validator.isEmpty

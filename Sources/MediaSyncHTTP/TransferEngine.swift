@@ -193,7 +193,8 @@ public final class TransferEngine: Sendable {
             anonymous = NamespaceLock.shared.withLock { AnonymousFile.open(in: parent) }
         }
         let named = anonymous < 0
-        let flags = O_WRONLY | O_CREAT | O_CLOEXEC | (resume == nil ? O_TRUNC : 0)
+        // O_NOFOLLOW: a symbolic link at the partial file's name is never written through.
+        let flags = O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | (resume == nil ? O_TRUNC : 0)
         let fd = named ? NamespaceLock.shared.withLock { open(partPath, flags, 0o644) } : anonymous
         guard fd >= 0 else {
             return .failure(HTTPError.fromErrno(errno, operation: "create", path: partPath), madeProgress: false)

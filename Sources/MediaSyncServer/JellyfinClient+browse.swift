@@ -17,8 +17,9 @@ extension JellyfinClient {
     /// Every item matching the query (`GET /Items?userId=…`), fetched page by page.
     ///
     /// `userId` is always sent (Jellyfin 10.8 answers 400 without it for a user token). Paging stops at an
-    /// empty or short page, at `TotalRecordCount`, or at a page that brings nothing new, so a server that lies
-    /// about its total cannot make it loop; items the server repeats are kept once (by `Id`).
+    /// empty or short page, or at a page that brings nothing new, so a server that lies about its total can
+    /// neither make it loop nor cut it short (`TotalRecordCount` only decides how many pages are asked at once);
+    /// items the server repeats are kept once (by `Id`).
     /// - Throws: ``JellyfinError``; ``JellyfinError/Kind/invalidResponse`` when a listing runs past
     ///   ``maxPages`` pages.
     public func items(_ query: ItemsQuery) async throws -> [BaseItem] {
@@ -106,7 +107,9 @@ extension JellyfinClient {
     ) async throws -> [BaseItem] {
         let pageSize = max(1, min(requested, 10_000))
         var items: [BaseItem] = []
-        var seen = Set<String>()
+        // By the ids' bytes: Swift's String equality would take two ids that differ only by Unicode normalisation
+        // (NFC and NFD) for one, and drop the second without a word.
+        var seen = Set<[UInt8]>()
         var start = 0
         var pages = 0
         var moreAnnounced = false
@@ -134,17 +137,16 @@ extension JellyfinClient {
             for page in fetched {
                 pages += 1
                 var fresh = 0
-                for item in page.items where seen.insert(item.id).inserted {
+                for item in page.items where seen.insert(Array(item.id.utf8)).inserted {
                     items.append(item)
                     fresh += 1
                 }
                 start += page.items.count
                 // A short page ends the listing whatever TotalRecordCount claims; a page of repeats means the
-                // server ignores startIndex.
+                // server ignores startIndex. A full page never ends it, even at the claimed total: a total below
+                // the real count would otherwise hide items that are still there (and `sync --delete` would
+                // delete their files). That costs one empty page when the length is a multiple of the page size.
                 if page.items.count < pageSize || fresh == 0 {
-                    return items
-                }
-                if let total = page.totalRecordCount, start >= total {
                     return items
                 }
                 moreAnnounced = page.totalRecordCount.map { $0 > start + pageSize } ?? false

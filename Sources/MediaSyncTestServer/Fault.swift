@@ -18,4 +18,7 @@ public enum Fault: Sendable, Equatable {
     case redirect(location: String, status: Int)
     /// Answer with an arbitrary status, content type and body (e.g. non-JSON garbage).
     case body(status: Int, contentType: String, bytes: [UInt8])
+    /// Answer normally, but with `TotalRecordCount` of a JSON listing replaced by `count` (a server that lies
+    /// about the length of a paged listing).
+    case totalRecordCount(Int)
 }

@@ -59,6 +59,7 @@ public final class TestServer: @unchecked Sendable {
         var fault: Fault
         var path: String
         var remaining: Int
+        var then: (@Sendable () -> Void)?
     }
 
     struct CachedMedia {
@@ -175,9 +176,11 @@ public final class TestServer: @unchecked Sendable {
 
     /// The next `count` requests whose path equals `path` get `fault` (then normal service resumes).
     /// `path` `"*"` matches any path. Rules are consulted in the order they were added.
-    public func inject(_ fault: Fault, path: String, count: Int = 1) {
+    /// - Parameter then: called each time the fault fires, after the faulty response was prepared and before
+    ///   it is written (e.g. to change the library between a client's attempts). It may call back into the server.
+    public func inject(_ fault: Fault, path: String, count: Int = 1, then: (@Sendable () -> Void)? = nil) {
         guard count > 0 else { return }
-        lock.withLock { state.faults.append(FaultRule(fault: fault, path: path, remaining: count)) }
+        lock.withLock { state.faults.append(FaultRule(fault: fault, path: path, remaining: count, then: then)) }
     }
 
     /// Removes every pending fault.
@@ -387,7 +390,7 @@ public final class TestServer: @unchecked Sendable {
             let custom = handler(request)
             return (HTTPResponse(status: custom.status, headers: [("Content-Type", custom.contentType)], body: custom.body), nil)
         }
-        let fault: Fault? = lock.withLock {
+        let rule: FaultRule? = lock.withLock {
             state.requests.append(request)
             guard let index = state.faults.firstIndex(where: { $0.remaining > 0 && ($0.path == request.path || $0.path == "*") }) else {
                 return nil
@@ -395,9 +398,15 @@ public final class TestServer: @unchecked Sendable {
             let rule = state.faults[index]
             state.faults[index].remaining -= 1
             if state.faults[index].remaining <= 0 { state.faults.remove(at: index) }
-            return rule.fault
+            return rule
         }
-        guard let fault else { return (route(request, ignoreRange: false), nil) }
+        guard let rule else { return (route(request, ignoreRange: false), nil) }
+        let answer = faultyResponse(rule.fault, request: request)
+        rule.then?()
+        return answer
+    }
+
+    private func faultyResponse(_ fault: Fault, request: RecordedRequest) -> (HTTPResponse, BodyCut?) {
         switch fault {
         case .status(let status):
             return (.empty(status), nil)
@@ -423,6 +432,13 @@ public final class TestServer: @unchecked Sendable {
             return (route(request, ignoreRange: false), .truncate(afterBytes: max(0, bytes)))
         case .stall(let bytes, let seconds):
             return (route(request, ignoreRange: false), .stall(afterBytes: max(0, bytes), seconds: seconds))
+        case .totalRecordCount(let count):
+            var response = route(request, ignoreRange: false)
+            if let listing = JSONValue.parse(Array(response.body[response.bodyRange])) {
+                response.body = listing.setting("TotalRecordCount", .integer(count)).serialized()
+                response.bodyRange = 0..<response.body.count
+            }
+            return (response, nil)
         }
     }
 

@@ -54,7 +54,8 @@ import Testing
     @Test(arguments: [
         ("05991932707d2c668148d8ed19cdb544", true), ("a-b_C9", true), ("", false), ("../x", false), ("a/b", false),
         ("a\0b", false), ("é", false), (String(repeating: "a", count: 129), false), ("..", false), (".", false),
-        ("a b", false), ("a\nb", false),
+        ("a b", false), ("a\nb", false), ("CON", false), ("nul", false), ("Com1", false), ("LPT9", false),
+        ("aux", false), ("COM", true), ("COM10", true), ("CONSOLE", true), ("lpt0", true),
     ])
     func ids(raw: String, accepted: Bool) {
         #expect((SafeName.id(raw) != nil) == accepted)

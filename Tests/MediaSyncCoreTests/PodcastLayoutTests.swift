@@ -23,7 +23,7 @@ import Testing
 
     @Test(arguments: [
         ("ep-1", "ep-1"), ("abc.def_1", "abc.def_1"),
-        ("https://example.org/?p=12", nil), ("a/b", nil), ("a b", nil), ("", nil), (".hidden", nil), ("CON", nil),
+        ("https://example.org/?p=12", nil), ("a/b", nil), ("a b", nil), ("", nil), (".hidden", nil), ("CON", nil), ("aux.mp3", nil), ("com7", nil), ("LPT5.x", nil),
         ("x-0123456789ab", nil), ("ünïcode", nil), (String(repeating: "a", count: 81), nil),
     ] as [(String, String?)])
     func episodeIds(guid: String, direct: String?) {

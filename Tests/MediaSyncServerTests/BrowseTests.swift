@@ -65,13 +65,24 @@ import Testing
         #expect(requests.allSatisfy { $0.queryValue("limit") == "2" && $0.queryValue("userId") == library.userId })
     }
 
-    @Test func pagingStopsAtTheTotalOnAFullPage() async throws {
+    @Test func aFullPageAtTheTotalAsksOnceMore() async throws {
         let server = try TestServer(library: TestLibrary(movies: 4, series: 0))
         defer { server.shutdown() }
         let movies = try await makeUserClient(server).items(
             ItemsQuery(recursive: true, includeItemTypes: ["Movie"], limit: 2))
         #expect(movies.count == 4)
-        #expect(server.requests(to: "/Items").map { $0.queryValue("startIndex") } == ["0", "2"])
+        // The total is not trusted to end a listing: an empty page does.
+        #expect(server.requests(to: "/Items").map { $0.queryValue("startIndex") } == ["0", "2", "4"])
+    }
+
+    @Test func aTotalBelowTheRealCountDoesNotCutTheListingShort() async throws {
+        let server = try TestServer(library: TestLibrary(movies: 5, series: 0))
+        defer { server.shutdown() }
+        server.inject(.totalRecordCount(2), path: "/Items")
+        let movies = try await makeUserClient(server).items(
+            ItemsQuery(recursive: true, includeItemTypes: ["Movie"], limit: 2))
+        #expect(movies.map(\.id) == server.library.movies.map(\.id))
+        #expect(movies.count == 5)
     }
 
     @Test func aLyingTotalDoesNotLoop() async throws {
@@ -99,6 +110,17 @@ import Testing
         #expect(items.first?.name == "A")
         // The first page, then one window of pages asked together (the total announced more): no further.
         #expect(server.requests(to: "/Items").count == 5)
+    }
+
+    @Test func idsThatDifferOnlyByNormalisationAreTwoItems() async throws {
+        let server = try TestServer()
+        defer { server.shutdown() }
+        // "café" in NFC and in NFD: canonically equivalent, so equal as Swift Strings, but two ids on the wire.
+        let body = #"{"Items":[{"Id":"caf\u00e9","Name":"NFC"},{"Id":"cafe\u0301","Name":"NFD"}],"TotalRecordCount":2}"#
+        server.inject(.body(status: 200, contentType: "application/json", bytes: jsonBytes(body)), path: "/Items")
+        let items = try await makeUserClient(server).items(ItemsQuery(recursive: true))
+        #expect(items.map(\.name) == ["NFC", "NFD"])
+        #expect(items.map { Array($0.id.utf8) } == [Array("caf\u{E9}".utf8), Array("cafe\u{301}".utf8)])
     }
 
     @Test func itemById() async throws {

@@ -126,4 +126,22 @@ import Testing
         #expect(rest.end <= 0)
         #expect(server.activeConnections == 0)
     }
+
+    @Test func aListingCanLieAboutItsTotalAndAFaultCanChangeTheServerWhenItFires() throws {
+        let server = try makeServer()
+        defer { server.shutdown() }
+        server.setFile(
+            "/list", contents: Array(#"{"Items":[{"Id":"a"}],"TotalRecordCount":1,"StartIndex":0}"#.utf8),
+            contentType: "application/json")
+        server.inject(.totalRecordCount(7), path: "/list")
+        let lying = try TestSupport.request(server, "/list")
+        #expect(lying.json == JSONValue.parse(Array(#"{"Items":[{"Id":"a"}],"TotalRecordCount":7,"StartIndex":0}"#.utf8)))
+        #expect(lying.headers["content-length"] == String(lying.body.count))
+        #expect(try TestSupport.request(server, "/list").json?.serializedString().contains("\"TotalRecordCount\":1") == true)
+
+        // The action runs when the fault fires: the next request sees the change.
+        server.inject(.status(503), path: "/files/f.bin") { server.setFile("/files/f.bin", contents: [1, 2, 3]) }
+        #expect(try TestSupport.request(server, "/files/f.bin").status == 503)
+        #expect(try TestSupport.request(server, "/files/f.bin").body == [1, 2, 3])
+    }
 }

@@ -236,3 +236,39 @@ import Testing
         #expect(fixture.server.requests(to: "/media/ep5.mp3").count == 1)
     }
 }
+
+@Suite struct EnclosureSchemeTests {
+    @Test func anEnclosureThatIsNotHTTPIsRefusedWithOneLineNotDroppedSilently() async throws {
+        let fixture = try PodcastSyncTests.Fixture()
+        defer { fixture.tearDown() }
+        let base = fixture.server.baseURL
+        fixture.server.setFile("/media/ok.mp3", contents: fixture.audio("ok"), contentType: "audio/mpeg")
+        let feed = """
+            <rss version="2.0"><channel><title>Schemes</title>
+            <item><title>Local</title><guid>local-file</guid><pubDate>03 Jan 2025 10:00:00 +0000</pubDate>
+            <enclosure url="file:///etc/hostname" type="audio/mpeg"/></item>
+            <item><title>FTP</title><guid>over-ftp</guid><pubDate>02 Jan 2025 10:00:00 +0000</pubDate>
+            <enclosure url="ftp://127.0.0.1/x.mp3" type="audio/mpeg"/></item>
+            <item><title>Fine</title><guid>fine</guid><pubDate>01 Jan 2025 10:00:00 +0000</pubDate>
+            <enclosure url="\(base)/media/ok.mp3" type="audio/mpeg"/></item>
+            <item><title>Text only</title><guid>no-enclosure</guid></item>
+            </channel></rss>
+            """
+        fixture.server.setFile("/feeds/schemes.xml", contents: Array(feed.utf8), contentType: "application/rss+xml")
+        let subscription = try await fixture.subscribe("/feeds/schemes.xml", retention: .all)
+        let report = try await fixture.sync()
+        #expect(report.downloaded == ["Downloads/\(subscription.id)/fine.mp3"])
+        #expect(report.rejected.count == 2, "\(report.rejected)")
+        #expect(report.rejected.filter { $0.contains("\"local-file\"") && $0.contains("\"file\"") }.count == 1)
+        #expect(report.rejected.filter { $0.contains("\"over-ftp\"") && $0.contains("\"ftp\"") }.count == 1)
+        #expect(!report.rejected.contains { $0.contains("/etc/hostname") })
+        // Outside what the retention keeps, nothing is said.
+        fixture.server.setFile(
+            "/feeds/schemes.xml", contents: Array(feed.utf8), contentType: "application/rss+xml", etag: "again")
+        try fixture.index.save(
+            Subscription(
+                id: subscription.id, feedURL: subscription.feedURL, title: subscription.title, retention: .newest(1),
+                addedAt: subscription.addedAt), feed: nil)
+        #expect(try await fixture.sync().rejected.count == 1)
+    }
+}
