@@ -86,6 +86,10 @@ final class InputRewriter {
 
     /// The encoding name to hand to libxml2 (`nil`: let libxml2 decide).
     private(set) var encoding: String?
+    /// Whether the document is windows-1252, which this rewriter turns into UTF-8 itself (``encoding`` is then
+    /// `UTF-8`): libxml2's converter stops at the five bytes windows-1252 leaves undefined (0x81, 0x8D, 0x8F,
+    /// 0x90, 0x9D), and the rest of the document was lost. They become U+0081 … U+009D, as in browsers.
+    private(set) var transcodesWindows1252 = false
     /// Set when streaming had to stop; the parser reports it instead of libxml2's I/O error.
     private(set) var failure: FeedError?
     /// See ``init(speculative:chunkSize:)``.
@@ -170,10 +174,15 @@ final class InputRewriter {
         if let failure { throw failure }
         if valid {
             encoding = "UTF-8"
-        } else if let declared = declaredEncoding, !["utf-8", "utf8"].contains(declared.lowercased()) {
+        } else if let declared = declaredEncoding, !["utf-8", "utf8"].contains(declared.lowercased()),
+            !Self.windows1252Names.contains(declared.lowercased())
+        {
             encoding = declared
         } else {
-            encoding = "windows-1252"
+            encoding = "UTF-8"
+            transcodesWindows1252 = true
+            // Every byte from 0x80 on is special in every mode (see `handleSpecial()`).
+            for byte in 0x80...0xFF { special[byte] = 0b1111 }
         }
     }
 
@@ -308,7 +317,7 @@ final class InputRewriter {
             var index = position
             if let table = special.baseAddress, let base = bytes.baseAddress {
                 // Text and CDATA are most of a feed: skip eight bytes at a time while none can be special.
-                let swar = mode == .markup || mode == .cdata
+                let swar = (mode == .markup || mode == .cdata) && !transcodesWindows1252
                 let first: UInt64 = mode == .markup ? 0x3C3C_3C3C_3C3C_3C3C : 0x5D5D_5D5D_5D5D_5D5D
                 let second: UInt64 = mode == .markup ? 0x2626_2626_2626_2626 : 0x5D5D_5D5D_5D5D_5D5D
                 let raw = UnsafeRawPointer(base)
@@ -376,8 +385,41 @@ final class InputRewriter {
         return written
     }
 
+    /// Queues bytes of the rewritten document (taken from the input, so transcoded like it).
     private func emit(_ replacement: [UInt8]) {
-        pending.append(contentsOf: replacement)
+        emit(replacement[...])
+    }
+
+    private func emit(_ replacement: ArraySlice<UInt8>) {
+        guard transcodesWindows1252 else {
+            pending.append(contentsOf: replacement)
+            return
+        }
+        for byte in replacement { appendTranscoded(byte) }
+    }
+
+    private func emit(_ replacement: UnsafeBufferPointer<UInt8>.SubSequence) {
+        guard transcodesWindows1252 else {
+            pending.append(contentsOf: replacement)
+            return
+        }
+        for byte in replacement { appendTranscoded(byte) }
+    }
+
+    /// Appends a windows-1252 byte to `pending` as UTF-8.
+    private func appendTranscoded(_ byte: UInt8) {
+        guard byte >= 0x80 else {
+            pending.append(byte)
+            return
+        }
+        let scalar = byte < 0xA0 ? Self.windows1252[UInt32(byte)] ?? UInt32(byte) : UInt32(byte)
+        if scalar < 0x800 {
+            pending.append(UInt8(0xC0 | scalar >> 6))
+        } else {
+            pending.append(UInt8(0xE0 | scalar >> 12))
+            pending.append(UInt8(0x80 | (scalar >> 6) & 0x3F))
+        }
+        pending.append(UInt8(0x80 | scalar & 0x3F))
     }
 
     /// Largest lookahead needed for a special byte other than a tag or DOCTYPE.
@@ -387,6 +429,12 @@ final class InputRewriter {
     /// past the end of the window and more input may complete it.
     private func handleSpecial() throws -> Bool {
         let byte = bytes[position]
+        if byte >= 0x80 {
+            // Only when transcoding windows-1252 (otherwise no byte from 0x80 on is special).
+            appendTranscoded(byte)
+            position += 1
+            return true
+        }
         if byte < 0x20 {
             position += 1  // a control character XML 1.0 forbids
             return true
@@ -479,7 +527,7 @@ final class InputRewriter {
             names.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[(position + 1)..<nameEnd]))
         }
         tagEnd = index
-        verbatimUntil = nameEnd
+        passThrough(to: nameEnd)
         return true
     }
 
@@ -530,7 +578,7 @@ final class InputRewriter {
         }
         names.removeSubrange(openElements[match].start...)
         openElements.removeSubrange(match...)
-        verbatimUntil = close
+        passThrough(to: close)
         return true
     }
 
@@ -546,8 +594,18 @@ final class InputRewriter {
 
     private func emitEndTag(_ element: (start: Int, count: Int)) {
         pending.append(contentsOf: "</".utf8)
-        pending.append(contentsOf: names[element.start..<(element.start + element.count)])
+        emit(names[element.start..<(element.start + element.count)])
         pending.append(UInt8(ascii: ">"))
+    }
+
+    /// Passes the input up to `end` on unchanged (transcoded when it holds bytes from 0x80 on).
+    private func passThrough(to end: Int) {
+        if transcodesWindows1252, bytes[position..<end].contains(where: { $0 >= 0x80 }) {
+            emit(bytes[position..<end])
+            position = end
+        } else {
+            verbatimUntil = end
+        }
     }
 
     private func name(of element: (start: Int, count: Int)) -> String {
@@ -802,6 +860,9 @@ final class InputRewriter {
         case .instruction: 0b1000
         }
     }
+
+    /// Encoding names of windows-1252 (see ``transcodesWindows1252``), lowercased.
+    private static let windows1252Names: Set<String> = ["windows-1252", "cp1252", "x-cp1252"]
 
     /// C1 control characters that feeds use to mean their windows-1252 glyphs (`&#146;` for ’).
     private static let windows1252: [UInt32: UInt32] = [
