@@ -37,6 +37,8 @@ struct FeedBuilder {
     private var mediaEnclosure: Enclosure?
     private var atomLink: String?
     private var transcripts: [Transcript] = []
+    /// `podcast:funding url`, waiting for the element's text.
+    private var fundingURL: String?
     /// See ``FeedWalker``: item descriptions are collected as bytes (``setDescriptionBytes(_:_:)``).
     var descriptionsAsUTF8 = false
     private var descriptionBytes = [[UInt8]?](repeating: nil, count: 5)
@@ -55,6 +57,78 @@ struct FeedBuilder {
         case .itemItunesSummary: 4
         default: nil
         }
+    }
+
+    /// Reads what a field element carries in its attributes.
+    /// - Parameters:
+    ///   - field: The element's field.
+    ///   - attribute: An attribute of the element by name (no namespace), as libxml2 reports it.
+    ///   - base: The base URI in effect at the element (asked for only when a URL is relative).
+    mutating func readAttributes(
+        of field: Field, attribute: (StaticString) -> String?, base: () -> String?
+    ) {
+        func url(_ name: StaticString) -> String? {
+            guard let value = attribute(name) else { return nil }
+            return URLResolver.resolve(value, base: base)
+        }
+        switch field {
+        case .feedItunesImage, .itemItunesImage:
+            set(field, url("href") ?? url("url"))
+        case .feedAtomLink, .itemAtomLink:
+            addAtomLink(
+                rel: attribute("rel"), href: url("href"), length: attribute("length"), type: attribute("type"),
+                inItem: field == .itemAtomLink)
+        case .itemEnclosure:
+            addEnclosure(url: url("url"), length: attribute("length"), type: attribute("type"))
+        case .itemMediaContent:
+            addMediaContent(url: url("url"), length: attribute("fileSize"), type: attribute("type"))
+        case .itemTranscript:
+            addTranscript(url: url("url"), type: attribute("type"))
+        case .itemChapters:
+            set(field, url("url"))
+        case .feedFunding:
+            fundingURL = url("url")
+        default:
+            break
+        }
+    }
+
+    /// Stores a text field's value from the element's text (UTF-8, as libxml2 hands it out).
+    /// - Parameters:
+    ///   - field: A field of kind `.text`, `.urlText` or `.attributesAndText`.
+    ///   - text: The element's text, markup inside it serialised.
+    ///   - base: The base URI in effect at the element.
+    mutating func finishText(_ field: Field, _ text: [UInt8], base: () -> String?) {
+        if descriptionsAsUTF8, field.kind == .text, Self.isDescriptionField(field) {
+            setDescriptionBytes(field, Self.trimmedUTF8(text))
+            return
+        }
+        let value = String(decoding: text, as: UTF8.self)
+        switch field.kind {
+        case .urlText:
+            set(field, URLResolver.resolve(value, base: base))
+        case .attributesAndText:
+            addFunding(url: fundingURL, title: value)
+            fundingURL = nil
+        case .text, .attributes:
+            set(field, TextCleaner.trimmed(value))
+        }
+    }
+
+    /// The bytes `TextCleaner.trimmed(String(decoding: bytes, as: UTF8.self))` would hold, `nil` for empty.
+    /// Only used on the speculative path (``InputRewriter/init(speculative:chunkSize:)``), whose input was checked
+    /// to be UTF-8: libxml2 then hands out well-formed UTF-8 (it rejects character references to surrogates and
+    /// non-characters, and no DTD entity survives the rewriter), so no repair is needed.
+    private static func trimmedUTF8(_ bytes: [UInt8]) -> [UInt8]? {
+        @inline(__always) func isSpace(_ byte: UInt8) -> Bool {
+            byte == 0x20 || byte == 0x0A || byte == 0x09 || byte == 0x0D
+        }
+        var start = 0
+        var end = bytes.count
+        while start < end, isSpace(bytes[start]) { start += 1 }
+        while end > start, isSpace(bytes[end - 1]) { end -= 1 }
+        guard start < end else { return nil }
+        return Array(bytes[start..<end])
     }
 
     /// ``set(_:_:)`` for a description field's trimmed bytes.

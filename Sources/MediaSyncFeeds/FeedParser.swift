@@ -118,14 +118,15 @@ public enum FeedParser {
         }
         if let replayAfterRecovery {
             // A consumer that can take back what it was given gets the fast path first: one pass over the file,
-            // UTF-8 checked as it streams, no tag tracking. It succeeds exactly when the document needs none of
-            // the rewriter's repairs and is UTF-8, and then yields what the careful path below yields; on any
-            // ``FeedError`` everything delivered is taken back and the document is read the careful way.
+            // UTF-8 checked as it streams, no tag tracking, libxml2's SAX2 parser instead of its reader. It
+            // succeeds only when the document needs none of the rewriter's structural repairs, is UTF-8 and has
+            // nothing ``FeedSAXParser`` leaves to the reader, and then yields what the careful path below yields;
+            // on any ``FeedError`` everything delivered is taken back and the document is read the careful way.
             do {
                 let input = try InputRewriter(speculative: FileInput(descriptor: descriptor), chunkSize: chunkSize)
-                let reader = try XMLStreamReader(input: input, baseURL: baseURL)
-                var walker = FeedWalker(reader: reader, descriptionsAsUTF8: descriptionsAsUTF8)
-                return try walker.run(onEpisode: onEpisode)
+                return try FeedSAXParser.parse(
+                    input: input, baseURL: baseURL, chunkSize: chunkSize, descriptionsAsUTF8: descriptionsAsUTF8,
+                    onEpisode: onEpisode)
             } catch is FeedError {
                 try replayAfterRecovery()
             }

@@ -1,0 +1,345 @@
+internal import CLibXML2
+
+/// The fast path of ``FeedParser``'s streaming parse, for consumers that can take back what they were given:
+/// libxml2's SAX2 push parser over the speculative ``InputRewriter``, applying ``FeedSchema`` as ``FeedWalker``
+/// does, without the `xmlTextReader` layer (which builds, links and frees a node for every element and text).
+///
+/// Whenever its result could differ from ``FeedWalker``'s on the careful path it gives up with a ``FeedError``
+/// and the caller reads the document again the careful way: at libxml2's first well-formedness error (the
+/// streaming reader stops there too), on markup inside a text field (the walker keeps it as serialised XML), on
+/// `xml:base` (the reader resolves it), and on a text node over libxml2's 10 MB limit (the reader's tree builder
+/// refuses it).
+///
+/// The corresponding C functions are `xmlCreatePushParserCtxt`, `xmlParseChunk` and `xmlStopParser`.
+final class FeedSAXParser {
+    typealias Field = FeedSchema.Field
+
+    /// `XML_PARSE_NONET | XML_PARSE_NOWARNING | XML_PARSE_NOERROR`: not `XML_PARSE_RECOVER`, so libxml2 stops at
+    /// the first well-formedness error, which ends this path anyway.
+    private static let options = Int32(
+        XML_PARSE_NONET.rawValue | XML_PARSE_NOWARNING.rawValue | XML_PARSE_NOERROR.rawValue)
+    /// libxml2's `XML_MAX_TEXT_LENGTH`: the tree builder behind `xmlTextReader` refuses a longer text node.
+    private static let maxTextNode = 10_000_000
+    private static let xmlNamespace: StaticString = "http://www.w3.org/XML/1998/namespace"
+    private static let rdfNamespace: StaticString = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
+
+    private var builder = FeedBuilder()
+    /// Entered contexts with their depth and the `xml:lang` in effect there.
+    private var contexts: [(context: FeedSchema.Context, depth: Int, lang: String?)] = []
+    /// The current element's depth (the root element is 0).
+    private var depth = -1
+    /// The depth of the element whose subtree is being skipped, `Int.max` when none is.
+    private var skipDepth = Int.max
+    private var collecting: Field?
+    private var collectingDepth = 0
+    private var text: [UInt8] = []
+    /// Bytes of the current text node as the tree builder would merge it (for ``maxTextNode``).
+    private var textRun = 0
+    private var sawRoot = false
+    /// The document URL as libxml2 records it (`xmlPathToURI`), the base of relative URLs without `xml:base`.
+    private let documentBase: String?
+    private let onEpisode: (Episode) throws -> Void
+    private var context: xmlParserCtxtPtr?
+    /// Why parsing stopped early: a ``FeedError`` (give up) or the consumer's error.
+    private var failure: (any Error)?
+    /// The element being started, while its attributes are read.
+    private var attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?
+    private var attributeCount = 0
+    private var tagCache = TagCache()
+
+    private init(baseURL: String?, descriptionsAsUTF8: Bool, onEpisode: @escaping (Episode) throws -> Void) {
+        documentBase = baseURL.flatMap { url -> String? in
+            guard let converted = xmlPathToURI(url) else { return nil }
+            defer { cxml_free(converted) }
+            return String(cString: converted)
+        }
+        self.onEpisode = onEpisode
+        builder.descriptionsAsUTF8 = descriptionsAsUTF8
+        text.reserveCapacity(4096)
+    }
+
+    /// Parses the rewritten document, handing each episode to `onEpisode` as its item ends.
+    /// - Parameters:
+    ///   - input: A speculative rewriter (``InputRewriter/init(speculative:chunkSize:)``).
+    ///   - baseURL: The URL relative references resolve against.
+    ///   - chunkSize: How many bytes to hand libxml2 at a time.
+    ///   - descriptionsAsUTF8: Whether item descriptions go out as ``Episode/descriptionUTF8``.
+    ///   - onEpisode: Called once per episode, in document order.
+    /// - Returns: The feed-level values, with ``Feed/episodes`` empty.
+    /// - Throws: A ``FeedError`` when this path gives up (see the type's description), and whatever `onEpisode`
+    ///   throws.
+    static func parse(
+        input: InputRewriter, baseURL: String?, chunkSize: Int, descriptionsAsUTF8: Bool,
+        onEpisode: (Episode) throws -> Void
+    ) throws -> Feed {
+        try withoutActuallyEscaping(onEpisode) { onEpisode in
+            let parser = FeedSAXParser(
+                baseURL: baseURL, descriptionsAsUTF8: descriptionsAsUTF8, onEpisode: onEpisode)
+            return try parser.run(input: input, chunkSize: max(chunkSize, 1))
+        }
+    }
+
+    private func run(input: InputRewriter, chunkSize: Int) throws -> Feed {
+        cxml_prepare_thread()
+        var handler = xmlSAXHandler()
+        handler.initialized = UInt32(XML_SAX2_MAGIC)
+        handler.startElementNs = Self.startElement
+        handler.endElementNs = Self.endElement
+        handler.characters = Self.characters
+        handler.ignorableWhitespace = Self.characters
+        handler.cdataBlock = Self.cdata
+        handler.comment = Self.comment
+        handler.processingInstruction = Self.instruction
+        handler.serror = cxml_ignore_structured_error
+        let box = Unmanaged.passRetained(self)
+        defer { box.release() }
+        guard let context = xmlCreatePushParserCtxt(&handler, box.toOpaque(), nil, 0, nil) else {
+            throw FeedError.malformed(line: 0, message: "libxml2 could not create a parser")
+        }
+        self.context = context
+        defer {
+            self.context = nil
+            xmlFreeParserCtxt(context)
+        }
+        xmlCtxtUseOptions(context, Self.options)
+        xmlSwitchEncoding(context, XML_CHAR_ENCODING_UTF8)
+        let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: chunkSize)
+        defer { buffer.deallocate() }
+        while true {
+            let count = input.read(into: buffer, capacity: chunkSize)
+            if count < 0 { throw input.failure ?? FeedError.malformed(line: 0, message: "input failed") }
+            let status = buffer.withMemoryRebound(to: CChar.self, capacity: chunkSize) {
+                xmlParseChunk(context, $0, Int32(count), count == 0 ? 1 : 0)
+            }
+            if let failure { throw failure }
+            guard status == 0, context.pointee.wellFormed == 1 else {
+                throw FeedError.malformed(line: Int(xmlSAX2GetLineNumber(context)), message: "not well-formed")
+            }
+            if count == 0 { break }
+        }
+        if let failure = input.failure { throw failure }
+        guard sawRoot else { throw FeedError.empty }
+        return builder.finish()
+    }
+
+    /// Stops libxml2 and records why (the first reason wins).
+    private func fail(_ error: any Error) {
+        if failure == nil { failure = error }
+        if let context { xmlStopParser(context) }
+    }
+
+    // MARK: Events
+
+    private func startElement(
+        _ localName: UnsafePointer<xmlChar>, _ prefix: UnsafePointer<xmlChar>?, _ uri: UnsafePointer<xmlChar>?,
+        _ attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?, _ attributeCount: Int
+    ) {
+        depth += 1
+        textRun = 0
+        if depth > skipDepth { return }
+        if collecting != nil {
+            fail(FeedError.malformed(line: 0, message: "markup inside a text field"))
+            return
+        }
+        self.attributes = attributes
+        self.attributeCount = attributeCount
+        defer { self.attributes = nil }
+        let action = FeedSchema.action(
+            in: contexts.last?.context ?? .root, tag: tagCache.tag(localName, prefix: prefix, uri: uri))
+        if !sawRoot {
+            sawRoot = true
+            guard case .enter? = action else {
+                var name = String(cString: localName)
+                if let prefix { name = String(cString: prefix) + ":" + name }
+                fail(FeedError.notAFeed(rootElement: name))
+                return
+            }
+        }
+        guard let action else {
+            skipDepth = depth
+            return
+        }
+        if attributeCount > 0, attribute(namespace: Self.xmlNamespace, "base") != nil {
+            fail(FeedError.malformed(line: 0, message: "xml:base"))
+            return
+        }
+        switch action {
+        case .enter(let context):
+            let lang = attributeCount > 0 ? attribute(namespace: Self.xmlNamespace, "lang") ?? contexts.last?.lang : contexts.last?.lang
+            if context == .channel { builder.setLanguageFallback(lang) }
+            if context == .item {
+                builder.beginItem()
+                builder.set(.itemRDFAbout, attribute(namespace: Self.rdfNamespace, "about"))
+            }
+            contexts.append((context, depth, lang))
+        case .field(let field):
+            let base = documentBase
+            builder.readAttributes(of: field, attribute: { self.attribute($0) }, base: { base })
+            switch field.kind {
+            case .attributes:
+                skipDepth = depth
+            case .text, .urlText, .attributesAndText:
+                text.removeAll(keepingCapacity: true)
+                collecting = field
+                collectingDepth = depth
+            }
+        }
+    }
+
+    private func endElement() {
+        textRun = 0
+        defer { depth -= 1 }
+        if depth >= skipDepth {
+            if depth == skipDepth { skipDepth = .max }
+            return
+        }
+        if let field = collecting {
+            if depth == collectingDepth {
+                collecting = nil
+                let base = documentBase
+                builder.finishText(field, text, base: { base })
+            }
+            return
+        }
+        if let top = contexts.last, top.depth == depth {
+            contexts.removeLast()
+            if top.context == .item {
+                do {
+                    try onEpisode(builder.endItem())
+                } catch {
+                    fail(error)
+                }
+            }
+        }
+    }
+
+    private func characters(_ bytes: UnsafePointer<xmlChar>, _ count: Int) {
+        textRun += count
+        if textRun > Self.maxTextNode {
+            fail(FeedError.malformed(line: 0, message: "text node over \(Self.maxTextNode) bytes"))
+            return
+        }
+        if collecting != nil { text.append(contentsOf: UnsafeBufferPointer(start: bytes, count: count)) }
+    }
+
+    private func cdata(_ bytes: UnsafePointer<xmlChar>, _ count: Int) {
+        textRun = 0
+        if collecting != nil { text.append(contentsOf: UnsafeBufferPointer(start: bytes, count: count)) }
+    }
+
+    // MARK: Attributes
+
+    /// The value of the current element's attribute `name` without a namespace (`xmlGetNoNsProp`).
+    private func attribute(_ name: StaticString) -> String? {
+        guard let attributes else { return nil }
+        for index in 0..<attributeCount {
+            let entry = attributes + index * 5
+            guard entry[1] == nil, let local = entry[0], xmlStrEqual(local, name.utf8Start) == 1 else { continue }
+            return Self.value(entry)
+        }
+        return nil
+    }
+
+    /// The value of the current element's attribute `name` in namespace `namespace` (`xmlGetNsProp`).
+    private func attribute(namespace: StaticString, _ name: StaticString) -> String? {
+        guard let attributes else { return nil }
+        for index in 0..<attributeCount {
+            let entry = attributes + index * 5
+            guard let local = entry[0], let uri = entry[2], xmlStrEqual(local, name.utf8Start) == 1,
+                xmlStrEqual(uri, namespace.utf8Start) == 1
+            else { continue }
+            return Self.value(entry)
+        }
+        return nil
+    }
+
+    /// An attribute's value from libxml2's SAX2 entry (name, prefix, URI, value, value end). Without
+    /// `XML_PARSE_NOENT` libxml2 hands out every `&` as `&#38;` (and nothing else escaped), which its tree
+    /// builder turns back into `&`; so does this.
+    private static func value(_ entry: UnsafeMutablePointer<UnsafePointer<xmlChar>?>) -> String {
+        guard let start = entry[3], let end = entry[4], end > start else { return "" }
+        let bytes = UnsafeBufferPointer(start: start, count: end - start)
+        guard bytes.contains(UInt8(ascii: "&")) else { return String(decoding: bytes, as: UTF8.self) }
+        var decoded: [UInt8] = []
+        decoded.reserveCapacity(bytes.count)
+        var index = 0
+        while index < bytes.count {
+            if bytes[index] == UInt8(ascii: "&"), index + 5 <= bytes.count, bytes[index + 1] == UInt8(ascii: "#"),
+                bytes[index + 2] == UInt8(ascii: "3"), bytes[index + 3] == UInt8(ascii: "8"),
+                bytes[index + 4] == UInt8(ascii: ";")
+            {
+                decoded.append(UInt8(ascii: "&"))
+                index += 5
+            } else {
+                decoded.append(bytes[index])
+                index += 1
+            }
+        }
+        return String(decoding: decoded, as: UTF8.self)
+    }
+
+    // MARK: C callbacks
+
+    private static func parser(_ context: UnsafeMutableRawPointer?) -> FeedSAXParser? {
+        context.map { Unmanaged<FeedSAXParser>.fromOpaque($0).takeUnretainedValue() }
+    }
+
+    private static let startElement: startElementNsSAX2Func = {
+        context, localName, prefix, uri, _, _, attributeCount, _, attributes in
+        guard let parser = parser(context), let localName else { return }
+        parser.startElement(localName, prefix, uri, attributes, Int(attributeCount))
+    }
+
+    private static let endElement: endElementNsSAX2Func = { context, _, _, _ in
+        parser(context)?.endElement()
+    }
+
+    private static let characters: charactersSAXFunc = { context, bytes, count in
+        guard let parser = parser(context), let bytes, count > 0 else { return }
+        parser.characters(bytes, Int(count))
+    }
+
+    private static let cdata: cdataBlockSAXFunc = { context, bytes, count in
+        guard let parser = parser(context), let bytes, count > 0 else { return }
+        parser.cdata(bytes, Int(count))
+    }
+
+    private static let comment: commentSAXFunc = { context, _ in
+        parser(context)?.textRun = 0
+    }
+
+    private static let instruction: processingInstructionSAXFunc = { context, _, _ in
+        parser(context)?.textRun = 0
+    }
+}
+
+/// Element name → ``FeedSchema`` tag, cached by the interned pointers libxml2 hands out (names and namespace URIs
+/// live in the parser's dictionary as long as the parser).
+struct TagCache {
+    private struct Key: Hashable {
+        var name: UnsafePointer<UInt8>
+        /// The namespace URI, or for an undeclared prefix the prefix (then `prefixed` is set).
+        var qualifier: UnsafePointer<UInt8>?
+        var prefixed: Bool
+    }
+
+    private var known: [Key: Int] = [:]
+
+    /// The tag of an element as ``XMLStreamReader/tag(in:)`` finds it: an undeclared prefix is part of the name.
+    mutating func tag(_ name: UnsafePointer<UInt8>, prefix: UnsafePointer<UInt8>?, uri: UnsafePointer<UInt8>?) -> Int {
+        let key = Key(name: name, qualifier: uri ?? prefix, prefixed: uri == nil && prefix != nil)
+        if let known = known[key] { return known }
+        let local = String(cString: name)
+        let elementKey: String?
+        if let uri {
+            elementKey = ElementNames.key(namespaceURI: String(cString: uri), localName: local)
+        } else if let prefix {
+            elementKey = ElementNames.key(namespaceURI: nil, localName: String(cString: prefix) + ":" + local)
+        } else {
+            elementKey = ElementNames.key(namespaceURI: nil, localName: local)
+        }
+        let tag = elementKey.flatMap { FeedSchema.tags[$0] } ?? -1
+        known[key] = tag
+        return tag
+    }
+}
