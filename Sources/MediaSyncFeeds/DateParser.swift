@@ -18,6 +18,24 @@ enum DateParser {
         return rfc822(trimmed)
     }
 
+    /// ``date(_:)`` of UTF-8 bytes.
+    static func date(bytes: UnsafeBufferPointer<UInt8>) -> Date? {
+        var start = 0
+        var end = bytes.count
+        while start < end, isSpace(bytes[start]) { start += 1 }
+        while end > start, isSpace(bytes[end - 1]) { end -= 1 }
+        guard start < end else { return nil }
+        let trimmed = UnsafeBufferPointer(rebasing: bytes[start..<end])
+        if isDigit(trimmed[0]), trimmed.count >= 10, trimmed[4] == UInt8(ascii: "-") {
+            return iso8601(String(decoding: trimmed, as: UTF8.self))
+        }
+        return rfc822(bytes: trimmed)
+    }
+
+    private static func isSpace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x0A || byte == 0x09 || byte == 0x0D
+    }
+
     /// Three lowercased letters packed into an integer, so names compare without allocating.
     private static func key(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> UInt32 {
         var value: UInt32 = 0

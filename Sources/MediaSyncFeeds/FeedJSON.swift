@@ -34,10 +34,12 @@ public enum FeedJSON {
     /// - Throws: ``FeedError`` as ``FeedParser/parse(contentsOfFile:baseURL:maximumSize:onEpisode:)`` does, or a
     ///   `POSIXError` when writing fails. Nothing is written to `descriptor` when parsing fails.
     public static func write(feedAtPath path: String, baseURL: String?, to descriptor: Int32) throws {
-        try stream(to: descriptor) { replay, onEpisode in
-            try FeedParser.parse(
-                contentsOfFile: path, baseURL: baseURL, maximumSize: FeedParser.defaultMaximumSize,
-                chunkSize: 256 * 1024, replayAfterRecovery: replay, descriptionsAsUTF8: true, onEpisode: onEpisode)
+        try stream(to: descriptor) { replay, onItem, onEpisode in
+            try withoutActuallyEscaping(onItem) { onItem in
+                try FeedParser.parse(
+                    contentsOfFile: path, baseURL: baseURL, maximumSize: FeedParser.defaultMaximumSize,
+                    chunkSize: 256 * 1024, replayAfterRecovery: replay, onItem: onItem, onEpisode: onEpisode)
+            }
         }
     }
 
@@ -48,7 +50,7 @@ public enum FeedJSON {
     ///   - descriptor: Where to write.
     /// - Throws: ``FeedError`` as ``FeedParser/parse(_:baseURL:)`` does, or a `POSIXError` when writing fails.
     public static func write(feedBytes bytes: [UInt8], baseURL: String?, to descriptor: Int32) throws {
-        try stream(to: descriptor) { replay, onEpisode in
+        try stream(to: descriptor) { replay, _, onEpisode in
             try FeedParser.parse(
                 bytes, baseURL: baseURL, maximumSize: FeedParser.defaultMaximumSize, replayAfterRecovery: replay,
                 onEpisode: onEpisode)
@@ -60,7 +62,10 @@ public enum FeedJSON {
     /// episode written again, so the output is exactly ``encode(_:)``'s for ``FeedParser/parse(_:baseURL:)``.
     private static func stream(
         to descriptor: Int32,
-        parse: (_ replay: @escaping () throws -> Void, _ onEpisode: (Episode) throws -> Void) throws -> Feed
+        parse: (
+            _ replay: @escaping () throws -> Void, _ onItem: (inout FeedBuilder) throws -> Void,
+            _ onEpisode: (Episode) throws -> Void
+        ) throws -> Feed
     ) throws {
         let spill = try SpillFile()
         let episodes = JSONBuffer(capacity: 1 << 20) { try spill.append($0) }
@@ -70,11 +75,18 @@ public enum FeedJSON {
             try spill.reset()
             count = 0
         }
-        let feed = try parse(replay) { episode in
-            try episodes.write(count == 0 ? "\n    " : ",\n    ")
-            try writeEpisode(episode, to: episodes)
-            count += 1
-        }
+        let feed = try parse(
+            replay,
+            { builder in
+                try episodes.write(count == 0 ? "\n    " : ",\n    ")
+                try writeItem(&builder, to: episodes)
+                count += 1
+            },
+            { episode in
+                try episodes.write(count == 0 ? "\n    " : ",\n    ")
+                try writeEpisode(episode, to: episodes)
+                count += 1
+            })
         try episodes.flush()
         let output = JSONBuffer(capacity: 64 * 1024) { try Output.write($0, to: descriptor) }
         try writeHead(feed, to: output)
@@ -141,13 +153,7 @@ public enum FeedJSON {
         try out.write("{")
         if let value = episode.block { try object.key("block", out); try out.writeBool(value) }
         if let value = episode.chaptersURL { try object.key("chaptersURL", out); try out.writeString(value) }
-        if let value = episode.descriptionUTF8 {
-            try object.key("description", out)
-            try value.withUnsafeBufferPointer { try out.writeString(utf8: $0) }
-        } else if let value = episode.description {
-            try object.key("description", out)
-            try out.writeString(value)
-        }
+        if let value = episode.description { try object.key("description", out); try out.writeString(value) }
         if let value = episode.durationSeconds { try object.key("durationSeconds", out); try out.writeInt(Int64(value)) }
         if let enclosure = episode.enclosure {
             try object.key("enclosure", out)
@@ -183,6 +189,59 @@ public enum FeedJSON {
             try out.write("\n      ]")
         }
         try out.write(object.first ? "\n\n    }" : "\n    }")
+    }
+
+    /// ``writeEpisode(_:to:)`` for the item a builder holds, written from its bytes (no `Episode`, no `String`).
+    private static func writeItem(_ builder: inout FeedBuilder, to out: JSONBuffer) throws {
+        let item = builder.selectItem()
+        try builder.arena.withUnsafeBufferPointer { arena in
+            func string(_ span: FeedBuilder.Span) throws {
+                try out.writeString(utf8: UnsafeBufferPointer(rebasing: arena[span.start..<(span.start + span.count)]))
+            }
+            var object = ObjectState(indent: "\n      ")
+            try out.write("{")
+            if let value = item.block { try object.key("block", out); try out.writeBool(value) }
+            if let value = item.chaptersURL { try object.key("chaptersURL", out); try string(value) }
+            if let value = item.description { try object.key("description", out); try string(value) }
+            if let value = item.durationSeconds {
+                try object.key("durationSeconds", out)
+                try out.writeInt(Int64(value))
+            }
+            if let enclosure = item.enclosure {
+                try object.key("enclosure", out)
+                var inner = ObjectState(indent: "\n        ")
+                try out.write("{")
+                if let length = enclosure.length { try inner.key("length", out); try out.writeInt(length) }
+                if let type = enclosure.type { try inner.key("type", out); try string(type) }
+                try inner.key("url", out)
+                try string(enclosure.url)
+                try out.write("\n      }")
+            }
+            if let value = item.episode { try object.key("episode", out); try out.writeInt(Int64(value)) }
+            if let value = item.episodeType { try object.key("episodeType", out); try string(value) }
+            if let value = item.explicit { try object.key("explicit", out); try out.writeBool(value) }
+            if let value = item.guid { try object.key("guid", out); try string(value) }
+            if item.guidIsFallback { try object.key("guidIsFallback", out); try out.writeBool(true) }
+            if let value = item.imageURL { try object.key("imageURL", out); try string(value) }
+            if let value = item.link { try object.key("link", out); try string(value) }
+            if let value = item.published { try object.key("published", out); try out.writeDate(value) }
+            if let value = item.season { try object.key("season", out); try out.writeInt(Int64(value)) }
+            if let value = item.title { try object.key("title", out); try string(value) }
+            if !builder.transcripts.isEmpty {
+                try object.key("transcripts", out)
+                try out.write("[")
+                for (index, transcript) in builder.transcripts.enumerated() {
+                    try out.write(index == 0 ? "\n        {" : ",\n        {")
+                    var inner = ObjectState(indent: "\n          ")
+                    if let type = transcript.type { try inner.key("type", out); try string(type) }
+                    try inner.key("url", out)
+                    try string(transcript.url)
+                    try out.write("\n        }")
+                }
+                try out.write("\n      ]")
+            }
+            try out.write(object.first ? "\n\n    }" : "\n    }")
+        }
     }
 
     /// Separators of one object: the first key follows `{` directly on a new line, the others a comma.

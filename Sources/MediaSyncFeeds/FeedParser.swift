@@ -86,9 +86,11 @@ public enum FeedParser {
     /// tiny chunks to put every construct across a chunk boundary) and, for consumers that can take back what
     /// they were given (``FeedJSON``'s spill file), a `replayAfterRecovery` hook: called before a recovery
     /// re-read, after which every episode is delivered again, exactly as ``parse(_:baseURL:)`` reads the feed.
+    /// Such a consumer may also take the fast path's items as they are (`onItem`, given the builder holding the
+    /// item: see ``FeedBuilder/selectItem()``); items read any other way still go to `onEpisode`.
     static func parse(
         contentsOfFile path: String, baseURL: String?, maximumSize: Int, chunkSize: Int,
-        replayAfterRecovery: (() throws -> Void)?, descriptionsAsUTF8: Bool = false,
+        replayAfterRecovery: (() throws -> Void)?, onItem: ((inout FeedBuilder) throws -> Void)? = nil,
         onEpisode: (Episode) throws -> Void
     ) throws -> Feed {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
@@ -124,9 +126,11 @@ public enum FeedParser {
             // on any ``FeedError`` everything delivered is taken back and the document is read the careful way.
             do {
                 let input = try InputRewriter(speculative: FileInput(descriptor: descriptor), chunkSize: chunkSize)
+                if let onItem {
+                    return try FeedSAXParser.parse(input: input, baseURL: baseURL, chunkSize: chunkSize, onItem: onItem)
+                }
                 return try FeedSAXParser.parse(
-                    input: input, baseURL: baseURL, chunkSize: chunkSize, descriptionsAsUTF8: descriptionsAsUTF8,
-                    onEpisode: onEpisode)
+                    input: input, baseURL: baseURL, chunkSize: chunkSize, onEpisode: onEpisode)
             } catch is FeedError {
                 try replayAfterRecovery()
             }

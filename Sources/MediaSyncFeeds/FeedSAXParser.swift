@@ -10,8 +10,11 @@ internal import CLibXML2
 /// `xml:base` (the reader resolves it), and on a text node over libxml2's 10 MB limit (the reader's tree builder
 /// refuses it).
 ///
+/// The state lives behind a pointer the parse owns, handed to libxml2 as the callbacks' context: no reference
+/// counting and no dynamic exclusivity checks per callback.
+///
 /// The corresponding C functions are `xmlCreatePushParserCtxt`, `xmlParseChunk` and `xmlStopParser`.
-final class FeedSAXParser {
+struct FeedSAXParser {
     typealias Field = FeedSchema.Field
 
     /// `XML_PARSE_NONET | XML_PARSE_NOWARNING | XML_PARSE_NOERROR`: not `XML_PARSE_RECOVER`, so libxml2 stops at
@@ -38,67 +41,74 @@ final class FeedSAXParser {
     private var sawRoot = false
     /// The document URL as libxml2 records it (`xmlPathToURI`), the base of relative URLs without `xml:base`.
     private let documentBase: String?
-    private let onEpisode: (Episode) throws -> Void
+    /// Receives each finished item (``FeedBuilder/endItem()`` or ``FeedBuilder/selectItem()``).
+    private let onItem: (inout FeedBuilder) throws -> Void
     private var context: xmlParserCtxtPtr?
     /// Why parsing stopped early: a ``FeedError`` (give up) or the consumer's error.
     private var failure: (any Error)?
-    /// The element being started, while its attributes are read.
-    private var attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?
-    private var attributeCount = 0
     private var tagCache = TagCache()
 
-    private init(baseURL: String?, descriptionsAsUTF8: Bool, onEpisode: @escaping (Episode) throws -> Void) {
+    private init(baseURL: String?, onItem: @escaping (inout FeedBuilder) throws -> Void) {
         documentBase = baseURL.flatMap { url -> String? in
             guard let converted = xmlPathToURI(url) else { return nil }
             defer { cxml_free(converted) }
             return String(cString: converted)
         }
-        self.onEpisode = onEpisode
-        builder.descriptionsAsUTF8 = descriptionsAsUTF8
-        text.reserveCapacity(4096)
+        self.onItem = onItem
+        text.reserveCapacity(16 * 1024)
     }
 
-    /// Parses the rewritten document, handing each episode to `onEpisode` as its item ends.
+    /// Parses the rewritten document, handing each item to `onItem` as it ends.
     /// - Parameters:
     ///   - input: A speculative rewriter (``InputRewriter/init(speculative:chunkSize:)``).
     ///   - baseURL: The URL relative references resolve against.
     ///   - chunkSize: How many bytes to hand libxml2 at a time.
-    ///   - descriptionsAsUTF8: Whether item descriptions go out as ``Episode/descriptionUTF8``.
-    ///   - onEpisode: Called once per episode, in document order.
+    ///   - onItem: Called once per item, in document order, with the builder holding it: it calls
+    ///     ``FeedBuilder/endItem()`` or ``FeedBuilder/selectItem()``.
     /// - Returns: The feed-level values, with ``Feed/episodes`` empty.
-    /// - Throws: A ``FeedError`` when this path gives up (see the type's description), and whatever `onEpisode`
+    /// - Throws: A ``FeedError`` when this path gives up (see the type's description), and whatever `onItem`
     ///   throws.
     static func parse(
-        input: InputRewriter, baseURL: String?, chunkSize: Int, descriptionsAsUTF8: Bool,
-        onEpisode: (Episode) throws -> Void
+        input: InputRewriter, baseURL: String?, chunkSize: Int, onItem: (inout FeedBuilder) throws -> Void
     ) throws -> Feed {
-        try withoutActuallyEscaping(onEpisode) { onEpisode in
-            let parser = FeedSAXParser(
-                baseURL: baseURL, descriptionsAsUTF8: descriptionsAsUTF8, onEpisode: onEpisode)
-            return try parser.run(input: input, chunkSize: max(chunkSize, 1))
+        try withoutActuallyEscaping(onItem) { onItem in
+            let state = UnsafeMutablePointer<FeedSAXParser>.allocate(capacity: 1)
+            state.initialize(to: FeedSAXParser(baseURL: baseURL, onItem: onItem))
+            defer {
+                state.deinitialize(count: 1)
+                state.deallocate()
+            }
+            return try run(state, input: input, chunkSize: max(chunkSize, 1))
         }
     }
 
-    private func run(input: InputRewriter, chunkSize: Int) throws -> Feed {
+    /// ``parse(input:baseURL:chunkSize:onItem:)`` delivering episodes.
+    static func parse(
+        input: InputRewriter, baseURL: String?, chunkSize: Int, onEpisode: (Episode) throws -> Void
+    ) throws -> Feed {
+        try parse(input: input, baseURL: baseURL, chunkSize: chunkSize) { try onEpisode($0.endItem()) }
+    }
+
+    private static func run(_ state: UnsafeMutablePointer<FeedSAXParser>, input: InputRewriter, chunkSize: Int)
+        throws -> Feed
+    {
         cxml_prepare_thread()
         var handler = xmlSAXHandler()
         handler.initialized = UInt32(XML_SAX2_MAGIC)
-        handler.startElementNs = Self.startElement
-        handler.endElementNs = Self.endElement
-        handler.characters = Self.characters
-        handler.ignorableWhitespace = Self.characters
-        handler.cdataBlock = Self.cdata
-        handler.comment = Self.comment
-        handler.processingInstruction = Self.instruction
+        handler.startElementNs = startElement
+        handler.endElementNs = endElement
+        handler.characters = characters
+        handler.ignorableWhitespace = characters
+        handler.cdataBlock = cdata
+        handler.comment = comment
+        handler.processingInstruction = instruction
         handler.serror = cxml_ignore_structured_error
-        let box = Unmanaged.passRetained(self)
-        defer { box.release() }
-        guard let context = xmlCreatePushParserCtxt(&handler, box.toOpaque(), nil, 0, nil) else {
+        guard let context = xmlCreatePushParserCtxt(&handler, UnsafeMutableRawPointer(state), nil, 0, nil) else {
             throw FeedError.malformed(line: 0, message: "libxml2 could not create a parser")
         }
-        self.context = context
+        state.pointee.context = context
         defer {
-            self.context = nil
+            state.pointee.context = nil
             xmlFreeParserCtxt(context)
         }
         xmlCtxtUseOptions(context, Self.options)
@@ -111,28 +121,28 @@ final class FeedSAXParser {
             let status = buffer.withMemoryRebound(to: CChar.self, capacity: chunkSize) {
                 xmlParseChunk(context, $0, Int32(count), count == 0 ? 1 : 0)
             }
-            if let failure { throw failure }
+            if let failure = state.pointee.failure { throw failure }
             guard status == 0, context.pointee.wellFormed == 1 else {
                 throw FeedError.malformed(line: Int(xmlSAX2GetLineNumber(context)), message: "not well-formed")
             }
             if count == 0 { break }
         }
         if let failure = input.failure { throw failure }
-        guard sawRoot else { throw FeedError.empty }
-        return builder.finish()
+        guard state.pointee.sawRoot else { throw FeedError.empty }
+        return state.pointee.builder.finish()
     }
 
     /// Stops libxml2 and records why (the first reason wins).
-    private func fail(_ error: any Error) {
+    private mutating func fail(_ error: any Error) {
         if failure == nil { failure = error }
         if let context { xmlStopParser(context) }
     }
 
     // MARK: Events
 
-    private func startElement(
+    private mutating func startElement(
         _ localName: UnsafePointer<xmlChar>, _ prefix: UnsafePointer<xmlChar>?, _ uri: UnsafePointer<xmlChar>?,
-        _ attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?, _ attributeCount: Int
+        _ attributes: SAXAttributes
     ) {
         depth += 1
         textRun = 0
@@ -141,9 +151,6 @@ final class FeedSAXParser {
             fail(FeedError.malformed(line: 0, message: "markup inside a text field"))
             return
         }
-        self.attributes = attributes
-        self.attributeCount = attributeCount
-        defer { self.attributes = nil }
         let action = FeedSchema.action(
             in: contexts.last?.context ?? .root, tag: tagCache.tag(localName, prefix: prefix, uri: uri))
         if !sawRoot {
@@ -159,22 +166,29 @@ final class FeedSAXParser {
             skipDepth = depth
             return
         }
-        if attributeCount > 0, attribute(namespace: Self.xmlNamespace, "base") != nil {
+        if attributes.count > 0, attributes.withAttribute(namespace: Self.xmlNamespace, "base", { _ in true }) != nil {
             fail(FeedError.malformed(line: 0, message: "xml:base"))
             return
         }
         switch action {
         case .enter(let context):
-            let lang = attributeCount > 0 ? attribute(namespace: Self.xmlNamespace, "lang") ?? contexts.last?.lang : contexts.last?.lang
+            var lang = contexts.last?.lang
+            if attributes.count > 0,
+                let own = attributes.withAttribute(
+                    namespace: Self.xmlNamespace, "lang", { String(decoding: $0, as: UTF8.self) })
+            {
+                lang = own
+            }
             if context == .channel { builder.setLanguageFallback(lang) }
             if context == .item {
                 builder.beginItem()
-                builder.set(.itemRDFAbout, attribute(namespace: Self.rdfNamespace, "about"))
+                if attributes.count > 0 {
+                    attributes.withAttribute(namespace: Self.rdfNamespace, "about") { builder.setRDFAbout($0) }
+                }
             }
             contexts.append((context, depth, lang))
         case .field(let field):
-            let base = documentBase
-            builder.readAttributes(of: field, attribute: { self.attribute($0) }, base: { base })
+            builder.readAttributes(of: field, from: attributes)
             switch field.kind {
             case .attributes:
                 skipDepth = depth
@@ -186,7 +200,7 @@ final class FeedSAXParser {
         }
     }
 
-    private func endElement() {
+    private mutating func endElement() {
         textRun = 0
         defer { depth -= 1 }
         if depth >= skipDepth {
@@ -205,7 +219,7 @@ final class FeedSAXParser {
             contexts.removeLast()
             if top.context == .item {
                 do {
-                    try onEpisode(builder.endItem())
+                    try onItem(&builder)
                 } catch {
                     fail(error)
                 }
@@ -213,7 +227,7 @@ final class FeedSAXParser {
         }
     }
 
-    private func characters(_ bytes: UnsafePointer<xmlChar>, _ count: Int) {
+    private mutating func characters(_ bytes: UnsafePointer<xmlChar>, _ count: Int) {
         textRun += count
         if textRun > Self.maxTextNode {
             fail(FeedError.malformed(line: 0, message: "text node over \(Self.maxTextNode) bytes"))
@@ -222,44 +236,94 @@ final class FeedSAXParser {
         if collecting != nil { text.append(contentsOf: UnsafeBufferPointer(start: bytes, count: count)) }
     }
 
-    private func cdata(_ bytes: UnsafePointer<xmlChar>, _ count: Int) {
+    private mutating func cdata(_ bytes: UnsafePointer<xmlChar>, _ count: Int) {
         textRun = 0
         if collecting != nil { text.append(contentsOf: UnsafeBufferPointer(start: bytes, count: count)) }
     }
 
-    // MARK: Attributes
+    // MARK: C callbacks
 
-    /// The value of the current element's attribute `name` without a namespace (`xmlGetNoNsProp`).
-    private func attribute(_ name: StaticString) -> String? {
-        guard let attributes else { return nil }
-        for index in 0..<attributeCount {
-            let entry = attributes + index * 5
+    private static func state(_ context: UnsafeMutableRawPointer?) -> UnsafeMutablePointer<FeedSAXParser>? {
+        context?.assumingMemoryBound(to: FeedSAXParser.self)
+    }
+
+    private static let startElement: startElementNsSAX2Func = {
+        context, localName, prefix, uri, _, _, attributeCount, _, attributes in
+        guard let state = state(context), let localName else { return }
+        state.pointee.startElement(
+            localName, prefix, uri,
+            SAXAttributes(entries: attributes, count: Int(attributeCount), base: state.pointee.documentBase))
+    }
+
+    private static let endElement: endElementNsSAX2Func = { context, _, _, _ in
+        state(context)?.pointee.endElement()
+    }
+
+    private static let characters: charactersSAXFunc = { context, bytes, count in
+        guard let state = state(context), let bytes, count > 0 else { return }
+        state.pointee.characters(bytes, Int(count))
+    }
+
+    private static let cdata: cdataBlockSAXFunc = { context, bytes, count in
+        guard let state = state(context), let bytes, count > 0 else { return }
+        state.pointee.cdata(bytes, Int(count))
+    }
+
+    private static let comment: commentSAXFunc = { context, _ in
+        state(context)?.pointee.textRun = 0
+    }
+
+    private static let instruction: processingInstructionSAXFunc = { context, _, _ in
+        state(context)?.pointee.textRun = 0
+    }
+}
+
+/// The attributes libxml2's SAX2 `startElementNs` hands out: per attribute, five pointers (local name, prefix,
+/// namespace URI, value, end of value).
+struct SAXAttributes: AttributeSource {
+    let entries: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?
+    let count: Int
+    let base: String?
+
+    func withAttribute<R>(_ name: StaticString, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R? {
+        guard let entries else { return nil }
+        for index in 0..<count {
+            let entry = entries + index * 5
             guard entry[1] == nil, let local = entry[0], xmlStrEqual(local, name.utf8Start) == 1 else { continue }
-            return Self.value(entry)
+            return Self.withValue(entry, body)
         }
         return nil
     }
 
-    /// The value of the current element's attribute `name` in namespace `namespace` (`xmlGetNsProp`).
-    private func attribute(namespace: StaticString, _ name: StaticString) -> String? {
-        guard let attributes else { return nil }
-        for index in 0..<attributeCount {
-            let entry = attributes + index * 5
+    /// An attribute by namespace URI and local name (`xmlGetNsProp`).
+    func withAttribute<R>(namespace: StaticString, _ name: StaticString, _ body: (UnsafeBufferPointer<UInt8>) -> R)
+        -> R?
+    {
+        guard let entries else { return nil }
+        for index in 0..<count {
+            let entry = entries + index * 5
             guard let local = entry[0], let uri = entry[2], xmlStrEqual(local, name.utf8Start) == 1,
                 xmlStrEqual(uri, namespace.utf8Start) == 1
             else { continue }
-            return Self.value(entry)
+            return Self.withValue(entry, body)
         }
         return nil
     }
 
-    /// An attribute's value from libxml2's SAX2 entry (name, prefix, URI, value, value end). Without
-    /// `XML_PARSE_NOENT` libxml2 hands out every `&` as `&#38;` (and nothing else escaped), which its tree
-    /// builder turns back into `&`; so does this.
-    private static func value(_ entry: UnsafeMutablePointer<UnsafePointer<xmlChar>?>) -> String {
-        guard let start = entry[3], let end = entry[4], end > start else { return "" }
+    func currentBase() -> String? {
+        base
+    }
+
+    /// An attribute's value. Without `XML_PARSE_NOENT` libxml2 hands out every `&` as `&#38;` (and nothing else
+    /// escaped), which its tree builder turns back into `&`; so does this.
+    private static func withValue<R>(
+        _ entry: UnsafeMutablePointer<UnsafePointer<xmlChar>?>, _ body: (UnsafeBufferPointer<UInt8>) -> R
+    ) -> R {
+        guard let start = entry[3], let end = entry[4], end > start else {
+            return body(UnsafeBufferPointer(start: nil, count: 0))
+        }
         let bytes = UnsafeBufferPointer(start: start, count: end - start)
-        guard bytes.contains(UInt8(ascii: "&")) else { return String(decoding: bytes, as: UTF8.self) }
+        guard bytes.contains(UInt8(ascii: "&")) else { return body(bytes) }
         var decoded: [UInt8] = []
         decoded.reserveCapacity(bytes.count)
         var index = 0
@@ -275,46 +339,12 @@ final class FeedSAXParser {
                 index += 1
             }
         }
-        return String(decoding: decoded, as: UTF8.self)
-    }
-
-    // MARK: C callbacks
-
-    private static func parser(_ context: UnsafeMutableRawPointer?) -> FeedSAXParser? {
-        context.map { Unmanaged<FeedSAXParser>.fromOpaque($0).takeUnretainedValue() }
-    }
-
-    private static let startElement: startElementNsSAX2Func = {
-        context, localName, prefix, uri, _, _, attributeCount, _, attributes in
-        guard let parser = parser(context), let localName else { return }
-        parser.startElement(localName, prefix, uri, attributes, Int(attributeCount))
-    }
-
-    private static let endElement: endElementNsSAX2Func = { context, _, _, _ in
-        parser(context)?.endElement()
-    }
-
-    private static let characters: charactersSAXFunc = { context, bytes, count in
-        guard let parser = parser(context), let bytes, count > 0 else { return }
-        parser.characters(bytes, Int(count))
-    }
-
-    private static let cdata: cdataBlockSAXFunc = { context, bytes, count in
-        guard let parser = parser(context), let bytes, count > 0 else { return }
-        parser.cdata(bytes, Int(count))
-    }
-
-    private static let comment: commentSAXFunc = { context, _ in
-        parser(context)?.textRun = 0
-    }
-
-    private static let instruction: processingInstructionSAXFunc = { context, _, _ in
-        parser(context)?.textRun = 0
+        return decoded.withUnsafeBufferPointer(body)
     }
 }
 
 /// Element name → ``FeedSchema`` tag, cached by the interned pointers libxml2 hands out (names and namespace URIs
-/// live in the parser's dictionary as long as the parser).
+/// live in the parser's dictionary as long as the parser): a small direct-mapped table in front of a dictionary.
 struct TagCache {
     private struct Key: Hashable {
         var name: UnsafePointer<UInt8>
@@ -323,12 +353,26 @@ struct TagCache {
         var prefixed: Bool
     }
 
+    private static let slots = 64
+    private var recent = [(key: Key?, tag: Int)](repeating: (nil, -1), count: TagCache.slots)
     private var known: [Key: Int] = [:]
 
     /// The tag of an element as ``XMLStreamReader/tag(in:)`` finds it: an undeclared prefix is part of the name.
     mutating func tag(_ name: UnsafePointer<UInt8>, prefix: UnsafePointer<UInt8>?, uri: UnsafePointer<UInt8>?) -> Int {
         let key = Key(name: name, qualifier: uri ?? prefix, prefixed: uri == nil && prefix != nil)
-        if let known = known[key] { return known }
+        let slot =
+            (Int(bitPattern: UInt(bitPattern: name)) >> 3 ^ Int(bitPattern: UInt(bitPattern: key.qualifier)) >> 5)
+            & (Self.slots - 1)
+        if let cached = recent[slot].key, cached == key { return recent[slot].tag }
+        let tag = known[key] ?? lookUp(name, prefix: prefix, uri: uri)
+        known[key] = tag
+        recent[slot] = (key, tag)
+        return tag
+    }
+
+    private func lookUp(_ name: UnsafePointer<UInt8>, prefix: UnsafePointer<UInt8>?, uri: UnsafePointer<UInt8>?)
+        -> Int
+    {
         let local = String(cString: name)
         let elementKey: String?
         if let uri {
@@ -338,8 +382,6 @@ struct TagCache {
         } else {
             elementKey = ElementNames.key(namespaceURI: nil, localName: local)
         }
-        let tag = elementKey.flatMap { FeedSchema.tags[$0] } ?? -1
-        known[key] = tag
-        return tag
+        return elementKey.flatMap { FeedSchema.tags[$0] } ?? -1
     }
 }

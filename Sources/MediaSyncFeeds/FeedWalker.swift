@@ -13,11 +13,8 @@ struct FeedWalker {
     private var collectingDepth = 0
     private var text: [UInt8] = []
 
-    /// - Parameter descriptionsAsUTF8: Whether item descriptions go out as ``Episode/descriptionUTF8`` instead of
-    ///   ``Episode/description``.
-    init(reader: XMLStreamReader, descriptionsAsUTF8: Bool = false) {
+    init(reader: XMLStreamReader) {
         self.reader = reader
-        builder.descriptionsAsUTF8 = descriptionsAsUTF8
     }
 
     /// Walks the whole document, handing each episode to `onEpisode` as its item ends.
@@ -77,8 +74,10 @@ struct FeedWalker {
         if context == .channel { builder.setLanguageFallback(reader.xmlLang) }
         if context == .item {
             builder.beginItem()
-            builder.set(
-                .itemRDFAbout, reader.attribute(namespace: "http://www.w3.org/1999/02/22-rdf-syntax-ns#", "about"))
+            let reader = self.reader
+            reader.withAttribute(namespace: "http://www.w3.org/1999/02/22-rdf-syntax-ns#", "about") {
+                builder.setRDFAbout($0)
+            }
         }
         if reader.isEmptyElement {
             if context == .item { return builder.endItem() }
@@ -91,7 +90,7 @@ struct FeedWalker {
     /// Handles an element's start. Returns whether to skip its subtree.
     private mutating func start(_ field: Field) -> Bool {
         let reader = self.reader
-        builder.readAttributes(of: field, attribute: { reader.attribute($0) }, base: { reader.baseURI })
+        builder.readAttributes(of: field, from: reader)
         switch field.kind {
         case .attributes:
             return !reader.isEmptyElement

@@ -34,6 +34,35 @@ enum URLResolver {
         return String(cString: built)
     }
 
+    /// Whether ``resolve(_:base:)`` returns `trimmed` unchanged whatever the base: an absolute URL with a scheme
+    /// that is not rewritten and nothing to percent-encode. (Conservative: `false` sends a URL the long way.)
+    /// - Parameter trimmed: A value already trimmed of ASCII whitespace, not empty.
+    static func isAbsoluteAsIs(_ trimmed: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let first = trimmed.first else { return false }
+        switch first | 0x20 {
+        case UInt8(ascii: "f"), UInt8(ascii: "i"), UInt8(ascii: "p"): return false  // feed:, itpc:, pcast:, podcast:
+        default: break
+        }
+        var sawLetter = false
+        var sawColon = false
+        for byte in trimmed {
+            if needsEscape(byte) { return false }
+            guard !sawColon else { continue }
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"):
+                sawLetter = true
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."):
+                if !sawLetter { return false }
+            case UInt8(ascii: ":"):
+                guard sawLetter else { return false }
+                sawColon = true
+            default:
+                return false
+            }
+        }
+        return sawColon
+    }
+
     private static func hasScheme(_ url: String) -> Bool {
         var sawLetter = false
         for byte in url.utf8 {

@@ -212,14 +212,6 @@ final class XMLStreamReader {
         return String(cString: value)
     }
 
-    /// An attribute of the current element by namespace URI and local name.
-    /// The corresponding C function is `xmlTextReaderGetAttributeNs`.
-    func attribute(namespace: StaticString, _ name: StaticString) -> String? {
-        guard let value = xmlTextReaderGetAttributeNs(reader, name.utf8Start, namespace.utf8Start) else { return nil }
-        defer { cxml_free(value) }
-        return String(cString: value)
-    }
-
     /// Appends the current element serialised as XML (markup and all). The corresponding C function is
     /// `xmlTextReaderReadOuterXml`, which expands only this element's subtree.
     func appendOuterXML(to buffer: inout [UInt8]) {
@@ -243,6 +235,28 @@ final class XMLStreamReader {
     func appendValue(to buffer: inout [UInt8]) {
         guard let value = xmlTextReaderConstValue(reader) else { return }
         buffer.append(contentsOf: UnsafeBufferPointer(start: value, count: strlen(value)))
+    }
+}
+
+extension XMLStreamReader: AttributeSource {
+    /// The corresponding C function is `xmlTextReaderGetAttribute`.
+    func withAttribute<R>(_ name: StaticString, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R? {
+        guard let value = xmlTextReaderGetAttribute(reader, name.utf8Start) else { return nil }
+        defer { cxml_free(value) }
+        return body(UnsafeBufferPointer(start: value, count: strlen(value)))
+    }
+
+    /// An attribute by namespace URI and local name. The corresponding C function is `xmlTextReaderGetAttributeNs`.
+    func withAttribute<R>(namespace: StaticString, _ name: StaticString, _ body: (UnsafeBufferPointer<UInt8>) -> R)
+        -> R?
+    {
+        guard let value = xmlTextReaderGetAttributeNs(reader, name.utf8Start, namespace.utf8Start) else { return nil }
+        defer { cxml_free(value) }
+        return body(UnsafeBufferPointer(start: value, count: strlen(value)))
+    }
+
+    func currentBase() -> String? {
+        baseURI
     }
 }
 

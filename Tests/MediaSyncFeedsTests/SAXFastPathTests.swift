@@ -14,9 +14,9 @@ struct SAXFastPathTests {
         var episodes: [Episode] = []
         do {
             let input = try InputRewriter(speculative: FileInput(descriptor: descriptor), chunkSize: chunkSize)
-            var feed = try FeedSAXParser.parse(
-                input: input, baseURL: baseURL, chunkSize: chunkSize, descriptionsAsUTF8: false
-            ) { episodes.append($0) }
+            var feed = try FeedSAXParser.parse(input: input, baseURL: baseURL, chunkSize: chunkSize) {
+                (episode: Episode) in episodes.append(episode)
+            }
             feed.episodes = episodes
             return feed
         } catch is FeedError {
