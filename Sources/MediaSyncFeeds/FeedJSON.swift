@@ -448,26 +448,21 @@ final class JSONBuffer {
                 return
             }
             let raw = UnsafeRawPointer(base)
+            let quote = SIMD16<UInt8>(repeating: UInt8(ascii: "\""))
+            let backslash = SIMD16<UInt8>(repeating: UInt8(ascii: "\\"))
+            let space = SIMD16<UInt8>(repeating: 0x20)
             while index < total {
-                // Thirty-two bytes per step with one branch while none is a control character, `"` or `\`.
-                if index + 32 <= total,
-                    Self.escapeBits(raw.loadUnaligned(fromByteOffset: index, as: UInt64.self))
-                        | Self.escapeBits(raw.loadUnaligned(fromByteOffset: index + 8, as: UInt64.self))
-                        | Self.escapeBits(raw.loadUnaligned(fromByteOffset: index + 16, as: UInt64.self))
-                        | Self.escapeBits(raw.loadUnaligned(fromByteOffset: index + 24, as: UInt64.self)) == 0
-                {
-                    index += 32
-                    continue
-                }
-                // Eight bytes at a time while none is a control character, `"` or `\`.
-                if index + 8 <= total {
-                    let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-                    if !Self.hasByteBelow(word, 0x20) && !Self.hasByteBelow(word ^ 0x2222_2222_2222_2222, 1)
-                        && !Self.hasByteBelow(word ^ 0x5C5C_5C5C_5C5C_5C5C, 1)
-                    {
-                        index += 8
+                // Sixteen bytes per step (SSE2) while none is a control character, `"` or `\`.
+                if index + 16 <= total {
+                    let vector = raw.loadUnaligned(fromByteOffset: index, as: SIMD16<UInt8>.self)
+                    let special = (vector .== quote) .| (vector .== backslash) .| (vector .< space)
+                    if !any(special) {
+                        index += 16
                         continue
                     }
+                    var lane = 0
+                    while !special[lane] { lane += 1 }
+                    index += lane
                 }
                 let byte = base[index]
                 if byte >= 0x20 && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\") {
@@ -484,22 +479,6 @@ final class JSONBuffer {
             storage[count] = UInt8(ascii: "\"")
             count += 1
         }
-    }
-
-    /// Whether any byte of `word` is below `limit` (at most 128): the classic SWAR test.
-    @inline(__always)
-    private static func hasByteBelow(_ word: UInt64, _ limit: UInt64) -> Bool {
-        (word &- 0x0101_0101_0101_0101 &* limit) & ~word & 0x8080_8080_8080_8080 != 0
-    }
-
-    /// Non-zero when `word` may hold a control character, `"` or `\\` (the three tests above without branches).
-    @inline(__always)
-    private static func escapeBits(_ word: UInt64) -> UInt64 {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let quote = word ^ 0x2222_2222_2222_2222
-        let backslash = word ^ 0x5C5C_5C5C_5C5C_5C5C
-        return ((word &- ones &* 0x20) & ~word | (quote &- ones) & ~quote | (backslash &- ones) & ~backslash)
-            & 0x8080_8080_8080_8080
     }
 
     private func writeEscape(_ byte: UInt8) throws {

@@ -1,5 +1,13 @@
 internal import CLibXML2
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// The fast path of ``FeedParser``'s streaming parse, for consumers that can take back what they were given:
 /// libxml2's SAX2 push parser over the speculative ``InputRewriter``, applying ``FeedSchema`` as ``FeedWalker``
 /// does, without the `xmlTextReader` layer (which builds, links and frees a node for every element and text).
@@ -46,7 +54,7 @@ struct FeedSAXParser {
     private var context: xmlParserCtxtPtr?
     /// Why parsing stopped early: a ``FeedError`` (give up) or the consumer's error.
     private var failure: (any Error)?
-    private var tagCache = TagCache()
+    private let tagCache = TagCache()
 
     private init(baseURL: String?, onItem: @escaping (inout FeedBuilder) throws -> Void) {
         documentBase = baseURL.flatMap { url -> String? in
@@ -323,7 +331,7 @@ struct SAXAttributes: AttributeSource {
             return body(UnsafeBufferPointer(start: nil, count: 0))
         }
         let bytes = UnsafeBufferPointer(start: start, count: end - start)
-        guard bytes.contains(UInt8(ascii: "&")) else { return body(bytes) }
+        guard memchr(start, Int32(UInt8(ascii: "&")), bytes.count) != nil else { return body(bytes) }
         var decoded: [UInt8] = []
         decoded.reserveCapacity(bytes.count)
         var index = 0
@@ -344,29 +352,40 @@ struct SAXAttributes: AttributeSource {
 }
 
 /// Element name → ``FeedSchema`` tag, cached by the interned pointers libxml2 hands out (names and namespace URIs
-/// live in the parser's dictionary as long as the parser): a small direct-mapped table in front of a dictionary.
-struct TagCache {
+/// live in the parser's dictionary as long as the parser): a direct-mapped table in front of a dictionary.
+final class TagCache {
     private struct Key: Hashable {
-        var name: UnsafePointer<UInt8>
+        var name: UnsafePointer<UInt8>?
         /// The namespace URI, or for an undeclared prefix the prefix (then `prefixed` is set).
         var qualifier: UnsafePointer<UInt8>?
         var prefixed: Bool
     }
 
-    private static let slots = 64
-    private var recent = [(key: Key?, tag: Int)](repeating: (nil, -1), count: TagCache.slots)
+    private static let slotBits = 8
+    /// Owned storage (a pointer, so lookups need no bounds or exclusivity checks).
+    private let recent: UnsafeMutablePointer<(key: Key, tag: Int)>
     private var known: [Key: Int] = [:]
 
+    init() {
+        recent = .allocate(capacity: 1 << Self.slotBits)
+        recent.initialize(repeating: (Key(name: nil, qualifier: nil, prefixed: false), -1), count: 1 << Self.slotBits)
+    }
+
+    deinit {
+        recent.deinitialize(count: 1 << Self.slotBits)
+        recent.deallocate()
+    }
+
     /// The tag of an element as ``XMLStreamReader/tag(in:)`` finds it: an undeclared prefix is part of the name.
-    mutating func tag(_ name: UnsafePointer<UInt8>, prefix: UnsafePointer<UInt8>?, uri: UnsafePointer<UInt8>?) -> Int {
+    func tag(_ name: UnsafePointer<UInt8>, prefix: UnsafePointer<UInt8>?, uri: UnsafePointer<UInt8>?) -> Int {
         let key = Key(name: name, qualifier: uri ?? prefix, prefixed: uri == nil && prefix != nil)
-        let slot =
-            (Int(bitPattern: UInt(bitPattern: name)) >> 3 ^ Int(bitPattern: UInt(bitPattern: key.qualifier)) >> 5)
-            & (Self.slots - 1)
-        if let cached = recent[slot].key, cached == key { return recent[slot].tag }
+        let mixed =
+            UInt(bitPattern: name) &* 0x9E37_79B9_7F4A_7C15 ^ UInt(bitPattern: key.qualifier) &* 0xC2B2_AE3D_27D4_EB4F
+        let slot = recent + Int(mixed >> (UInt.bitWidth - Self.slotBits))
+        if slot.pointee.key == key { return slot.pointee.tag }
         let tag = known[key] ?? lookUp(name, prefix: prefix, uri: uri)
         known[key] = tag
-        recent[slot] = (key, tag)
+        slot.pointee = (key, tag)
         return tag
     }
 

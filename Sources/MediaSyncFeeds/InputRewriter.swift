@@ -323,21 +323,18 @@ final class InputRewriter {
                 let raw = UnsafeRawPointer(base)
                 // Speculative mode passes tags through untracked: `<` before a name or `/` is no stop there.
                 let passTags = speculative && mode == .markup
+                let firstVector = SIMD16<UInt8>(repeating: UInt8(truncatingIfNeeded: first))
+                let secondVector = SIMD16<UInt8>(repeating: UInt8(truncatingIfNeeded: second))
+                let space = SIMD16<UInt8>(repeating: 0x20)
                 scan: while index < end {
                     if swar {
-                        // Thirty-two bytes per step with one branch, then eight.
-                        if index + 32 <= end,
-                            Self.specialBits(raw.loadUnaligned(fromByteOffset: index, as: UInt64.self), first, second)
-                                | Self.specialBits(
-                                    raw.loadUnaligned(fromByteOffset: index + 8, as: UInt64.self), first, second)
-                                | Self.specialBits(
-                                    raw.loadUnaligned(fromByteOffset: index + 16, as: UInt64.self), first, second)
-                                | Self.specialBits(
-                                    raw.loadUnaligned(fromByteOffset: index + 24, as: UInt64.self), first, second)
-                                == 0
-                        {
-                            index += 32
-                            continue
+                        // Sixteen bytes per step (SSE2) while none can be special, then eight.
+                        if index + 16 <= end {
+                            let vector = raw.loadUnaligned(fromByteOffset: index, as: SIMD16<UInt8>.self)
+                            if !any((vector .== firstVector) .| (vector .== secondVector) .| (vector .< space)) {
+                                index += 16
+                                continue
+                            }
                         }
                         if index + 8 <= end {
                             let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
@@ -839,17 +836,6 @@ final class InputRewriter {
     @inline(__always)
     private static func hasByteBelow(_ word: UInt64, _ limit: UInt64) -> Bool {
         (word &- 0x0101_0101_0101_0101 &* limit) & ~word & 0x8080_8080_8080_8080 != 0
-    }
-
-    /// Non-zero when `word` may hold `first`, `second` or a byte below 0x20 (the SWAR tests of the scan loop,
-    /// without branches; may report a false positive, never a false negative).
-    @inline(__always)
-    private static func specialBits(_ word: UInt64, _ first: UInt64, _ second: UInt64) -> UInt64 {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let high: UInt64 = 0x8080_8080_8080_8080
-        let a = word ^ first
-        let b = word ^ second
-        return ((a &- ones) & ~a | (b &- ones) & ~b | (word &- ones &* 0x20) & ~word) & high
     }
 
     private static func modeMask(_ mode: Mode) -> UInt8 {

@@ -43,24 +43,30 @@ enum URLResolver {
         case UInt8(ascii: "f"), UInt8(ascii: "i"), UInt8(ascii: "p"): return false  // feed:, itpc:, pcast:, podcast:
         default: break
         }
-        var sawLetter = false
-        var sawColon = false
-        for byte in trimmed {
-            if needsEscape(byte) { return false }
-            guard !sawColon else { continue }
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"):
-                sawLetter = true
-            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."):
-                if !sawLetter { return false }
-            case UInt8(ascii: ":"):
-                guard sawLetter else { return false }
-                sawColon = true
-            default:
-                return false
-            }
+        // The scheme: a letter, then letters, digits, `+`, `-` or `.`, up to the colon.
+        var index = 0
+        while true {
+            guard index < trimmed.count else { return false }
+            let byte = trimmed[index]
+            index += 1
+            if (byte | 0x20) >= UInt8(ascii: "a"), (byte | 0x20) <= UInt8(ascii: "z") { continue }
+            if byte == UInt8(ascii: ":"), index > 1 { break }
+            guard index > 1, (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "+")
+                || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
+            else { return false }
         }
-        return sawColon
+        // Nothing to percent-encode after it (the bytes `escape(_:)` encodes, as two bit sets).
+        let low: UInt64 = 1 << 0x22 | 1 << 0x3C | 1 << 0x3E  // " < >
+        let high: UInt64 = 1 << (0x5C - 0x40) | 1 << (0x5E - 0x40) | 1 << (0x60 - 0x40) | 1 << (0x7B - 0x40)
+            | 1 << (0x7C - 0x40) | 1 << (0x7D - 0x40)  // \\ ^ ` { | }
+        while index < trimmed.count {
+            let byte = trimmed[index]
+            index += 1
+            if byte &- 0x21 >= 0x5E { return false }  // 0x00...0x20, 0x7F...0xFF
+            let bits = byte < 0x40 ? low >> byte : high >> (byte - 0x40)
+            if bits & 1 != 0 { return false }
+        }
+        return true
     }
 
     private static func hasScheme(_ url: String) -> Bool {
