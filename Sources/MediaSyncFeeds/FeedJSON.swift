@@ -434,23 +434,27 @@ final class JSONBuffer {
 
     /// ``writeString(_:)`` for bytes that are already valid UTF-8.
     func writeString(utf8 bytes: UnsafeBufferPointer<UInt8>) throws {
-        do {
-            try reserve(1)
-            storage[count] = UInt8(ascii: "\"")
-            count += 1
-            var runStart = 0
-            var index = 0
-            let total = bytes.count
-            guard let base = bytes.baseAddress else {
-                try reserve(1)
-                storage[count] = UInt8(ascii: "\"")
-                count += 1
+        // Room for the worst case (every byte `\u00XX`, and the quotes) is made once, so the copy below needs
+        // no capacity checks; a string too long for that goes the slower way.
+        let worst = bytes.count * 6 + 2
+        if count + worst > capacity {
+            guard worst <= capacity else {
+                try writeStringInPieces(bytes)
                 return
             }
+            try flush()
+        }
+        var out = storage + count
+        out.initialize(to: UInt8(ascii: "\""))
+        out += 1
+        if let base = bytes.baseAddress {
+            let total = bytes.count
             let raw = UnsafeRawPointer(base)
             let quote = SIMD16<UInt8>(repeating: UInt8(ascii: "\""))
             let backslash = SIMD16<UInt8>(repeating: UInt8(ascii: "\\"))
             let space = SIMD16<UInt8>(repeating: 0x20)
+            var runStart = 0
+            var index = 0
             while index < total {
                 // Sixteen bytes per step (SSE2) while none is a control character, `"` or `\`.
                 if index + 16 <= total {
@@ -469,16 +473,55 @@ final class JSONBuffer {
                     index += 1
                     continue
                 }
-                try write(UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
-                try writeEscape(byte)
+                out.initialize(from: base + runStart, count: index - runStart)
+                out += index - runStart
+                out += Self.writeEscape(byte, to: out)
                 index += 1
                 runStart = index
             }
-            try write(UnsafeBufferPointer(rebasing: bytes[runStart..<total]))
-            try reserve(1)
-            storage[count] = UInt8(ascii: "\"")
-            count += 1
+            out.initialize(from: base + runStart, count: total - runStart)
+            out += total - runStart
         }
+        out.initialize(to: UInt8(ascii: "\""))
+        count = out + 1 - storage
+    }
+
+    /// Writes the escape sequence of `byte` at `out`; returns its length.
+    @inline(__always)
+    private static func writeEscape(_ byte: UInt8, to out: UnsafeMutablePointer<UInt8>) -> Int {
+        out[0] = UInt8(ascii: "\\")
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"):
+            out[1] = byte
+        case 0x08: out[1] = UInt8(ascii: "b")
+        case 0x0C: out[1] = UInt8(ascii: "f")
+        case 0x0A: out[1] = UInt8(ascii: "n")
+        case 0x0D: out[1] = UInt8(ascii: "r")
+        case 0x09: out[1] = UInt8(ascii: "t")
+        default:
+            let hex: StaticString = "0123456789abcdef"
+            out[1] = UInt8(ascii: "u")
+            out[2] = UInt8(ascii: "0")
+            out[3] = UInt8(ascii: "0")
+            out[4] = hex.utf8Start[Int(byte >> 4)]
+            out[5] = hex.utf8Start[Int(byte & 0xF)]
+            return 6
+        }
+        return 2
+    }
+
+    /// ``writeString(utf8:)`` for a string longer than a sixth of the buffer: escaped a byte at a time.
+    private func writeStringInPieces(_ bytes: UnsafeBufferPointer<UInt8>) throws {
+        try write("\"")
+        var runStart = 0
+        for (index, byte) in bytes.enumerated()
+        where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+            try write(UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
+            try writeEscape(byte)
+            runStart = index + 1
+        }
+        try write(UnsafeBufferPointer(rebasing: bytes[runStart...]))
+        try write("\"")
     }
 
     private func writeEscape(_ byte: UInt8) throws {

@@ -31,6 +31,8 @@ struct FeedSAXParser {
         XML_PARSE_NONET.rawValue | XML_PARSE_NOWARNING.rawValue | XML_PARSE_NOERROR.rawValue)
     /// libxml2's `XML_MAX_TEXT_LENGTH`: the tree builder behind `xmlTextReader` refuses a longer text node.
     private static let maxTextNode = 10_000_000
+    /// The most bytes handed to `xmlParseChunk` at a time.
+    private static let pushSize = 64 * 1024
     private static let xmlNamespace: StaticString = "http://www.w3.org/XML/1998/namespace"
     private static let rdfNamespace: StaticString = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
 
@@ -86,7 +88,9 @@ struct FeedSAXParser {
                 state.deinitialize(count: 1)
                 state.deallocate()
             }
-            return try run(state, input: input, chunkSize: max(chunkSize, 1))
+            // libxml2 appends each chunk to its input buffer and shrinks it lazily: small pushes keep that
+            // buffer small (256 KiB pushes grew it to 4 MiB, reallocated and copied on the way).
+            return try run(state, input: input, chunkSize: min(max(chunkSize, 1), Self.pushSize))
         }
     }
 
