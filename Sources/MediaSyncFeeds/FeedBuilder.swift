@@ -49,27 +49,8 @@ struct FeedBuilder {
     private var funding: [Funding] = []
     /// `podcast:funding url`, waiting for the element's text.
     private var fundingURL: String?
-    /// How often each episode guid occurred, for ``Feed/duplicateGUIDs`` (the episodes themselves are handed on).
-    private var guidCounts: [GUIDKey: Int] = [:]
-
-    /// A guid with its hash computed once: growing the table then rehashes an `Int` per entry, not the string.
-    private struct GUIDKey: Hashable {
-        let value: String
-        let hash: Int
-
-        init(_ value: String) {
-            self.value = value
-            self.hash = value.hashValue
-        }
-
-        static func == (lhs: GUIDKey, rhs: GUIDKey) -> Bool {
-            lhs.hash == rhs.hash && lhs.value == rhs.value
-        }
-
-        func hash(into hasher: inout Hasher) {
-            hasher.combine(hash)
-        }
-    }
+    /// Every episode guid, for ``Feed/duplicateGUIDs`` (the episodes themselves are handed on).
+    private var guids = GUIDSet()
 
     /// The current item's bytes: its values, then whatever ``selectItem()`` derives from them.
     private(set) var arena: [UInt8] = []
@@ -327,7 +308,9 @@ struct FeedBuilder {
             item.guid = Span(start: start, count: arena.count - start)
             item.guidIsFallback = true
         }
-        if let guid = item.guid { guidCounts[GUIDKey(string(guid)), default: 0] += 1 }
+        if let guid = item.guid {
+            arena.withUnsafeBufferPointer { guids.insert(UnsafeBufferPointer(rebasing: $0[guid.start..<(guid.start + guid.count)])) }
+        }
         return item
     }
 
@@ -468,7 +451,7 @@ struct FeedBuilder {
         feed.locked = Self.flag(slot(.feedLocked))
         feed.block = Self.flag(slot(.feedBlock))
         feed.funding = funding
-        feed.duplicateGUIDs = guidCounts.filter { $0.value > 1 }.map(\.key.value).sorted()
+        feed.duplicateGUIDs = guids.duplicates()
         return feed
     }
 

@@ -122,3 +122,33 @@ struct ItemValueTests {
         }
     }
 }
+
+/// ``GUIDSet`` finds the duplicates a `[String: Int]` count finds (canonical equivalence, first spelling kept).
+struct GUIDSetTests {
+    static func reference(_ guids: [[UInt8]]) -> [String] {
+        var counts: [String: Int] = [:]
+        for guid in guids { counts[String(decoding: guid, as: UTF8.self), default: 0] += 1 }
+        return counts.filter { $0.value > 1 }.map(\.key).sorted()
+    }
+
+    static func actual(_ guids: [[UInt8]]) -> [String] {
+        var set = GUIDSet()
+        for guid in guids { guid.withUnsafeBufferPointer { set.insert($0) } }
+        return set.duplicates()
+    }
+
+    @Test("duplicates as String equality finds them")
+    func equivalence() {
+        let tricky: [String] = [
+            "a", "a", "b", "", "", "K1", "\u{212A}1", "\u{212A}2", "\u{212A}2", "x;", "x\u{37E}", "`", "\u{1FEF}",
+            "caf\u{E9}", "cafe\u{301}", "caf\u{E9}", "\u{1F399}", "\u{1F399}", "ǅ", "ǆ", "long-\(String(repeating: "z", count: 300))",
+            "long-\(String(repeating: "z", count: 300))",
+        ]
+        var guids = tricky.map { Array($0.utf8) }
+        guids += [[0x61, 0xFF], [0x61, 0xFF], [0x61, 0xEF, 0xBF, 0xBD], [0xC3]]
+        for index in 0..<5000 { guids.append(Array("bench-\(index % 3700)-\(index % 7)".utf8)) }
+        #expect(Self.actual(guids) == Self.reference(guids))
+        #expect(Self.actual(guids).contains("K1"))
+        #expect(Self.actual(guids).contains("caf\u{E9}"))
+    }
+}
