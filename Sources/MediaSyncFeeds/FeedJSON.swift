@@ -464,9 +464,7 @@ final class JSONBuffer {
                         index += 16
                         continue
                     }
-                    var lane = 0
-                    while !special[lane] { lane += 1 }
-                    index += lane
+                    index += InputRewriter.firstLane(special)
                 }
                 let byte = base[index]
                 if byte >= 0x20 && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\") {

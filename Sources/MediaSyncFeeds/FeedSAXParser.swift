@@ -356,7 +356,7 @@ struct SAXAttributes: AttributeSource {
 }
 
 /// Element name → ``FeedSchema`` tag, cached by the interned pointers libxml2 hands out (names and namespace URIs
-/// live in the parser's dictionary as long as the parser): a direct-mapped table in front of a dictionary.
+/// live in the parser's dictionary as long as the parser): a two-way set-associative table in front of a dictionary.
 final class TagCache {
     private struct Key: Hashable {
         var name: UnsafePointer<UInt8>?
@@ -385,11 +385,14 @@ final class TagCache {
         let key = Key(name: name, qualifier: uri ?? prefix, prefixed: uri == nil && prefix != nil)
         let mixed =
             UInt(bitPattern: name) &* 0x9E37_79B9_7F4A_7C15 ^ UInt(bitPattern: key.qualifier) &* 0xC2B2_AE3D_27D4_EB4F
-        let slot = recent + Int(mixed >> (UInt.bitWidth - Self.slotBits))
-        if slot.pointee.key == key { return slot.pointee.tag }
+        // Two ways per set (the newest first): `item` and `description` shared a slot on the bench feed.
+        let slot = recent + Int(mixed >> (UInt.bitWidth - Self.slotBits)) & ~1
+        if slot[0].key == key { return slot[0].tag }
+        if slot[1].key == key { return slot[1].tag }
         let tag = known[key] ?? lookUp(name, prefix: prefix, uri: uri)
         known[key] = tag
-        slot.pointee = (key, tag)
+        slot[1] = slot[0]
+        slot[0] = (key, tag)
         return tag
     }
 

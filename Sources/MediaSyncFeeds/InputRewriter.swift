@@ -326,15 +326,30 @@ final class InputRewriter {
                 let firstVector = SIMD16<UInt8>(repeating: UInt8(truncatingIfNeeded: first))
                 let secondVector = SIMD16<UInt8>(repeating: UInt8(truncatingIfNeeded: second))
                 let space = SIMD16<UInt8>(repeating: 0x20)
+                let tab = SIMD16<UInt8>(repeating: 0x09)
+                let lineFeed = SIMD16<UInt8>(repeating: 0x0A)
+                let carriageReturn = SIMD16<UInt8>(repeating: 0x0D)
                 scan: while index < end {
                     if swar {
-                        // Sixteen bytes per step (SSE2) while none can be special, then eight.
+                        // Sixteen bytes per step (SSE2): the first byte that may be special, then that byte.
                         if index + 16 <= end {
                             let vector = raw.loadUnaligned(fromByteOffset: index, as: SIMD16<UInt8>.self)
-                            if !any((vector .== firstVector) .| (vector .== secondVector) .| (vector .< space)) {
+                            let control =
+                                (vector .< space) .& (vector .!= tab) .& (vector .!= lineFeed)
+                                .& (vector .!= carriageReturn)
+                            let hits = (vector .== firstVector) .| (vector .== secondVector) .| control
+                            if !any(hits) {
                                 index += 16
                                 continue
                             }
+                            index += Self.firstLane(hits)
+                            // Speculative mode passes tags through untracked: `<` before a name or `/` goes on.
+                            let byte = base[index]
+                            guard passTags, byte == UInt8(ascii: "<"), index + 1 < end else { break scan }
+                            let next = base[index + 1]
+                            guard next == UInt8(ascii: "/") || Self.isNameStart(next) else { break scan }
+                            index += 1
+                            continue
                         }
                         if index + 8 <= end {
                             let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
@@ -831,6 +846,14 @@ final class InputRewriter {
         table[Int(UInt8(ascii: "?"))] |= 0b1000
         return table
     }()
+
+    /// The index of the first set lane of a mask that has one (`pmovmskb` and a bit scan, without an intrinsic:
+    /// the lanes are all-ones or all-zero bytes).
+    @inline(__always)
+    static func firstLane(_ mask: SIMDMask<SIMD16<Int8>>) -> Int {
+        let words = unsafeBitCast(mask, to: SIMD2<UInt64>.self)
+        return words[0] != 0 ? words[0].trailingZeroBitCount >> 3 : 8 + words[1].trailingZeroBitCount >> 3
+    }
 
     /// Whether any byte of `word` is below `limit` (at most 128): the classic SWAR test.
     @inline(__always)
