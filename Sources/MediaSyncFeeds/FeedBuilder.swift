@@ -146,6 +146,43 @@ struct FeedBuilder {
         }
     }
 
+    /// Starts collecting a field's text straight into the arena (``appendText(_:)``, then
+    /// ``finishText(_:collectedFrom:base:)``); returns where it starts.
+    mutating func beginText() -> Int {
+        arena.count
+    }
+
+    mutating func appendText(_ bytes: UnsafeBufferPointer<UInt8>) {
+        arena.append(contentsOf: bytes)
+    }
+
+    /// ``finishText(_:_:base:)`` for the text collected since `start`: an item's text value stays where it was
+    /// collected (no copy); anything else is taken out of the arena again.
+    mutating func finishText(_ field: Field, collectedFrom start: Int, base: () -> String?) {
+        if field.isItemField, field.kind == .text || field.kind == .urlText {
+            guard itemSlots[field.rawValue] == nil else {
+                arena.removeLast(arena.count - start)
+                return
+            }
+            var lower = start
+            var upper = arena.count
+            while lower < upper, Self.isSpace(arena[lower]) { lower += 1 }
+            while upper > lower, Self.isSpace(arena[upper - 1]) { upper -= 1 }
+            guard lower < upper else {
+                arena.removeLast(arena.count - start)
+                return
+            }
+            let span = Span(start: lower, count: upper - lower)
+            if field.kind == .text || bytes(span, { URLResolver.isAbsoluteAsIs($0) }) {
+                itemSlots[field.rawValue] = span
+                return
+            }
+        }
+        let text = Array(arena[start...])
+        arena.removeLast(arena.count - start)
+        finishText(field, text, base: base)
+    }
+
     /// ``finishText(_:_:base:)`` for text held in an array.
     mutating func finishText(_ field: Field, _ text: [UInt8], base: () -> String?) {
         text.withUnsafeBufferPointer { finishText(field, $0, base: base) }

@@ -45,7 +45,8 @@ struct FeedSAXParser {
     private var skipDepth = Int.max
     private var collecting: Field?
     private var collectingDepth = 0
-    private var text: [UInt8] = []
+    /// Where the collected field's text starts in the builder's arena.
+    private var textStart = 0
     /// Bytes of the current text node as the tree builder would merge it (for ``maxTextNode``).
     private var textRun = 0
     private var sawRoot = false
@@ -65,7 +66,6 @@ struct FeedSAXParser {
             return String(cString: converted)
         }
         self.onItem = onItem
-        text.reserveCapacity(16 * 1024)
     }
 
     /// Parses the rewritten document, handing each item to `onItem` as it ends.
@@ -205,7 +205,7 @@ struct FeedSAXParser {
             case .attributes:
                 skipDepth = depth
             case .text, .urlText, .attributesAndText:
-                text.removeAll(keepingCapacity: true)
+                textStart = builder.beginText()
                 collecting = field
                 collectingDepth = depth
             }
@@ -223,7 +223,7 @@ struct FeedSAXParser {
             if depth == collectingDepth {
                 collecting = nil
                 let base = documentBase
-                builder.finishText(field, text, base: { base })
+                builder.finishText(field, collectedFrom: textStart, base: { base })
             }
             return
         }
@@ -245,12 +245,12 @@ struct FeedSAXParser {
             fail(FeedError.malformed(line: 0, message: "text node over \(Self.maxTextNode) bytes"))
             return
         }
-        if collecting != nil { text.append(contentsOf: UnsafeBufferPointer(start: bytes, count: count)) }
+        if collecting != nil { builder.appendText(UnsafeBufferPointer(start: bytes, count: count)) }
     }
 
     private mutating func cdata(_ bytes: UnsafePointer<xmlChar>, _ count: Int) {
         textRun = 0
-        if collecting != nil { text.append(contentsOf: UnsafeBufferPointer(start: bytes, count: count)) }
+        if collecting != nil { builder.appendText(UnsafeBufferPointer(start: bytes, count: count)) }
     }
 
     // MARK: C callbacks
