@@ -125,14 +125,16 @@ struct FeedSAXParser {
         }
         xmlCtxtUseOptions(context, Self.options)
         xmlSwitchEncoding(context, XML_CHAR_ENCODING_UTF8)
-        let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: chunkSize)
-        defer { buffer.deallocate() }
         while true {
-            let count = input.read(into: buffer, capacity: chunkSize)
-            if count < 0 { throw input.failure ?? FeedError.malformed(line: 0, message: "input failed") }
-            let status = buffer.withMemoryRebound(to: CChar.self, capacity: chunkSize) {
-                xmlParseChunk(context, $0, Int32(count), count == 0 ? 1 : 0)
+            // Unchanged input goes to libxml2 straight from the rewriter's window.
+            var status: Int32 = 0
+            let count = input.readChunk(maximum: chunkSize) { chunk in
+                status = chunk.withMemoryRebound(to: CChar.self) {
+                    xmlParseChunk(context, $0.baseAddress, Int32($0.count), 0)
+                }
             }
+            if count < 0 { throw input.failure ?? FeedError.malformed(line: 0, message: "input failed") }
+            if count == 0 { status = xmlParseChunk(context, nil, 0, 1) }
             if let failure = state.pointee.failure { throw failure }
             guard status == 0, context.pointee.wellFormed == 1 else {
                 throw FeedError.malformed(line: Int(xmlSAX2GetLineNumber(context)), message: "not well-formed")

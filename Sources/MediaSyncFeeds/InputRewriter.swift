@@ -283,121 +283,150 @@ final class InputRewriter {
     func read(into buffer: UnsafeMutablePointer<UInt8>, capacity: Int) -> Int {
         var written = 0
         while written < capacity {
-            if pendingIndex < pending.count {
-                let count = min(pending.count - pendingIndex, capacity - written)
-                pending.withUnsafeBufferPointer { source in
-                    guard let base = source.baseAddress else { return }
-                    (buffer + written).update(from: base + pendingIndex, count: count)
-                }
-                pendingIndex += count
-                written += count
-                if pendingIndex == pending.count {
-                    pending.removeAll(keepingCapacity: true)
-                    pendingIndex = 0
-                }
-                continue
+            let count = readChunk(maximum: capacity - written) { chunk in
+                guard let base = chunk.baseAddress else { return }
+                (buffer + written).update(from: base, count: chunk.count)
             }
-            if position >= end {
-                if refill() { continue }
-                if failure != nil { return -1 }
-                if !closedAtEnd { closeOpenElementsAtEnd() }
-                if pendingIndex < pending.count { continue }
-                break
-            }
-            if position < verbatimUntil {
-                let count = min(verbatimUntil - position, capacity - written)
-                if let base = bytes.baseAddress {
-                    (buffer + written).update(from: base + position, count: count)
-                }
-                position += count
-                written += count
-                continue
-            }
-            let mask = Self.modeMask(mode)
-            var index = position
-            if let table = special.baseAddress, let base = bytes.baseAddress {
-                // Text and CDATA are most of a feed: skip eight bytes at a time while none can be special.
-                let swar = (mode == .markup || mode == .cdata) && !transcodesWindows1252
-                let first: UInt64 = mode == .markup ? 0x3C3C_3C3C_3C3C_3C3C : 0x5D5D_5D5D_5D5D_5D5D
-                let second: UInt64 = mode == .markup ? 0x2626_2626_2626_2626 : 0x5D5D_5D5D_5D5D_5D5D
-                let raw = UnsafeRawPointer(base)
-                // Speculative mode passes tags through untracked: `<` before a name or `/` is no stop there.
-                let passTags = speculative && mode == .markup
-                let firstVector = SIMD16<UInt8>(repeating: UInt8(truncatingIfNeeded: first))
-                let secondVector = SIMD16<UInt8>(repeating: UInt8(truncatingIfNeeded: second))
-                let space = SIMD16<UInt8>(repeating: 0x20)
-                let tab = SIMD16<UInt8>(repeating: 0x09)
-                let lineFeed = SIMD16<UInt8>(repeating: 0x0A)
-                let carriageReturn = SIMD16<UInt8>(repeating: 0x0D)
-                scan: while index < end {
-                    if swar {
-                        // Sixteen bytes per step (SSE2): the first byte that may be special, then that byte.
-                        if index + 16 <= end {
-                            let vector = raw.loadUnaligned(fromByteOffset: index, as: SIMD16<UInt8>.self)
-                            let control =
-                                (vector .< space) .& (vector .!= tab) .& (vector .!= lineFeed)
-                                .& (vector .!= carriageReturn)
-                            let hits = (vector .== firstVector) .| (vector .== secondVector) .| control
-                            if !any(hits) {
-                                index += 16
-                                continue
-                            }
-                            index += Self.firstLane(hits)
-                            // Speculative mode passes tags through untracked: `<` before a name or `/` goes on.
-                            let byte = base[index]
-                            guard passTags, byte == UInt8(ascii: "<"), index + 1 < end else { break scan }
-                            let next = base[index + 1]
-                            guard next == UInt8(ascii: "/") || Self.isNameStart(next) else { break scan }
-                            index += 1
-                            continue
-                        }
-                        if index + 8 <= end {
-                            let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-                            if !Self.hasByteBelow(word ^ first, 1) && !Self.hasByteBelow(word ^ second, 1)
-                                && !Self.hasByteBelow(word, 0x20)
-                            {
-                                index += 8
-                                continue
-                            }
-                        }
-                    }
-                    let stop = min(index + 8, end)
-                    while index < stop {
-                        let byte = base[index]
-                        if table[Int(byte)] & mask != 0 {
-                            guard passTags, byte == UInt8(ascii: "<"), index + 1 < end else { break scan }
-                            let next = base[index + 1]
-                            guard next == UInt8(ascii: "/") || Self.isNameStart(next) else { break scan }
-                        }
-                        index += 1
-                    }
-                }
-            }
-            if index > position {
-                verbatimUntil = index
-                continue
-            }
-            // Every special construct but tags and the DOCTYPE needs at most 64 bytes of lookahead.
-            if end - position < Self.lookahead, refill() { continue }
-            if failure != nil { return -1 }
-            do {
-                if try !handleSpecial() {
-                    // A tag or DOCTYPE runs past the window: read more (growing the window) and retry.
-                    if refill() { continue }
-                    if failure != nil { return -1 }
-                }
-            } catch let error as FeedError {
-                failure = error
-                return -1
-            } catch {
-                failure = FeedError.malformed(line: 0, message: "\(error)")
-                return -1
-            }
+            if count < 0 { return -1 }
+            if count == 0 { break }
+            written += count
         }
         return written
     }
 
-    /// Queues bytes of the rewritten document (taken from the input, so transcoded like it).
+    /// Hands the next piece of the rewritten document to `body`: input that passes unchanged straight from the
+    /// window (no copy), replacements from their own buffer.
+    /// - Parameters:
+    ///   - maximum: The most bytes to hand over (at least 1).
+    ///   - body: Called once with the piece (not empty); the bytes are valid only during the call.
+    /// - Returns: The piece's length, 0 at the end of the document, -1 after a failure (see ``failure``).
+    func readChunk(maximum: Int, _ body: (UnsafeBufferPointer<UInt8>) -> Void) -> Int {
+        while true {
+            if failure != nil { return -1 }
+            if pendingIndex < pending.count {
+                let count = min(pending.count - pendingIndex, maximum)
+                pending.withUnsafeBufferPointer { source in
+                    body(UnsafeBufferPointer(rebasing: source[pendingIndex..<(pendingIndex + count)]))
+                }
+                pendingIndex += count
+                if pendingIndex == pending.count {
+                    pending.removeAll(keepingCapacity: true)
+                    pendingIndex = 0
+                }
+                return count
+            }
+            // Unchanged input from `chunkStart` on, up to where the input stops passing through as it is.
+            let chunkStart = position
+            let limit = position + maximum
+            var chunkEnd = -1
+            passing: while position < limit, position < end {
+                if position < verbatimUntil {
+                    position = min(verbatimUntil, limit)
+                    continue
+                }
+                let mask = Self.modeMask(mode)
+                var index = position
+                if let table = special.baseAddress, let base = bytes.baseAddress {
+                    // Text and CDATA are most of a feed: skip eight bytes at a time while none can be special.
+                    let swar = (mode == .markup || mode == .cdata) && !transcodesWindows1252
+                    let first: UInt64 = mode == .markup ? 0x3C3C_3C3C_3C3C_3C3C : 0x5D5D_5D5D_5D5D_5D5D
+                    let second: UInt64 = mode == .markup ? 0x2626_2626_2626_2626 : 0x5D5D_5D5D_5D5D_5D5D
+                    let raw = UnsafeRawPointer(base)
+                    // Speculative mode passes tags through untracked: `<` before a name or `/` is no stop there.
+                    let passTags = speculative && mode == .markup
+                    let firstVector = SIMD16<UInt8>(repeating: UInt8(truncatingIfNeeded: first))
+                    let secondVector = SIMD16<UInt8>(repeating: UInt8(truncatingIfNeeded: second))
+                    let space = SIMD16<UInt8>(repeating: 0x20)
+                    let tab = SIMD16<UInt8>(repeating: 0x09)
+                    let lineFeed = SIMD16<UInt8>(repeating: 0x0A)
+                    let carriageReturn = SIMD16<UInt8>(repeating: 0x0D)
+                    scan: while index < end {
+                        if swar {
+                            // Sixteen bytes per step (SSE2): the first byte that may be special, then that byte.
+                            if index + 16 <= end {
+                                let vector = raw.loadUnaligned(fromByteOffset: index, as: SIMD16<UInt8>.self)
+                                let control =
+                                    (vector .< space) .& (vector .!= tab) .& (vector .!= lineFeed)
+                                    .& (vector .!= carriageReturn)
+                                let hits = (vector .== firstVector) .| (vector .== secondVector) .| control
+                                if !any(hits) {
+                                    index += 16
+                                    continue
+                                }
+                                index += Self.firstLane(hits)
+                                // Speculative mode passes tags through untracked: `<` before a name or `/` goes on.
+                                let byte = base[index]
+                                guard passTags, byte == UInt8(ascii: "<"), index + 1 < end else { break scan }
+                                let next = base[index + 1]
+                                guard next == UInt8(ascii: "/") || Self.isNameStart(next) else { break scan }
+                                index += 1
+                                continue
+                            }
+                            if index + 8 <= end {
+                                let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                                if !Self.hasByteBelow(word ^ first, 1) && !Self.hasByteBelow(word ^ second, 1)
+                                    && !Self.hasByteBelow(word, 0x20)
+                                {
+                                    index += 8
+                                    continue
+                                }
+                            }
+                        }
+                        let stop = min(index + 8, end)
+                        while index < stop {
+                            let byte = base[index]
+                            if table[Int(byte)] & mask != 0 {
+                                guard passTags, byte == UInt8(ascii: "<"), index + 1 < end else { break scan }
+                                let next = base[index + 1]
+                                guard next == UInt8(ascii: "/") || Self.isNameStart(next) else { break scan }
+                            }
+                            index += 1
+                        }
+                    }
+                }
+                if index > position {
+                    verbatimUntil = index
+                    continue
+                }
+                // Every special construct but tags and the DOCTYPE needs at most 64 bytes of lookahead: pass
+                // on what is ready first (refilling moves the window).
+                if end - position < Self.lookahead, !atEOF { break passing }
+                if failure != nil { return -1 }
+                let before = position
+                do {
+                    // `false`: a tag or DOCTYPE runs past the window; pass on what is ready, then read more.
+                    if try !handleSpecial() { break passing }
+                } catch let error as FeedError {
+                    failure = error
+                    return -1
+                } catch {
+                    failure = FeedError.malformed(line: 0, message: "\(error)")
+                    return -1
+                }
+                if position != before || pendingIndex < pending.count {
+                    // The special took input without passing it on (a replacement or a dropped byte): what
+                    // came before it goes first.
+                    chunkEnd = before
+                    break passing
+                }
+            }
+            let ready = (chunkEnd >= 0 ? chunkEnd : position) - chunkStart
+            if ready > 0, let base = bytes.baseAddress {
+                body(UnsafeBufferPointer(start: base + chunkStart, count: ready))
+                return ready
+            }
+            if pendingIndex < pending.count || chunkEnd >= 0 { continue }
+            // Nothing ready: the window needs more input (or the document has ended).
+            if refill() { continue }
+            if failure != nil { return -1 }
+            // At the end of the document the pass above handles whatever is left with what there is.
+            if position < end { continue }
+            if !closedAtEnd { closeOpenElementsAtEnd() }
+            if pendingIndex < pending.count { continue }
+            return 0
+        }
+    }
+
     private func emit(_ replacement: [UInt8]) {
         emit(replacement[...])
     }
