@@ -89,7 +89,8 @@ struct FeedBuilder {
             fundingURL = urlString("url", source)
         case .itemItunesImage, .itemChapters:
             guard itemSlots[field.rawValue] == nil else { return }
-            let url = field == .itemChapters ? urlSpan("url", source) : urlSpan("href", source) ?? urlSpan("url", source)
+            let url =
+                field == .itemChapters ? urlSpan("url", source) : urlSpan("href", source) ?? urlSpan("url", source)
             if let url { itemSlots[field.rawValue] = url }
         case .itemAtomLink:
             guard let href = urlSpan("href", source) else { return }
@@ -270,7 +271,9 @@ struct FeedBuilder {
     }
 
     private func bytes<R>(_ span: Span, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
-        arena.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[span.start..<(span.start + span.count)])) }
+        arena.withUnsafeBufferPointer {
+            body(UnsafeBufferPointer(rebasing: $0[span.start..<(span.start + span.count)]))
+        }
     }
 
     /// The span's bytes as a string.
@@ -346,7 +349,9 @@ struct FeedBuilder {
             item.guidIsFallback = true
         }
         if let guid = item.guid {
-            arena.withUnsafeBufferPointer { guids.insert(UnsafeBufferPointer(rebasing: $0[guid.start..<(guid.start + guid.count)])) }
+            arena.withUnsafeBufferPointer {
+                guids.insert(UnsafeBufferPointer(rebasing: $0[guid.start..<(guid.start + guid.count)]))
+            }
         }
         return item
     }
@@ -421,7 +426,8 @@ struct FeedBuilder {
                 let (multiplied, overflow) = result.multipliedReportingOverflow(by: 10)
                 guard !overflow else { return nil }
                 let (added, overflow2) =
-                    negative ? multiplied.subtractingReportingOverflow(digit) : multiplied.addingReportingOverflow(digit)
+                    negative
+                    ? multiplied.subtractingReportingOverflow(digit) : multiplied.addingReportingOverflow(digit)
                 guard !overflow2 else { return nil }
                 result = added
                 index += 1

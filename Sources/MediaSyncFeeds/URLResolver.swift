@@ -51,14 +51,17 @@ enum URLResolver {
             index += 1
             if (byte | 0x20) >= UInt8(ascii: "a"), (byte | 0x20) <= UInt8(ascii: "z") { continue }
             if byte == UInt8(ascii: ":"), index > 1 { break }
-            guard index > 1, (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "+")
+            let isSchemeByte =
+                (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "+")
                 || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
-            else { return false }
+            guard index > 1, isSchemeByte else { return false }
         }
         // Nothing to percent-encode after it (the bytes `escape(_:)` encodes, as two bit sets).
         let low: UInt64 = 1 << 0x22 | 1 << 0x3C | 1 << 0x3E  // " < >
-        let high: UInt64 = 1 << (0x5C - 0x40) | 1 << (0x5E - 0x40) | 1 << (0x60 - 0x40) | 1 << (0x7B - 0x40)
-            | 1 << (0x7C - 0x40) | 1 << (0x7D - 0x40)  // \\ ^ ` { | }
+        // \\ ^ ` { | }
+        let high: UInt64 =
+            1 << (0x5C - 0x40) | 1 << (0x5E - 0x40) | 1 << (0x60 - 0x40) | 1 << (0x7B - 0x40) | 1 << (0x7C - 0x40)
+            | 1 << (0x7D - 0x40)
         if let base = trimmed.baseAddress {
             // Sixteen bytes per step (SSE2): outside 0x21...0x7E, or one of the nine above.
             let raw = UnsafeRawPointer(base)

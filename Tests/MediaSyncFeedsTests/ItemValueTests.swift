@@ -93,9 +93,10 @@ struct ItemValueTests {
                 "enclosure, \(context)")
             #expect(episode.imageURL == attributeURL, "imageURL, \(context)")
             #expect(episode.chaptersURL == attributeURL, "chaptersURL, \(context)")
-            let transcripts = (attributeURL.map { [Transcript(url: $0, type: type)] } ?? []) + [
-                Transcript(url: "https://t.org/2")
-            ]
+            let transcripts =
+                (attributeURL.map { [Transcript(url: $0, type: type)] } ?? []) + [
+                    Transcript(url: "https://t.org/2")
+                ]
             #expect(episode.transcripts == transcripts, "transcripts, \(context)")
         }
     }
@@ -141,7 +142,8 @@ struct GUIDSetTests {
     func equivalence() {
         let tricky: [String] = [
             "a", "a", "b", "", "", "K1", "\u{212A}1", "\u{212A}2", "\u{212A}2", "x;", "x\u{37E}", "`", "\u{1FEF}",
-            "caf\u{E9}", "cafe\u{301}", "caf\u{E9}", "\u{1F399}", "\u{1F399}", "ǅ", "ǆ", "long-\(String(repeating: "z", count: 300))",
+            "caf\u{E9}", "cafe\u{301}", "caf\u{E9}", "\u{1F399}", "\u{1F399}", "ǅ", "ǆ",
+            "long-\(String(repeating: "z", count: 300))",
             "long-\(String(repeating: "z", count: 300))",
         ]
         var guids = tricky.map { Array($0.utf8) }

@@ -37,9 +37,9 @@ struct RecoveryTests {
             <item><guid>1</guid><title>One</title></item>
 
             """ + Self.unrepairable + """
-            <item><guid>2</guid><title>Two</title></item>
-            </channel></rss>
-            """
+                <item><guid>2</guid><title>Two</title></item>
+                </channel></rss>
+                """
         try Self.everyPath(Array(xml.utf8)) { feed, path in
             #expect(feed.episodes.map(\.guid) == ["1", "u", "2"], "\(path)")
             #expect(feed.imageURL == "https://e.org/i.jpg", "\(path)")
@@ -54,9 +54,9 @@ struct RecoveryTests {
             <item><guid>1</guid><description>x <p>y</p></description><title>After</title></item>
 
             """ + Self.unrepairable + """
-            <item><guid>2</guid><title>Two</title></item>
-            </channel></rss>
-            """
+                <item><guid>2</guid><title>Two</title></item>
+                </channel></rss>
+                """
         try Self.everyPath(Array(xml.utf8)) { feed, path in
             #expect(feed.episodes.map(\.guid) == ["1", "u", "2"], "\(path)")
             #expect(feed.episodes.first?.description == "x <p>y</p>", "\(path)")

@@ -39,7 +39,8 @@ struct SAXFastPathTests {
         "rss2_basic", "unbound_prefixes", "utf8_bom",
     ]
 
-    @Test("fixtures: the fast path reads what the careful path reads, and takes the clean ones", arguments: [3, 1 << 18])
+    @Test(
+        "fixtures: the fast path reads what the careful path reads, and takes the clean ones", arguments: [3, 1 << 18])
     func fixtures(chunkSize: Int) throws {
         var taken: [String] = []
         for name in FeedFixture.names {
