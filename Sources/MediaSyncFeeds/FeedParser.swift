@@ -12,6 +12,10 @@ import Foundation
 /// libxml2's streaming reader gives up at the first well-formedness error even in recover mode. Such a feed
 /// (mismatched tags, a truncated download) is read a second time with libxml2's recovering DOM parser, walked
 /// with the same table, and marked with ``Feed/recoveredError``; only broken feeds pay for a DOM.
+///
+/// A consumer that can take back what it was given (``FeedJSON``'s streaming writer) first gets a faster pass:
+/// libxml2's SAX2 push parser over the rewriter's speculative mode (``FeedSAXParser``), writing item values
+/// from bytes. It gives up, and the document is read the careful way, wherever its result could differ.
 public enum FeedParser {
     /// The default input size limit: 256 MiB (large enough for a 50,000-episode back catalogue).
     public static let defaultMaximumSize = 256 * 1024 * 1024
