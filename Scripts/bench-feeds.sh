@@ -32,6 +32,8 @@
 #   SWIFT_SCRATCH     swift build scratch path (default: <repo>/.build-benchfeeds)
 #   ROUNDS            timed rounds per size and tool (default 3; quick: 1)
 #   BENCH_QUICK=1     only the 500 and 5,000 sizes, 1 round (~1 minute after the build)
+#   BENCH_FAST=1      the bar only, while iterating: mediasync and xmllint on the 50,000-item
+#                     feed, 5 rounds (the 500-item correctness check still runs)
 #   BENCH_SIZES       item counts to run, e.g. "500 50000" (default "500 5000 50000")
 #   BENCH_TOOLS       tools to run (default "mediasync xmllint podcastparser feedparser");
 #                     xmllint is always run (it is the reference)
@@ -55,10 +57,16 @@ REPO_DIR=$(cd "$SCRIPT_DIR/.." && pwd)
 GEN="$SCRIPT_DIR/lib/gen_feed.py"
 
 BENCH_QUICK=${BENCH_QUICK:-0}
+BENCH_FAST=${BENCH_FAST:-0}
 BENCH_KEEP=${BENCH_KEEP:-0}
 BENCH_STRICT=${BENCH_STRICT:-0}
 BENCH_SEED=${BENCH_SEED:-20240604}
 BENCH_SKIP_FEEDPARSER_LARGE=${BENCH_SKIP_FEEDPARSER_LARGE:-0}
+if [[ $BENCH_FAST == 1 ]]; then
+    BENCH_TOOLS=${BENCH_TOOLS:-mediasync xmllint}
+    BENCH_SIZES=${BENCH_SIZES:-50000}
+    ROUNDS=${ROUNDS:-5}
+fi
 BENCH_TOOLS=${BENCH_TOOLS:-mediasync xmllint podcastparser feedparser}
 RUN_TIMEOUT=${RUN_TIMEOUT:-600}
 SWIFT_SCRATCH=${SWIFT_SCRATCH:-$REPO_DIR/.build-benchfeeds}

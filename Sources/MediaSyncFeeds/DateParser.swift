@@ -18,6 +18,24 @@ enum DateParser {
         return rfc822(trimmed)
     }
 
+    /// ``date(_:)`` of UTF-8 bytes.
+    static func date(bytes: UnsafeBufferPointer<UInt8>) -> Date? {
+        var start = 0
+        var end = bytes.count
+        while start < end, isSpace(bytes[start]) { start += 1 }
+        while end > start, isSpace(bytes[end - 1]) { end -= 1 }
+        guard start < end else { return nil }
+        let trimmed = UnsafeBufferPointer(rebasing: bytes[start..<end])
+        if isDigit(trimmed[0]), trimmed.count >= 10, trimmed[4] == UInt8(ascii: "-") {
+            return iso8601(String(decoding: trimmed, as: UTF8.self))
+        }
+        return rfc822(bytes: trimmed)
+    }
+
+    private static func isSpace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x0A || byte == 0x09 || byte == 0x0D
+    }
+
     /// Three lowercased letters packed into an integer, so names compare without allocating.
     private static func key(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> UInt32 {
         var value: UInt32 = 0
@@ -35,7 +53,7 @@ enum DateParser {
         key("jan"), key("feb"), key("mar"), key("apr"), key("may"), key("jun"),
         key("jul"), key("aug"), key("sep"), key("oct"), key("nov"), key("dec"),
     ]
-    private static let weekdays: Set<UInt32> = [
+    private static let weekdays: [UInt32] = [
         key("mon"), key("tue"), key("wed"), key("thu"), key("fri"), key("sat"), key("sun"),
     ]
     private static let zones: [UInt32: Int] = [
@@ -110,42 +128,65 @@ enum DateParser {
 
     /// `hh:mm` or `hh:mm:ss`, seconds possibly with a fraction (dropped).
     private static func parseTime(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> (Int, Int, Int)? {
-        var values: [Int] = []
-        values.reserveCapacity(3)
+        // Up to three values, kept in locals (no array per date).
+        var values = (0, 0, 0)
+        var count = 0
         var current: Int?
         var inFraction = false
         for index in range {
             let byte = bytes[index]
             if byte == UInt8(ascii: ":") {
-                guard let value = current, !inFraction else { return nil }
-                values.append(value)
+                guard let value = current, !inFraction, count < 3 else { return nil }
+                switch count {
+                case 0: values.0 = value
+                case 1: values.1 = value
+                default: values.2 = value
+                }
+                count += 1
                 current = nil
-            } else if byte == UInt8(ascii: "."), values.count == 2 {
+            } else if byte == UInt8(ascii: "."), count == 2 {
                 inFraction = true
             } else if isDigit(byte) {
-                if !inFraction { current = (current ?? 0) * 10 + Int(byte - 0x30) }
+                if !inFraction {
+                    // A run of digits long enough to overflow is no time anyway.
+                    guard (current ?? 0) < 100_000_000 else { return nil }
+                    current = (current ?? 0) * 10 + Int(byte - 0x30)
+                }
             } else {
                 return nil
             }
         }
-        guard let last = current else { return nil }
-        values.append(last)
-        guard values.count == 2 || values.count == 3, values[0] < 24, values[1] < 60 else { return nil }
-        let second = values.count == 3 ? values[2] : 0
+        guard let last = current, count < 3 else { return nil }
+        switch count {
+        case 0: values.0 = last
+        case 1: values.1 = last
+        default: values.2 = last
+        }
+        count += 1
+        guard count == 2 || count == 3, values.0 < 24, values.1 < 60 else { return nil }
+        let second = count == 3 ? values.2 : 0
         guard second <= 60 else { return nil }
-        return (values[0], values[1], second)
+        return (values.0, values.1, second)
     }
 
     /// `hhmm`, `hh:mm` or `hh` after the sign.
     private static func parseOffset(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, negative: Bool) -> Int? {
-        var digits: [Int] = []
+        var digits = (0, 0, 0, 0)
+        var count = 0
         for index in range where bytes[index] != UInt8(ascii: ":") {
-            guard isDigit(bytes[index]) else { return nil }
-            digits.append(Int(bytes[index] - 0x30))
+            guard isDigit(bytes[index]), count < 4 else { return nil }
+            let digit = Int(bytes[index] - 0x30)
+            switch count {
+            case 0: digits.0 = digit
+            case 1: digits.1 = digit
+            case 2: digits.2 = digit
+            default: digits.3 = digit
+            }
+            count += 1
         }
-        guard digits.count == 4 || digits.count == 2 else { return nil }
-        let hours = digits[0] * 10 + digits[1]
-        let minutes = digits.count == 4 ? digits[2] * 10 + digits[3] : 0
+        guard count == 4 || count == 2 else { return nil }
+        let hours = digits.0 * 10 + digits.1
+        let minutes = count == 4 ? digits.2 * 10 + digits.3 : 0
         guard hours <= 14, minutes < 60 else { return nil }
         return (negative ? -1 : 1) * (hours * 3600 + minutes * 60)
     }

@@ -6,7 +6,7 @@ enum DurationParser {
         return copy.withUTF8 { seconds(bytes: $0) }
     }
 
-    private static func seconds(bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+    static func seconds(bytes: UnsafeBufferPointer<UInt8>) -> Int? {
         var start = 0
         var end = bytes.count
         while start < end, bytes[start] == 0x20 || bytes[start] == 0x09 || bytes[start] == 0x0A || bytes[start] == 0x0D

@@ -37,9 +37,6 @@ public struct Episode: Codable, Equatable, Sendable {
     public var transcripts: [Transcript]
     /// `podcast:chapters url`.
     public var chaptersURL: String?
-    /// ``description`` as UTF-8 bytes, set instead of it on ``FeedJSON``'s streaming path (no `String` per
-    /// description there); `nil` everywhere else.
-    var descriptionUTF8: [UInt8]? = nil
 
     /// Creates an episode value.
     public init(

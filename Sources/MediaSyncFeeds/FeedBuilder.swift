@@ -1,189 +1,480 @@
-/// Collects the raw values the reader finds and turns them into a ``Feed`` at the end.
+import Foundation
+
+/// Collects the raw values the walkers find and turns them into a ``Feed`` at the end.
 ///
 /// Every ``FeedSchema/Field`` has one slot; the first occurrence wins. Priorities between fields that feed the same
-/// value (for example `content:encoded` versus `description`) are decided here, in one place.
+/// value (for example `content:encoded` versus `description`) are decided here, in one place (``selectItem()``).
+///
+/// Feed-level values are kept as strings (there is one channel). Item values are kept as bytes in an arena that
+/// is reused from item to item, so an item costs no allocation: ``endItem()`` makes an ``Episode`` of them, and
+/// ``FeedJSON`` writes them out as they are (``selectItem()``).
 struct FeedBuilder {
     typealias Field = FeedSchema.Field
 
+    /// A value's bytes in ``arena``.
+    struct Span: Equatable {
+        var start: Int
+        var count: Int
+    }
+
+    /// An enclosure of the current item.
+    struct EnclosureSpans {
+        var url: Span
+        var length: Int64?
+        var type: Span?
+    }
+
+    /// The values of the current item an ``Episode`` is made of, after priorities and fallbacks.
+    struct ItemSelection {
+        var guid: Span?
+        var guidIsFallback = false
+        var title: Span?
+        var link: Span?
+        var description: Span?
+        var published: Date?
+        var durationSeconds: Int?
+        var season: Int?
+        var episode: Int?
+        var episodeType: Span?
+        var explicit: Bool?
+        var block: Bool?
+        var enclosure: EnclosureSpans?
+        var imageURL: Span?
+        var chaptersURL: Span?
+    }
+
     private var feedSlots = [String?](repeating: nil, count: Field.allCases.count)
-    private var itemSlots = [String?](repeating: nil, count: Field.allCases.count)
     private var feedLinkFromAtom: String?
     private var xmlLang: String?
     private var funding: [Funding] = []
-    /// How often each episode guid occurred, for ``Feed/duplicateGUIDs`` (the episodes themselves are handed on).
-    private var guidCounts: [GUIDKey: Int] = [:]
+    /// `podcast:funding url`, waiting for the element's text.
+    private var fundingURL: String?
+    /// Every episode guid, for ``Feed/duplicateGUIDs`` (the episodes themselves are handed on).
+    private var guids = GUIDSet()
 
-    /// A guid with its hash computed once: growing the table then rehashes an `Int` per entry, not the string.
-    private struct GUIDKey: Hashable {
-        let value: String
-        let hash: Int
+    /// The current item's bytes: its values, then whatever ``selectItem()`` derives from them.
+    private(set) var arena: [UInt8] = []
+    private var itemSlots = [Span?](repeating: nil, count: Field.allCases.count)
+    private var enclosure: EnclosureSpans?
+    private var atomEnclosure: EnclosureSpans?
+    private var mediaEnclosure: EnclosureSpans?
+    private var atomLink: Span?
+    /// `podcast:transcript` elements of the current item: URL and type.
+    private(set) var transcripts: [(url: Span, type: Span?)] = []
 
-        init(_ value: String) {
-            self.value = value
-            self.hash = value.hashValue
-        }
-
-        static func == (lhs: GUIDKey, rhs: GUIDKey) -> Bool {
-            lhs.hash == rhs.hash && lhs.value == rhs.value
-        }
-
-        func hash(into hasher: inout Hasher) {
-            hasher.combine(hash)
-        }
-    }
-
-    private var enclosure: Enclosure?
-    private var atomEnclosure: Enclosure?
-    private var mediaEnclosure: Enclosure?
-    private var atomLink: String?
-    private var transcripts: [Transcript] = []
-    /// See ``FeedWalker``: item descriptions are collected as bytes (``setDescriptionBytes(_:_:)``).
-    var descriptionsAsUTF8 = false
-    private var descriptionBytes = [[UInt8]?](repeating: nil, count: 5)
-
-    /// The item fields ``Episode/description`` is chosen from.
-    static func isDescriptionField(_ field: Field) -> Bool {
-        descriptionIndex(field) != nil
-    }
-
-    private static func descriptionIndex(_ field: Field) -> Int? {
-        switch field {
-        case .itemDescription: 0
-        case .itemAtomSummary: 1
-        case .itemContentEncoded: 2
-        case .itemAtomContent: 3
-        case .itemItunesSummary: 4
-        default: nil
-        }
-    }
-
-    /// ``set(_:_:)`` for a description field's trimmed bytes.
-    mutating func setDescriptionBytes(_ field: Field, _ value: [UInt8]?) {
-        guard let value, let index = Self.descriptionIndex(field), descriptionBytes[index] == nil else { return }
-        descriptionBytes[index] = value
+    init() {
+        arena.reserveCapacity(16 * 1024)
     }
 
     mutating func setLanguageFallback(_ lang: String?) {
         if xmlLang == nil { xmlLang = lang.flatMap(TextCleaner.trimmed) }
     }
 
-    /// Stores a text value (already resolved when it is a URL).
-    mutating func set(_ field: Field, _ value: String?) {
-        guard let value else { return }
-        if field.isItemField {
-            if itemSlots[field.rawValue] == nil { itemSlots[field.rawValue] = value }
-        } else if feedSlots[field.rawValue] == nil {
-            feedSlots[field.rawValue] = value
-        }
-    }
+    // MARK: Elements
 
-    mutating func addFunding(url: String?, title: String?) {
-        guard let url else { return }
-        funding.append(Funding(url: url, title: title.flatMap(TextCleaner.plainText)))
-    }
-
-    /// An Atom `link`: `rel` defaults to `alternate`.
-    mutating func addAtomLink(rel: String?, href: String?, length: String?, type: String?, inItem: Bool) {
-        guard let href else { return }
-        let relation = rel?.trimmingCharacters().lowercased() ?? "alternate"
-        switch (relation, inItem) {
-        case ("alternate", false):
-            if feedLinkFromAtom == nil { feedLinkFromAtom = href }
-        case ("alternate", true):
-            if atomLink == nil { atomLink = href }
-        case ("enclosure", true):
-            if atomEnclosure == nil { atomEnclosure = Self.enclosure(url: href, length: length, type: type) }
+    /// Reads what a field element carries in its attributes.
+    /// - Parameters:
+    ///   - field: The element's field.
+    ///   - source: The element's attributes (no namespace, as `xmlGetNoNsProp` finds them) and base URI.
+    mutating func readAttributes(of field: Field, from source: some AttributeSource) {
+        switch field {
+        case .feedItunesImage:
+            set(field, urlString("href", source) ?? urlString("url", source))
+        case .feedAtomLink:
+            guard let href = urlString("href", source) else { return }
+            let rel = source.withAttribute("rel") { String(decoding: $0, as: UTF8.self) }
+            let relation = rel?.trimmingCharacters().lowercased() ?? "alternate"
+            if relation == "alternate", feedLinkFromAtom == nil { feedLinkFromAtom = href }
+        case .feedFunding:
+            fundingURL = urlString("url", source)
+        case .itemItunesImage, .itemChapters:
+            guard itemSlots[field.rawValue] == nil else { return }
+            let url =
+                field == .itemChapters ? urlSpan("url", source) : urlSpan("href", source) ?? urlSpan("url", source)
+            if let url { itemSlots[field.rawValue] = url }
+        case .itemAtomLink:
+            guard let href = urlSpan("href", source) else { return }
+            let relation = source.withAttribute("rel") { Self.atomRelation($0) } ?? .alternate
+            switch relation {
+            case .alternate:
+                if atomLink == nil { atomLink = href }
+            case .enclosure:
+                if atomEnclosure == nil { atomEnclosure = enclosure(url: href, lengthName: "length", source) }
+            case .other:
+                break
+            }
+        case .itemEnclosure:
+            guard enclosure == nil, let url = urlSpan("url", source) else { return }
+            enclosure = enclosure(url: url, lengthName: "length", source)
+        case .itemMediaContent:
+            guard mediaEnclosure == nil, let url = urlSpan("url", source) else { return }
+            mediaEnclosure = enclosure(url: url, lengthName: "fileSize", source)
+        case .itemTranscript:
+            guard let url = urlSpan("url", source) else { return }
+            transcripts.append((url, source.withAttribute("type") { appendTrimmed($0) } ?? nil))
         default:
             break
         }
     }
 
-    mutating func addEnclosure(url: String?, length: String?, type: String?) {
-        guard enclosure == nil, let url else { return }
-        enclosure = Self.enclosure(url: url, length: length, type: type)
+    /// Stores a text field's value from the element's text (UTF-8, as libxml2 hands it out).
+    /// - Parameters:
+    ///   - field: A field of kind `.text`, `.urlText` or `.attributesAndText`.
+    ///   - text: The element's text, markup inside it serialised.
+    ///   - base: The base URI in effect at the element.
+    mutating func finishText(_ field: Field, _ text: UnsafeBufferPointer<UInt8>, base: () -> String?) {
+        if field.isItemField {
+            guard itemSlots[field.rawValue] == nil else { return }
+            let value: Span?
+            switch field.kind {
+            case .urlText:
+                value = appendURL(text, base: base)
+            case .text, .attributes, .attributesAndText:
+                value = appendTrimmed(text)
+            }
+            if let value { itemSlots[field.rawValue] = value }
+            return
+        }
+        let value = String(decoding: text, as: UTF8.self)
+        switch field.kind {
+        case .urlText:
+            set(field, URLResolver.resolve(value, base: base))
+        case .attributesAndText:
+            if let url = fundingURL { funding.append(Funding(url: url, title: TextCleaner.plainText(value))) }
+            fundingURL = nil
+        case .text, .attributes:
+            set(field, TextCleaner.trimmed(value))
+        }
     }
 
-    mutating func addMediaContent(url: String?, length: String?, type: String?) {
-        guard mediaEnclosure == nil, let url else { return }
-        mediaEnclosure = Self.enclosure(url: url, length: length, type: type)
+    /// Starts collecting a field's text straight into the arena (``appendText(_:)``, then
+    /// ``finishText(_:collectedFrom:base:)``); returns where it starts.
+    mutating func beginText() -> Int {
+        arena.count
     }
 
-    mutating func addTranscript(url: String?, type: String?) {
-        guard let url else { return }
-        transcripts.append(Transcript(url: url, type: type.flatMap(TextCleaner.trimmed)))
+    mutating func appendText(_ bytes: UnsafeBufferPointer<UInt8>) {
+        arena.append(contentsOf: bytes)
     }
 
-    private static func enclosure(url: String, length: String?, type: String?) -> Enclosure {
-        let size = length.flatMap { Int64($0.trimmingCharacters()) }.flatMap { $0 > 0 ? $0 : nil }
-        return Enclosure(url: url, length: size, type: type.flatMap(TextCleaner.trimmed))
+    /// ``finishText(_:_:base:)`` for the text collected since `start`: an item's text value stays where it was
+    /// collected (no copy); anything else is taken out of the arena again.
+    mutating func finishText(_ field: Field, collectedFrom start: Int, base: () -> String?) {
+        if field.isItemField, field.kind == .text || field.kind == .urlText {
+            guard itemSlots[field.rawValue] == nil else {
+                arena.removeLast(arena.count - start)
+                return
+            }
+            var lower = start
+            var upper = arena.count
+            while lower < upper, Self.isSpace(arena[lower]) { lower += 1 }
+            while upper > lower, Self.isSpace(arena[upper - 1]) { upper -= 1 }
+            guard lower < upper else {
+                arena.removeLast(arena.count - start)
+                return
+            }
+            let span = Span(start: lower, count: upper - lower)
+            if field.kind == .text || bytes(span, { URLResolver.isAbsoluteAsIs($0) }) {
+                itemSlots[field.rawValue] = span
+                return
+            }
+        }
+        let text = Array(arena[start...])
+        arena.removeLast(arena.count - start)
+        finishText(field, text, base: base)
     }
+
+    /// ``finishText(_:_:base:)`` for text held in an array.
+    mutating func finishText(_ field: Field, _ text: [UInt8], base: () -> String?) {
+        text.withUnsafeBufferPointer { finishText(field, $0, base: base) }
+    }
+
+    /// `rdf:about` of an RSS 1.0 item: the attribute's value as it is (even empty).
+    mutating func setRDFAbout(_ value: UnsafeBufferPointer<UInt8>) {
+        guard itemSlots[Field.itemRDFAbout.rawValue] == nil else { return }
+        itemSlots[Field.itemRDFAbout.rawValue] = append(value)
+    }
+
+    /// Stores a feed-level value (already resolved when it is a URL).
+    private mutating func set(_ field: Field, _ value: String?) {
+        guard let value, feedSlots[field.rawValue] == nil else { return }
+        feedSlots[field.rawValue] = value
+    }
+
+    // MARK: Attribute values
+
+    private enum AtomRelation {
+        case alternate, enclosure, other
+    }
+
+    /// `rel` trimmed and lowercased, as `rel.trimmingCharacters().lowercased()` compares (a lowercased non-ASCII
+    /// character never gives these two ASCII words).
+    private static func atomRelation(_ value: UnsafeBufferPointer<UInt8>) -> AtomRelation {
+        let trimmed = Self.trimmedRange(value)
+        func equals(_ word: StaticString) -> Bool {
+            guard trimmed.count == word.utf8CodeUnitCount else { return false }
+            for (offset, index) in trimmed.enumerated() where value[index] | 0x20 != word.utf8Start[offset] {
+                return false
+            }
+            return true
+        }
+        if equals("alternate") { return .alternate }
+        if equals("enclosure") { return .enclosure }
+        return .other
+    }
+
+    private mutating func enclosure(url: Span, lengthName: StaticString, _ source: some AttributeSource)
+        -> EnclosureSpans
+    {
+        let length = source.withAttribute(lengthName) { Self.positiveInt64($0) } ?? nil
+        let type = source.withAttribute("type") { appendTrimmed($0) } ?? nil
+        return EnclosureSpans(url: url, length: length, type: type)
+    }
+
+    private func urlString(_ name: StaticString, _ source: some AttributeSource) -> String? {
+        guard let value = source.withAttribute(name, { String(decoding: $0, as: UTF8.self) }) else { return nil }
+        return URLResolver.resolve(value, base: { source.currentBase() })
+    }
+
+    private mutating func urlSpan(_ name: StaticString, _ source: some AttributeSource) -> Span? {
+        source.withAttribute(name) { appendURL($0, base: { source.currentBase() }) } ?? nil
+    }
+
+    // MARK: Arena
+
+    private mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) -> Span {
+        let start = arena.count
+        arena.append(contentsOf: bytes)
+        return Span(start: start, count: bytes.count)
+    }
+
+    private mutating func append(_ string: String) -> Span {
+        let start = arena.count
+        arena.append(contentsOf: string.utf8)
+        return Span(start: start, count: arena.count - start)
+    }
+
+    /// The value trimmed of ASCII whitespace, `nil` when nothing is left (``TextCleaner/trimmed(_:)``).
+    private mutating func appendTrimmed(_ bytes: UnsafeBufferPointer<UInt8>) -> Span? {
+        let range = Self.trimmedRange(bytes)
+        guard !range.isEmpty else { return nil }
+        return append(UnsafeBufferPointer(rebasing: bytes[range]))
+    }
+
+    /// ``URLResolver/resolve(_:base:)`` of the bytes.
+    private mutating func appendURL(_ bytes: UnsafeBufferPointer<UInt8>, base: () -> String?) -> Span? {
+        let range = Self.trimmedRange(bytes)
+        guard !range.isEmpty else { return nil }
+        let trimmed = UnsafeBufferPointer(rebasing: bytes[range])
+        if URLResolver.isAbsoluteAsIs(trimmed) { return append(trimmed) }
+        return URLResolver.resolve(String(decoding: bytes, as: UTF8.self), base: base).map { append($0) }
+    }
+
+    private func bytes<R>(_ span: Span, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        arena.withUnsafeBufferPointer {
+            body(UnsafeBufferPointer(rebasing: $0[span.start..<(span.start + span.count)]))
+        }
+    }
+
+    /// The span's bytes as a string.
+    func string(_ span: Span) -> String {
+        bytes(span) { String(decoding: $0, as: UTF8.self) }
+    }
+
+    private static func isSpace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x0A || byte == 0x09 || byte == 0x0D
+    }
+
+    private static func trimmedRange(_ bytes: UnsafeBufferPointer<UInt8>) -> Range<Int> {
+        var start = 0
+        var end = bytes.count
+        while start < end, isSpace(bytes[start]) { start += 1 }
+        while end > start, isSpace(bytes[end - 1]) { end -= 1 }
+        return start..<end
+    }
+
+    // MARK: Items
 
     mutating func beginItem() {
+        arena.removeAll(keepingCapacity: true)
         for index in itemSlots.indices where itemSlots[index] != nil { itemSlots[index] = nil }
         enclosure = nil
         atomEnclosure = nil
         mediaEnclosure = nil
         atomLink = nil
-        transcripts = []
-        if descriptionsAsUTF8 {
-            for index in descriptionBytes.indices where descriptionBytes[index] != nil { descriptionBytes[index] = nil }
+        transcripts.removeAll(keepingCapacity: true)
+    }
+
+    /// Finishes the current item: its values after priorities and fallbacks (derived values are appended to
+    /// ``arena``), its guid counted for ``Feed/duplicateGUIDs``.
+    mutating func selectItem() -> ItemSelection {
+        func slot(_ field: Field) -> Span? { itemSlots[field.rawValue] }
+        var item = ItemSelection()
+        item.title = slot(.itemTitle).flatMap { plainText($0) }
+        item.link = slot(.itemLink) ?? atomLink
+        let plain = slot(.itemDescription) ?? slot(.itemAtomSummary)
+        let rich = slot(.itemContentEncoded) ?? slot(.itemAtomContent)
+        if let rich, let plain {
+            // `content:encoded` (Atom `content`) wins when it is longer.
+            item.description = rich.count > plain.count ? rich : plain
+        } else {
+            item.description = rich ?? plain ?? slot(.itemItunesSummary)
         }
+        item.published =
+            (slot(.itemPubDate) ?? slot(.itemDCDate)).flatMap { span in bytes(span) { DateParser.date(bytes: $0) } }
+            ?? (slot(.itemAtomPublished) ?? slot(.itemAtomUpdated)).flatMap { span in
+                bytes(span) { DateParser.date(bytes: $0) }
+            }
+        item.durationSeconds = slot(.itemDuration).flatMap { span in bytes(span) { DurationParser.seconds(bytes: $0) } }
+        item.season = integer(slot(.itemItunesSeason)) ?? integer(slot(.itemPodcastSeason))
+        item.episode = integer(slot(.itemItunesEpisode)) ?? integer(slot(.itemPodcastEpisode))
+        item.episodeType = slot(.itemEpisodeType).map { lowercased($0) }
+        item.explicit = flag(slot(.itemExplicit))
+        item.block = flag(slot(.itemBlock))
+        item.enclosure = enclosure ?? atomEnclosure ?? mediaEnclosure
+        item.imageURL = slot(.itemItunesImage)
+        item.chaptersURL = slot(.itemChapters)
+        if let guid = slot(.itemGUID) ?? slot(.itemAtomID) ?? slot(.itemRDFAbout) {
+            item.guid = guid
+        } else if let url = item.enclosure?.url {
+            item.guid = url
+            item.guidIsFallback = true
+        } else if item.link != nil || item.title != nil {
+            // `[link, title].compactMap { $0 }.joined(separator: " ")`
+            let start = arena.count
+            if let link = item.link { arena.append(contentsOf: arena[link.start..<(link.start + link.count)]) }
+            if item.link != nil, item.title != nil { arena.append(0x20) }
+            if let title = item.title { arena.append(contentsOf: arena[title.start..<(title.start + title.count)]) }
+            item.guid = Span(start: start, count: arena.count - start)
+            item.guidIsFallback = true
+        }
+        if let guid = item.guid {
+            arena.withUnsafeBufferPointer {
+                guids.insert(UnsafeBufferPointer(rebasing: $0[guid.start..<(guid.start + guid.count)]))
+            }
+        }
+        return item
     }
 
     /// Finishes the current item and returns its episode.
     mutating func endItem() -> Episode {
-        // Each slot is read at most once here: move the value out (no retain now, no release in `beginItem`).
-        func slot(_ field: Field) -> String? {
-            guard itemSlots[field.rawValue] != nil else { return nil }
-            return itemSlots[field.rawValue].take()
-        }
+        let item = selectItem()
         var episode = Episode()
-        episode.title = slot(.itemTitle).flatMap(TextCleaner.plainText)
-        episode.link = slot(.itemLink) ?? atomLink
-        episode.description =
-            Self.richest(
-                plain: slot(.itemDescription) ?? slot(.itemAtomSummary),
-                rich: slot(.itemContentEncoded) ?? slot(.itemAtomContent)) ?? slot(.itemItunesSummary)
-        if descriptionsAsUTF8 {
-            func bytes(_ index: Int) -> [UInt8]? {
-                guard descriptionBytes[index] != nil else { return nil }
-                return descriptionBytes[index].take()
-            }
-            let plain = bytes(0) ?? bytes(1)
-            let rich = bytes(2) ?? bytes(3)
-            let chosen: [UInt8]?
-            if let rich, let plain {
-                chosen = rich.count > plain.count ? rich : plain
-            } else {
-                chosen = rich ?? plain
-            }
-            episode.descriptionUTF8 = chosen ?? bytes(4)
+        episode.guid = item.guid.map { string($0) }
+        episode.guidIsFallback = item.guidIsFallback
+        episode.title = item.title.map { string($0) }
+        episode.link = item.link.map { string($0) }
+        episode.description = item.description.map { string($0) }
+        episode.published = item.published
+        episode.durationSeconds = item.durationSeconds
+        episode.season = item.season
+        episode.episode = item.episode
+        episode.episodeType = item.episodeType.map { string($0) }
+        episode.explicit = item.explicit
+        episode.block = item.block
+        episode.enclosure = item.enclosure.map {
+            Enclosure(url: string($0.url), length: $0.length, type: $0.type.map { string($0) })
         }
-        episode.published =
-            (slot(.itemPubDate) ?? slot(.itemDCDate)).flatMap(DateParser.date)
-            ?? (slot(.itemAtomPublished) ?? slot(.itemAtomUpdated)).flatMap(DateParser.date)
-        episode.durationSeconds = slot(.itemDuration).flatMap(DurationParser.seconds)
-        episode.season = Self.integer(slot(.itemItunesSeason)) ?? Self.integer(slot(.itemPodcastSeason))
-        episode.episode = Self.integer(slot(.itemItunesEpisode)) ?? Self.integer(slot(.itemPodcastEpisode))
-        episode.episodeType = slot(.itemEpisodeType)?.lowercased()
-        episode.explicit = Self.flag(slot(.itemExplicit))
-        episode.block = Self.flag(slot(.itemBlock))
-        episode.enclosure = enclosure ?? atomEnclosure ?? mediaEnclosure
-        episode.imageURL = slot(.itemItunesImage)
-        episode.transcripts = transcripts
-        episode.chaptersURL = slot(.itemChapters)
-        if let guid = slot(.itemGUID) ?? slot(.itemAtomID) ?? slot(.itemRDFAbout) {
-            episode.guid = guid
-        } else if let url = episode.enclosure?.url {
-            episode.guid = url
-            episode.guidIsFallback = true
-        } else if episode.link != nil || episode.title != nil {
-            episode.guid = [episode.link, episode.title].compactMap { $0 }.joined(separator: " ")
-            episode.guidIsFallback = true
-        }
-        if let guid = episode.guid { guidCounts[GUIDKey(guid), default: 0] += 1 }
+        episode.imageURL = item.imageURL.map { string($0) }
+        episode.transcripts = transcripts.map { Transcript(url: string($0.url), type: $0.type.map { string($0) }) }
+        episode.chaptersURL = item.chaptersURL.map { string($0) }
         return episode
     }
+
+    /// ``TextCleaner/plainText(_:)`` of a title.
+    private mutating func plainText(_ span: Span) -> Span? {
+        if bytes(span, { TextCleaner.isAlreadyPlainASCII($0) }) { return span }
+        return TextCleaner.plainText(string(span)).map { append($0) }
+    }
+
+    /// `String.lowercased()`.
+    private mutating func lowercased(_ span: Span) -> Span {
+        let (ascii, lower) = bytes(span) { value -> (Bool, Bool) in
+            var ascii = true
+            var lower = true
+            for byte in value {
+                if byte >= 0x80 { ascii = false }
+                if byte >= UInt8(ascii: "A"), byte <= UInt8(ascii: "Z") { lower = false }
+            }
+            return (ascii, lower)
+        }
+        if ascii, lower { return span }
+        guard ascii else { return append(string(span).lowercased()) }
+        let start = arena.count
+        for index in span.start..<(span.start + span.count) {
+            let byte = arena[index]
+            arena.append(byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte)
+        }
+        return Span(start: start, count: span.count)
+    }
+
+    /// `Int(text)`: an optional sign and decimal digits, `nil` on overflow.
+    private func integer(_ span: Span?) -> Int? {
+        guard let span else { return nil }
+        return bytes(span) { value -> Int? in
+            var index = 0
+            var negative = false
+            if let first = value.first, first == UInt8(ascii: "+") || first == UInt8(ascii: "-") {
+                negative = first == UInt8(ascii: "-")
+                index = 1
+            }
+            guard index < value.count else { return nil }
+            var result = 0
+            while index < value.count {
+                let digit = Int(value[index]) - 0x30
+                guard digit >= 0, digit <= 9 else { return nil }
+                let (multiplied, overflow) = result.multipliedReportingOverflow(by: 10)
+                guard !overflow else { return nil }
+                let (added, overflow2) =
+                    negative
+                    ? multiplied.subtractingReportingOverflow(digit) : multiplied.addingReportingOverflow(digit)
+                guard !overflow2 else { return nil }
+                result = added
+                index += 1
+            }
+            return result
+        }
+    }
+
+    /// `Int64(text.trimmingCharacters())` when positive.
+    private static func positiveInt64(_ value: UnsafeBufferPointer<UInt8>) -> Int64? {
+        let range = trimmedRange(value)
+        var index = range.lowerBound
+        guard index < range.upperBound else { return nil }
+        if value[index] == UInt8(ascii: "-") { return nil }  // never positive (or not a number)
+        if value[index] == UInt8(ascii: "+") { index += 1 }
+        guard index < range.upperBound else { return nil }
+        var result: Int64 = 0
+        while index < range.upperBound {
+            let digit = Int64(value[index]) - 0x30
+            guard digit >= 0, digit <= 9 else { return nil }
+            let (multiplied, overflow) = result.multipliedReportingOverflow(by: 10)
+            guard !overflow else { return nil }
+            let (added, overflow2) = multiplied.addingReportingOverflow(digit)
+            guard !overflow2 else { return nil }
+            result = added
+            index += 1
+        }
+        return result > 0 ? result : nil
+    }
+
+    /// `yes`/`true`/`explicit` → `true`, `no`/`false`/`clean` → `false`, compared lowercased.
+    private func flag(_ span: Span?) -> Bool? {
+        guard let span else { return nil }
+        return bytes(span) { value -> Bool? in
+            func equals(_ word: StaticString) -> Bool {
+                guard value.count == word.utf8CodeUnitCount else { return false }
+                for index in 0..<value.count where value[index] | 0x20 != word.utf8Start[index] { return false }
+                return true
+            }
+            // `| 0x20` folds ASCII capitals; it maps no other byte onto these lowercase letters.
+            if equals("yes") || equals("true") || equals("explicit") { return true }
+            if equals("no") || equals("false") || equals("clean") { return false }
+            return nil
+        }
+    }
+
+    // MARK: Feed
 
     /// The feed-level values (``Feed/episodes`` stays empty: every episode went out through ``endItem()``).
     func finish() -> Feed {
@@ -203,19 +494,8 @@ struct FeedBuilder {
         feed.locked = Self.flag(slot(.feedLocked))
         feed.block = Self.flag(slot(.feedBlock))
         feed.funding = funding
-        feed.duplicateGUIDs = guidCounts.filter { $0.value > 1 }.map(\.key.value).sorted()
+        feed.duplicateGUIDs = guids.duplicates()
         return feed
-    }
-
-    /// `rich` (`content:encoded`, Atom `content`) wins when it is longer than `plain` or `plain` is missing.
-    private static func richest(plain: String?, rich: String?) -> String? {
-        guard let rich else { return plain }
-        guard let plain else { return rich }
-        return rich.utf8.count > plain.utf8.count ? rich : plain
-    }
-
-    private static func integer(_ text: String?) -> Int? {
-        text.flatMap { Int($0) }
     }
 
     private static func flag(_ text: String?) -> Bool? {
@@ -225,4 +505,13 @@ struct FeedBuilder {
         default: nil
         }
     }
+}
+
+/// An element's attributes as a walker sees them.
+protocol AttributeSource {
+    /// Calls `body` with the value of attribute `name` (qualified, without a namespace; the corresponding C
+    /// function is `xmlGetNoNsProp`), or returns `nil` when the element has none.
+    func withAttribute<R>(_ name: StaticString, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R?
+    /// The base URI in effect at the element (`xml:base` applied to the document URL).
+    func currentBase() -> String?
 }

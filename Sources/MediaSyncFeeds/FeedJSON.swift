@@ -34,10 +34,12 @@ public enum FeedJSON {
     /// - Throws: ``FeedError`` as ``FeedParser/parse(contentsOfFile:baseURL:maximumSize:onEpisode:)`` does, or a
     ///   `POSIXError` when writing fails. Nothing is written to `descriptor` when parsing fails.
     public static func write(feedAtPath path: String, baseURL: String?, to descriptor: Int32) throws {
-        try stream(to: descriptor) { replay, onEpisode in
-            try FeedParser.parse(
-                contentsOfFile: path, baseURL: baseURL, maximumSize: FeedParser.defaultMaximumSize,
-                chunkSize: 256 * 1024, replayAfterRecovery: replay, descriptionsAsUTF8: true, onEpisode: onEpisode)
+        try stream(to: descriptor) { replay, onItem, onEpisode in
+            try withoutActuallyEscaping(onItem) { onItem in
+                try FeedParser.parse(
+                    contentsOfFile: path, baseURL: baseURL, maximumSize: FeedParser.defaultMaximumSize,
+                    chunkSize: 256 * 1024, replayAfterRecovery: replay, onItem: onItem, onEpisode: onEpisode)
+            }
         }
     }
 
@@ -48,7 +50,7 @@ public enum FeedJSON {
     ///   - descriptor: Where to write.
     /// - Throws: ``FeedError`` as ``FeedParser/parse(_:baseURL:)`` does, or a `POSIXError` when writing fails.
     public static func write(feedBytes bytes: [UInt8], baseURL: String?, to descriptor: Int32) throws {
-        try stream(to: descriptor) { replay, onEpisode in
+        try stream(to: descriptor) { replay, _, onEpisode in
             try FeedParser.parse(
                 bytes, baseURL: baseURL, maximumSize: FeedParser.defaultMaximumSize, replayAfterRecovery: replay,
                 onEpisode: onEpisode)
@@ -60,7 +62,10 @@ public enum FeedJSON {
     /// episode written again, so the output is exactly ``encode(_:)``'s for ``FeedParser/parse(_:baseURL:)``.
     private static func stream(
         to descriptor: Int32,
-        parse: (_ replay: @escaping () throws -> Void, _ onEpisode: (Episode) throws -> Void) throws -> Feed
+        parse: (
+            _ replay: @escaping () throws -> Void, _ onItem: (inout FeedBuilder) throws -> Void,
+            _ onEpisode: (Episode) throws -> Void
+        ) throws -> Feed
     ) throws {
         let spill = try SpillFile()
         let episodes = JSONBuffer(capacity: 1 << 20) { try spill.append($0) }
@@ -70,11 +75,18 @@ public enum FeedJSON {
             try spill.reset()
             count = 0
         }
-        let feed = try parse(replay) { episode in
-            try episodes.write(count == 0 ? "\n    " : ",\n    ")
-            try writeEpisode(episode, to: episodes)
-            count += 1
-        }
+        let feed = try parse(
+            replay,
+            { builder in
+                try episodes.write(count == 0 ? "\n    " : ",\n    ")
+                try writeItem(&builder, to: episodes)
+                count += 1
+            },
+            { episode in
+                try episodes.write(count == 0 ? "\n    " : ",\n    ")
+                try writeEpisode(episode, to: episodes)
+                count += 1
+            })
         try episodes.flush()
         let output = JSONBuffer(capacity: 64 * 1024) { try Output.write($0, to: descriptor) }
         try writeHead(feed, to: output)
@@ -141,13 +153,7 @@ public enum FeedJSON {
         try out.write("{")
         if let value = episode.block { try object.key("block", out); try out.writeBool(value) }
         if let value = episode.chaptersURL { try object.key("chaptersURL", out); try out.writeString(value) }
-        if let value = episode.descriptionUTF8 {
-            try object.key("description", out)
-            try value.withUnsafeBufferPointer { try out.writeString(utf8: $0) }
-        } else if let value = episode.description {
-            try object.key("description", out)
-            try out.writeString(value)
-        }
+        if let value = episode.description { try object.key("description", out); try out.writeString(value) }
         if let value = episode.durationSeconds { try object.key("durationSeconds", out); try out.writeInt(Int64(value)) }
         if let enclosure = episode.enclosure {
             try object.key("enclosure", out)
@@ -183,6 +189,59 @@ public enum FeedJSON {
             try out.write("\n      ]")
         }
         try out.write(object.first ? "\n\n    }" : "\n    }")
+    }
+
+    /// ``writeEpisode(_:to:)`` for the item a builder holds, written from its bytes (no `Episode`, no `String`).
+    private static func writeItem(_ builder: inout FeedBuilder, to out: JSONBuffer) throws {
+        let item = builder.selectItem()
+        try builder.arena.withUnsafeBufferPointer { arena in
+            func string(_ span: FeedBuilder.Span) throws {
+                try out.writeString(utf8: UnsafeBufferPointer(rebasing: arena[span.start..<(span.start + span.count)]))
+            }
+            var object = ObjectState(indent: "\n      ")
+            try out.write("{")
+            if let value = item.block { try object.key("block", out); try out.writeBool(value) }
+            if let value = item.chaptersURL { try object.key("chaptersURL", out); try string(value) }
+            if let value = item.description { try object.key("description", out); try string(value) }
+            if let value = item.durationSeconds {
+                try object.key("durationSeconds", out)
+                try out.writeInt(Int64(value))
+            }
+            if let enclosure = item.enclosure {
+                try object.key("enclosure", out)
+                var inner = ObjectState(indent: "\n        ")
+                try out.write("{")
+                if let length = enclosure.length { try inner.key("length", out); try out.writeInt(length) }
+                if let type = enclosure.type { try inner.key("type", out); try string(type) }
+                try inner.key("url", out)
+                try string(enclosure.url)
+                try out.write("\n      }")
+            }
+            if let value = item.episode { try object.key("episode", out); try out.writeInt(Int64(value)) }
+            if let value = item.episodeType { try object.key("episodeType", out); try string(value) }
+            if let value = item.explicit { try object.key("explicit", out); try out.writeBool(value) }
+            if let value = item.guid { try object.key("guid", out); try string(value) }
+            if item.guidIsFallback { try object.key("guidIsFallback", out); try out.writeBool(true) }
+            if let value = item.imageURL { try object.key("imageURL", out); try string(value) }
+            if let value = item.link { try object.key("link", out); try string(value) }
+            if let value = item.published { try object.key("published", out); try out.writeDate(value) }
+            if let value = item.season { try object.key("season", out); try out.writeInt(Int64(value)) }
+            if let value = item.title { try object.key("title", out); try string(value) }
+            if !builder.transcripts.isEmpty {
+                try object.key("transcripts", out)
+                try out.write("[")
+                for (index, transcript) in builder.transcripts.enumerated() {
+                    try out.write(index == 0 ? "\n        {" : ",\n        {")
+                    var inner = ObjectState(indent: "\n          ")
+                    if let type = transcript.type { try inner.key("type", out); try string(type) }
+                    try inner.key("url", out)
+                    try string(transcript.url)
+                    try out.write("\n        }")
+                }
+                try out.write("\n      ]")
+            }
+            try out.write(object.first ? "\n\n    }" : "\n    }")
+        }
     }
 
     /// Separators of one object: the first key follows `{` directly on a new line, the others a comma.
@@ -375,72 +434,92 @@ final class JSONBuffer {
 
     /// ``writeString(_:)`` for bytes that are already valid UTF-8.
     func writeString(utf8 bytes: UnsafeBufferPointer<UInt8>) throws {
-        do {
-            try reserve(1)
-            storage[count] = UInt8(ascii: "\"")
-            count += 1
-            var runStart = 0
-            var index = 0
-            let total = bytes.count
-            guard let base = bytes.baseAddress else {
-                try reserve(1)
-                storage[count] = UInt8(ascii: "\"")
-                count += 1
+        // Room for the worst case (every byte `\u00XX`, and the quotes) is made once, so the copy below needs
+        // no capacity checks; a string too long for that goes the slower way.
+        let worst = bytes.count * 6 + 2
+        if count + worst > capacity {
+            guard worst <= capacity else {
+                try writeStringInPieces(bytes)
                 return
             }
+            try flush()
+        }
+        var out = storage + count
+        out.initialize(to: UInt8(ascii: "\""))
+        out += 1
+        if let base = bytes.baseAddress {
+            let total = bytes.count
             let raw = UnsafeRawPointer(base)
+            let quote = SIMD16<UInt8>(repeating: UInt8(ascii: "\""))
+            let backslash = SIMD16<UInt8>(repeating: UInt8(ascii: "\\"))
+            let space = SIMD16<UInt8>(repeating: 0x20)
+            var runStart = 0
+            var index = 0
             while index < total {
-                // Thirty-two bytes per step with one branch while none is a control character, `"` or `\`.
-                if index + 32 <= total,
-                    Self.escapeBits(raw.loadUnaligned(fromByteOffset: index, as: UInt64.self))
-                        | Self.escapeBits(raw.loadUnaligned(fromByteOffset: index + 8, as: UInt64.self))
-                        | Self.escapeBits(raw.loadUnaligned(fromByteOffset: index + 16, as: UInt64.self))
-                        | Self.escapeBits(raw.loadUnaligned(fromByteOffset: index + 24, as: UInt64.self)) == 0
-                {
-                    index += 32
-                    continue
-                }
-                // Eight bytes at a time while none is a control character, `"` or `\`.
-                if index + 8 <= total {
-                    let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-                    if !Self.hasByteBelow(word, 0x20) && !Self.hasByteBelow(word ^ 0x2222_2222_2222_2222, 1)
-                        && !Self.hasByteBelow(word ^ 0x5C5C_5C5C_5C5C_5C5C, 1)
-                    {
-                        index += 8
+                // Sixteen bytes per step (SSE2) while none is a control character, `"` or `\`.
+                if index + 16 <= total {
+                    let vector = raw.loadUnaligned(fromByteOffset: index, as: SIMD16<UInt8>.self)
+                    let special = (vector .== quote) .| (vector .== backslash) .| (vector .< space)
+                    if !any(special) {
+                        index += 16
                         continue
                     }
+                    index += InputRewriter.firstLane(special)
                 }
                 let byte = base[index]
                 if byte >= 0x20 && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\") {
                     index += 1
                     continue
                 }
-                try write(UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
-                try writeEscape(byte)
+                out.initialize(from: base + runStart, count: index - runStart)
+                out += index - runStart
+                out += Self.writeEscape(byte, to: out)
                 index += 1
                 runStart = index
             }
-            try write(UnsafeBufferPointer(rebasing: bytes[runStart..<total]))
-            try reserve(1)
-            storage[count] = UInt8(ascii: "\"")
-            count += 1
+            out.initialize(from: base + runStart, count: total - runStart)
+            out += total - runStart
         }
+        out.initialize(to: UInt8(ascii: "\""))
+        count = out + 1 - storage
     }
 
-    /// Whether any byte of `word` is below `limit` (at most 128): the classic SWAR test.
+    /// Writes the escape sequence of `byte` at `out`; returns its length.
     @inline(__always)
-    private static func hasByteBelow(_ word: UInt64, _ limit: UInt64) -> Bool {
-        (word &- 0x0101_0101_0101_0101 &* limit) & ~word & 0x8080_8080_8080_8080 != 0
+    private static func writeEscape(_ byte: UInt8, to out: UnsafeMutablePointer<UInt8>) -> Int {
+        out[0] = UInt8(ascii: "\\")
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"):
+            out[1] = byte
+        case 0x08: out[1] = UInt8(ascii: "b")
+        case 0x0C: out[1] = UInt8(ascii: "f")
+        case 0x0A: out[1] = UInt8(ascii: "n")
+        case 0x0D: out[1] = UInt8(ascii: "r")
+        case 0x09: out[1] = UInt8(ascii: "t")
+        default:
+            let hex: StaticString = "0123456789abcdef"
+            out[1] = UInt8(ascii: "u")
+            out[2] = UInt8(ascii: "0")
+            out[3] = UInt8(ascii: "0")
+            out[4] = hex.utf8Start[Int(byte >> 4)]
+            out[5] = hex.utf8Start[Int(byte & 0xF)]
+            return 6
+        }
+        return 2
     }
 
-    /// Non-zero when `word` may hold a control character, `"` or `\\` (the three tests above without branches).
-    @inline(__always)
-    private static func escapeBits(_ word: UInt64) -> UInt64 {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let quote = word ^ 0x2222_2222_2222_2222
-        let backslash = word ^ 0x5C5C_5C5C_5C5C_5C5C
-        return ((word &- ones &* 0x20) & ~word | (quote &- ones) & ~quote | (backslash &- ones) & ~backslash)
-            & 0x8080_8080_8080_8080
+    /// ``writeString(utf8:)`` for a string longer than a sixth of the buffer: escaped a byte at a time.
+    private func writeStringInPieces(_ bytes: UnsafeBufferPointer<UInt8>) throws {
+        try write("\"")
+        var runStart = 0
+        for (index, byte) in bytes.enumerated()
+        where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+            try write(UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
+            try writeEscape(byte)
+            runStart = index + 1
+        }
+        try write(UnsafeBufferPointer(rebasing: bytes[runStart...]))
+        try write("\"")
     }
 
     private func writeEscape(_ byte: UInt8) throws {

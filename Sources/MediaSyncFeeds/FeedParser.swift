@@ -12,6 +12,10 @@ import Foundation
 /// libxml2's streaming reader gives up at the first well-formedness error even in recover mode. Such a feed
 /// (mismatched tags, a truncated download) is read a second time with libxml2's recovering DOM parser, walked
 /// with the same table, and marked with ``Feed/recoveredError``; only broken feeds pay for a DOM.
+///
+/// A consumer that can take back what it was given (``FeedJSON``'s streaming writer) first gets a faster pass:
+/// libxml2's SAX2 push parser over the rewriter's speculative mode (``FeedSAXParser``), writing item values
+/// from bytes. It gives up, and the document is read the careful way, wherever its result could differ.
 public enum FeedParser {
     /// The default input size limit: 256 MiB (large enough for a 50,000-episode back catalogue).
     public static let defaultMaximumSize = 256 * 1024 * 1024
@@ -86,9 +90,11 @@ public enum FeedParser {
     /// tiny chunks to put every construct across a chunk boundary) and, for consumers that can take back what
     /// they were given (``FeedJSON``'s spill file), a `replayAfterRecovery` hook: called before a recovery
     /// re-read, after which every episode is delivered again, exactly as ``parse(_:baseURL:)`` reads the feed.
+    /// Such a consumer may also take the fast path's items as they are (`onItem`, given the builder holding the
+    /// item: see ``FeedBuilder/selectItem()``); items read any other way still go to `onEpisode`.
     static func parse(
         contentsOfFile path: String, baseURL: String?, maximumSize: Int, chunkSize: Int,
-        replayAfterRecovery: (() throws -> Void)?, descriptionsAsUTF8: Bool = false,
+        replayAfterRecovery: (() throws -> Void)?, onItem: ((inout FeedBuilder) throws -> Void)? = nil,
         onEpisode: (Episode) throws -> Void
     ) throws -> Feed {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
@@ -118,14 +124,17 @@ public enum FeedParser {
         }
         if let replayAfterRecovery {
             // A consumer that can take back what it was given gets the fast path first: one pass over the file,
-            // UTF-8 checked as it streams, no tag tracking. It succeeds exactly when the document needs none of
-            // the rewriter's repairs and is UTF-8, and then yields what the careful path below yields; on any
-            // ``FeedError`` everything delivered is taken back and the document is read the careful way.
+            // UTF-8 checked as it streams, no tag tracking, libxml2's SAX2 parser instead of its reader. It
+            // succeeds only when the document needs none of the rewriter's structural repairs, is UTF-8 and has
+            // nothing ``FeedSAXParser`` leaves to the reader, and then yields what the careful path below yields;
+            // on any ``FeedError`` everything delivered is taken back and the document is read the careful way.
             do {
                 let input = try InputRewriter(speculative: FileInput(descriptor: descriptor), chunkSize: chunkSize)
-                let reader = try XMLStreamReader(input: input, baseURL: baseURL)
-                var walker = FeedWalker(reader: reader, descriptionsAsUTF8: descriptionsAsUTF8)
-                return try walker.run(onEpisode: onEpisode)
+                if let onItem {
+                    return try FeedSAXParser.parse(input: input, baseURL: baseURL, chunkSize: chunkSize, onItem: onItem)
+                }
+                return try FeedSAXParser.parse(
+                    input: input, baseURL: baseURL, chunkSize: chunkSize, onEpisode: onEpisode)
             } catch is FeedError {
                 try replayAfterRecovery()
             }

@@ -12,15 +12,9 @@ struct FeedWalker {
     private var collecting: Field?
     private var collectingDepth = 0
     private var text: [UInt8] = []
-    private var fundingURL: String?
 
-    /// Whether item descriptions go out as ``Episode/descriptionUTF8`` instead of ``Episode/description``.
-    private let descriptionsAsUTF8: Bool
-
-    init(reader: XMLStreamReader, descriptionsAsUTF8: Bool = false) {
+    init(reader: XMLStreamReader) {
         self.reader = reader
-        self.descriptionsAsUTF8 = descriptionsAsUTF8
-        builder.descriptionsAsUTF8 = descriptionsAsUTF8
     }
 
     /// Walks the whole document, handing each episode to `onEpisode` as its item ends.
@@ -80,8 +74,10 @@ struct FeedWalker {
         if context == .channel { builder.setLanguageFallback(reader.xmlLang) }
         if context == .item {
             builder.beginItem()
-            builder.set(
-                .itemRDFAbout, reader.attribute(namespace: "http://www.w3.org/1999/02/22-rdf-syntax-ns#", "about"))
+            let reader = self.reader
+            reader.withAttribute(namespace: "http://www.w3.org/1999/02/22-rdf-syntax-ns#", "about") {
+                builder.setRDFAbout($0)
+            }
         }
         if reader.isEmptyElement {
             if context == .item { return builder.endItem() }
@@ -94,31 +90,7 @@ struct FeedWalker {
     /// Handles an element's start. Returns whether to skip its subtree.
     private mutating func start(_ field: Field) -> Bool {
         let reader = self.reader
-        func url(_ name: StaticString) -> String? {
-            guard let value = reader.attribute(name) else { return nil }
-            return URLResolver.resolve(value, base: { reader.baseURI })
-        }
-        switch field {
-        case .feedItunesImage, .itemItunesImage:
-            builder.set(field, url("href") ?? url("url"))
-        case .feedAtomLink, .itemAtomLink:
-            builder.addAtomLink(
-                rel: reader.attribute("rel"), href: url("href"), length: reader.attribute("length"),
-                type: reader.attribute("type"), inItem: field == .itemAtomLink)
-        case .itemEnclosure:
-            builder.addEnclosure(url: url("url"), length: reader.attribute("length"), type: reader.attribute("type"))
-        case .itemMediaContent:
-            builder.addMediaContent(
-                url: url("url"), length: reader.attribute("fileSize"), type: reader.attribute("type"))
-        case .itemTranscript:
-            builder.addTranscript(url: url("url"), type: reader.attribute("type"))
-        case .itemChapters:
-            builder.set(field, url("url"))
-        case .feedFunding:
-            fundingURL = url("url")
-        default:
-            break
-        }
+        builder.readAttributes(of: field, from: reader)
         switch field.kind {
         case .attributes:
             return !reader.isEmptyElement
@@ -136,37 +108,8 @@ struct FeedWalker {
 
     private mutating func finish(_ field: Field) {
         collecting = nil
-        if descriptionsAsUTF8, field.kind == .text, FeedBuilder.isDescriptionField(field) {
-            builder.setDescriptionBytes(field, Self.trimmedUTF8(text))
-            return
-        }
-        let value = String(decoding: text, as: UTF8.self)
-        switch field.kind {
-        case .urlText:
-            // The reader is on the end tag (or the empty element), whose base is the element's own.
-            let reader = self.reader
-            builder.set(field, URLResolver.resolve(value, base: { reader.baseURI }))
-        case .attributesAndText:
-            builder.addFunding(url: fundingURL, title: value)
-            fundingURL = nil
-        case .text, .attributes:
-            builder.set(field, TextCleaner.trimmed(value))
-        }
-    }
-
-    /// The bytes `TextCleaner.trimmed(String(decoding: bytes, as: UTF8.self))` would hold, `nil` for empty.
-    /// Only used on the speculative path (``InputRewriter/init(speculative:chunkSize:)``), whose input was checked
-    /// to be UTF-8: libxml2 then hands out well-formed UTF-8 (it rejects character references to surrogates and
-    /// non-characters, and no DTD entity survives the rewriter), so no repair is needed.
-    private static func trimmedUTF8(_ bytes: [UInt8]) -> [UInt8]? {
-        @inline(__always) func isSpace(_ byte: UInt8) -> Bool {
-            byte == 0x20 || byte == 0x0A || byte == 0x09 || byte == 0x0D
-        }
-        var start = 0
-        var end = bytes.count
-        while start < end, isSpace(bytes[start]) { start += 1 }
-        while end > start, isSpace(bytes[end - 1]) { end -= 1 }
-        guard start < end else { return nil }
-        return Array(bytes[start..<end])
+        // The reader is on the end tag (or the empty element), whose base is the element's own.
+        let reader = self.reader
+        builder.finishText(field, text, base: { reader.baseURI })
     }
 }

@@ -86,6 +86,10 @@ final class InputRewriter {
 
     /// The encoding name to hand to libxml2 (`nil`: let libxml2 decide).
     private(set) var encoding: String?
+    /// Whether the document is windows-1252, which this rewriter turns into UTF-8 itself (``encoding`` is then
+    /// `UTF-8`): libxml2's converter stops at the five bytes windows-1252 leaves undefined (0x81, 0x8D, 0x8F,
+    /// 0x90, 0x9D), and the rest of the document was lost. They become U+0081 … U+009D, as in browsers.
+    private(set) var transcodesWindows1252 = false
     /// Set when streaming had to stop; the parser reports it instead of libxml2's I/O error.
     private(set) var failure: FeedError?
     /// See ``init(speculative:chunkSize:)``.
@@ -170,10 +174,15 @@ final class InputRewriter {
         if let failure { throw failure }
         if valid {
             encoding = "UTF-8"
-        } else if let declared = declaredEncoding, !["utf-8", "utf8"].contains(declared.lowercased()) {
+        } else if let declared = declaredEncoding, !["utf-8", "utf8"].contains(declared.lowercased()),
+            !Self.windows1252Names.contains(declared.lowercased())
+        {
             encoding = declared
         } else {
-            encoding = "windows-1252"
+            encoding = "UTF-8"
+            transcodesWindows1252 = true
+            // Every byte from 0x80 on is special in every mode (see `handleSpecial()`).
+            for byte in 0x80...0xFF { special[byte] = 0b1111 }
         }
     }
 
@@ -274,110 +283,184 @@ final class InputRewriter {
     func read(into buffer: UnsafeMutablePointer<UInt8>, capacity: Int) -> Int {
         var written = 0
         while written < capacity {
-            if pendingIndex < pending.count {
-                let count = min(pending.count - pendingIndex, capacity - written)
-                pending.withUnsafeBufferPointer { source in
-                    guard let base = source.baseAddress else { return }
-                    (buffer + written).update(from: base + pendingIndex, count: count)
-                }
-                pendingIndex += count
-                written += count
-                if pendingIndex == pending.count {
-                    pending.removeAll(keepingCapacity: true)
-                    pendingIndex = 0
-                }
-                continue
+            let count = readChunk(maximum: capacity - written) { chunk in
+                guard let base = chunk.baseAddress else { return }
+                (buffer + written).update(from: base, count: chunk.count)
             }
-            if position >= end {
-                if refill() { continue }
-                if failure != nil { return -1 }
-                if !closedAtEnd { closeOpenElementsAtEnd() }
-                if pendingIndex < pending.count { continue }
-                break
-            }
-            if position < verbatimUntil {
-                let count = min(verbatimUntil - position, capacity - written)
-                if let base = bytes.baseAddress {
-                    (buffer + written).update(from: base + position, count: count)
-                }
-                position += count
-                written += count
-                continue
-            }
-            let mask = Self.modeMask(mode)
-            var index = position
-            if let table = special.baseAddress, let base = bytes.baseAddress {
-                // Text and CDATA are most of a feed: skip eight bytes at a time while none can be special.
-                let swar = mode == .markup || mode == .cdata
-                let first: UInt64 = mode == .markup ? 0x3C3C_3C3C_3C3C_3C3C : 0x5D5D_5D5D_5D5D_5D5D
-                let second: UInt64 = mode == .markup ? 0x2626_2626_2626_2626 : 0x5D5D_5D5D_5D5D_5D5D
-                let raw = UnsafeRawPointer(base)
-                // Speculative mode passes tags through untracked: `<` before a name or `/` is no stop there.
-                let passTags = speculative && mode == .markup
-                scan: while index < end {
-                    if swar {
-                        // Thirty-two bytes per step with one branch, then eight.
-                        if index + 32 <= end,
-                            Self.specialBits(raw.loadUnaligned(fromByteOffset: index, as: UInt64.self), first, second)
-                                | Self.specialBits(
-                                    raw.loadUnaligned(fromByteOffset: index + 8, as: UInt64.self), first, second)
-                                | Self.specialBits(
-                                    raw.loadUnaligned(fromByteOffset: index + 16, as: UInt64.self), first, second)
-                                | Self.specialBits(
-                                    raw.loadUnaligned(fromByteOffset: index + 24, as: UInt64.self), first, second)
-                                == 0
-                        {
-                            index += 32
-                            continue
-                        }
-                        if index + 8 <= end {
-                            let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-                            if !Self.hasByteBelow(word ^ first, 1) && !Self.hasByteBelow(word ^ second, 1)
-                                && !Self.hasByteBelow(word, 0x20)
-                            {
-                                index += 8
-                                continue
-                            }
-                        }
-                    }
-                    let stop = min(index + 8, end)
-                    while index < stop {
-                        let byte = base[index]
-                        if table[Int(byte)] & mask != 0 {
-                            guard passTags, byte == UInt8(ascii: "<"), index + 1 < end else { break scan }
-                            let next = base[index + 1]
-                            guard next == UInt8(ascii: "/") || Self.isNameStart(next) else { break scan }
-                        }
-                        index += 1
-                    }
-                }
-            }
-            if index > position {
-                verbatimUntil = index
-                continue
-            }
-            // Every special construct but tags and the DOCTYPE needs at most 64 bytes of lookahead.
-            if end - position < Self.lookahead, refill() { continue }
-            if failure != nil { return -1 }
-            do {
-                if try !handleSpecial() {
-                    // A tag or DOCTYPE runs past the window: read more (growing the window) and retry.
-                    if refill() { continue }
-                    if failure != nil { return -1 }
-                }
-            } catch let error as FeedError {
-                failure = error
-                return -1
-            } catch {
-                failure = FeedError.malformed(line: 0, message: "\(error)")
-                return -1
-            }
+            if count < 0 { return -1 }
+            if count == 0 { break }
+            written += count
         }
         return written
     }
 
+    /// Hands the next piece of the rewritten document to `body`: input that passes unchanged straight from the
+    /// window (no copy), replacements from their own buffer.
+    /// - Parameters:
+    ///   - maximum: The most bytes to hand over (at least 1).
+    ///   - body: Called once with the piece (not empty); the bytes are valid only during the call.
+    /// - Returns: The piece's length, 0 at the end of the document, -1 after a failure (see ``failure``).
+    func readChunk(maximum: Int, _ body: (UnsafeBufferPointer<UInt8>) -> Void) -> Int {
+        while true {
+            if failure != nil { return -1 }
+            if pendingIndex < pending.count {
+                let count = min(pending.count - pendingIndex, maximum)
+                pending.withUnsafeBufferPointer { source in
+                    body(UnsafeBufferPointer(rebasing: source[pendingIndex..<(pendingIndex + count)]))
+                }
+                pendingIndex += count
+                if pendingIndex == pending.count {
+                    pending.removeAll(keepingCapacity: true)
+                    pendingIndex = 0
+                }
+                return count
+            }
+            // Unchanged input from `chunkStart` on, up to where the input stops passing through as it is.
+            let chunkStart = position
+            let limit = position + maximum
+            var chunkEnd = -1
+            passing: while position < limit, position < end {
+                if position < verbatimUntil {
+                    position = min(verbatimUntil, limit)
+                    continue
+                }
+                let mask = Self.modeMask(mode)
+                var index = position
+                if let table = special.baseAddress, let base = bytes.baseAddress {
+                    // Text and CDATA are most of a feed: skip eight bytes at a time while none can be special.
+                    let swar = (mode == .markup || mode == .cdata) && !transcodesWindows1252
+                    let first: UInt64 = mode == .markup ? 0x3C3C_3C3C_3C3C_3C3C : 0x5D5D_5D5D_5D5D_5D5D
+                    let second: UInt64 = mode == .markup ? 0x2626_2626_2626_2626 : 0x5D5D_5D5D_5D5D_5D5D
+                    let raw = UnsafeRawPointer(base)
+                    // Speculative mode passes tags through untracked: `<` before a name or `/` is no stop there.
+                    let passTags = speculative && mode == .markup
+                    let firstVector = SIMD16<UInt8>(repeating: UInt8(truncatingIfNeeded: first))
+                    let secondVector = SIMD16<UInt8>(repeating: UInt8(truncatingIfNeeded: second))
+                    let space = SIMD16<UInt8>(repeating: 0x20)
+                    let tab = SIMD16<UInt8>(repeating: 0x09)
+                    let lineFeed = SIMD16<UInt8>(repeating: 0x0A)
+                    let carriageReturn = SIMD16<UInt8>(repeating: 0x0D)
+                    scan: while index < end {
+                        if swar {
+                            // Sixteen bytes per step (SSE2): the first byte that may be special, then that byte.
+                            if index + 16 <= end {
+                                let vector = raw.loadUnaligned(fromByteOffset: index, as: SIMD16<UInt8>.self)
+                                let control =
+                                    (vector .< space) .& (vector .!= tab) .& (vector .!= lineFeed)
+                                    .& (vector .!= carriageReturn)
+                                let hits = (vector .== firstVector) .| (vector .== secondVector) .| control
+                                if !any(hits) {
+                                    index += 16
+                                    continue
+                                }
+                                index += Self.firstLane(hits)
+                                // Speculative mode passes tags through untracked: `<` before a name or `/` goes on.
+                                let byte = base[index]
+                                guard passTags, byte == UInt8(ascii: "<"), index + 1 < end else { break scan }
+                                let next = base[index + 1]
+                                guard next == UInt8(ascii: "/") || Self.isNameStart(next) else { break scan }
+                                index += 1
+                                continue
+                            }
+                            if index + 8 <= end {
+                                let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                                if !Self.hasByteBelow(word ^ first, 1) && !Self.hasByteBelow(word ^ second, 1)
+                                    && !Self.hasByteBelow(word, 0x20)
+                                {
+                                    index += 8
+                                    continue
+                                }
+                            }
+                        }
+                        let stop = min(index + 8, end)
+                        while index < stop {
+                            let byte = base[index]
+                            if table[Int(byte)] & mask != 0 {
+                                guard passTags, byte == UInt8(ascii: "<"), index + 1 < end else { break scan }
+                                let next = base[index + 1]
+                                guard next == UInt8(ascii: "/") || Self.isNameStart(next) else { break scan }
+                            }
+                            index += 1
+                        }
+                    }
+                }
+                if index > position {
+                    verbatimUntil = index
+                    continue
+                }
+                // Every special construct but tags and the DOCTYPE needs at most 64 bytes of lookahead: pass
+                // on what is ready first (refilling moves the window).
+                if end - position < Self.lookahead, !atEOF { break passing }
+                if failure != nil { return -1 }
+                let before = position
+                do {
+                    // `false`: a tag or DOCTYPE runs past the window; pass on what is ready, then read more.
+                    if try !handleSpecial() { break passing }
+                } catch let error as FeedError {
+                    failure = error
+                    return -1
+                } catch {
+                    failure = FeedError.malformed(line: 0, message: "\(error)")
+                    return -1
+                }
+                if position != before || pendingIndex < pending.count {
+                    // The special took input without passing it on (a replacement or a dropped byte): what
+                    // came before it goes first.
+                    chunkEnd = before
+                    break passing
+                }
+            }
+            let ready = (chunkEnd >= 0 ? chunkEnd : position) - chunkStart
+            if ready > 0, let base = bytes.baseAddress {
+                body(UnsafeBufferPointer(start: base + chunkStart, count: ready))
+                return ready
+            }
+            if pendingIndex < pending.count || chunkEnd >= 0 { continue }
+            // Nothing ready: the window needs more input (or the document has ended).
+            if refill() { continue }
+            if failure != nil { return -1 }
+            // At the end of the document the pass above handles whatever is left with what there is.
+            if position < end { continue }
+            if !closedAtEnd { closeOpenElementsAtEnd() }
+            if pendingIndex < pending.count { continue }
+            return 0
+        }
+    }
+
     private func emit(_ replacement: [UInt8]) {
-        pending.append(contentsOf: replacement)
+        emit(replacement[...])
+    }
+
+    private func emit(_ replacement: ArraySlice<UInt8>) {
+        guard transcodesWindows1252 else {
+            pending.append(contentsOf: replacement)
+            return
+        }
+        for byte in replacement { appendTranscoded(byte) }
+    }
+
+    private func emit(_ replacement: UnsafeBufferPointer<UInt8>.SubSequence) {
+        guard transcodesWindows1252 else {
+            pending.append(contentsOf: replacement)
+            return
+        }
+        for byte in replacement { appendTranscoded(byte) }
+    }
+
+    /// Appends a windows-1252 byte to `pending` as UTF-8.
+    private func appendTranscoded(_ byte: UInt8) {
+        guard byte >= 0x80 else {
+            pending.append(byte)
+            return
+        }
+        let scalar = byte < 0xA0 ? Self.windows1252[UInt32(byte)] ?? UInt32(byte) : UInt32(byte)
+        if scalar < 0x800 {
+            pending.append(UInt8(0xC0 | scalar >> 6))
+        } else {
+            pending.append(UInt8(0xE0 | scalar >> 12))
+            pending.append(UInt8(0x80 | (scalar >> 6) & 0x3F))
+        }
+        pending.append(UInt8(0x80 | scalar & 0x3F))
     }
 
     /// Largest lookahead needed for a special byte other than a tag or DOCTYPE.
@@ -387,6 +470,12 @@ final class InputRewriter {
     /// past the end of the window and more input may complete it.
     private func handleSpecial() throws -> Bool {
         let byte = bytes[position]
+        if byte >= 0x80 {
+            // Only when transcoding windows-1252 (otherwise no byte from 0x80 on is special).
+            appendTranscoded(byte)
+            position += 1
+            return true
+        }
         if byte < 0x20 {
             position += 1  // a control character XML 1.0 forbids
             return true
@@ -479,7 +568,7 @@ final class InputRewriter {
             names.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[(position + 1)..<nameEnd]))
         }
         tagEnd = index
-        verbatimUntil = nameEnd
+        passThrough(to: nameEnd)
         return true
     }
 
@@ -530,7 +619,7 @@ final class InputRewriter {
         }
         names.removeSubrange(openElements[match].start...)
         openElements.removeSubrange(match...)
-        verbatimUntil = close
+        passThrough(to: close)
         return true
     }
 
@@ -546,8 +635,18 @@ final class InputRewriter {
 
     private func emitEndTag(_ element: (start: Int, count: Int)) {
         pending.append(contentsOf: "</".utf8)
-        pending.append(contentsOf: names[element.start..<(element.start + element.count)])
+        emit(names[element.start..<(element.start + element.count)])
         pending.append(UInt8(ascii: ">"))
+    }
+
+    /// Passes the input up to `end` on unchanged (transcoded when it holds bytes from 0x80 on).
+    private func passThrough(to end: Int) {
+        if transcodesWindows1252, bytes[position..<end].contains(where: { $0 >= 0x80 }) {
+            emit(bytes[position..<end])
+            position = end
+        } else {
+            verbatimUntil = end
+        }
     }
 
     private func name(of element: (start: Int, count: Int)) -> String {
@@ -777,21 +876,18 @@ final class InputRewriter {
         return table
     }()
 
+    /// The index of the first set lane of a mask that has one (`pmovmskb` and a bit scan, without an intrinsic:
+    /// the lanes are all-ones or all-zero bytes).
+    @inline(__always)
+    static func firstLane(_ mask: SIMDMask<SIMD16<Int8>>) -> Int {
+        let words = unsafeBitCast(mask, to: SIMD2<UInt64>.self)
+        return words[0] != 0 ? words[0].trailingZeroBitCount >> 3 : 8 + words[1].trailingZeroBitCount >> 3
+    }
+
     /// Whether any byte of `word` is below `limit` (at most 128): the classic SWAR test.
     @inline(__always)
     private static func hasByteBelow(_ word: UInt64, _ limit: UInt64) -> Bool {
         (word &- 0x0101_0101_0101_0101 &* limit) & ~word & 0x8080_8080_8080_8080 != 0
-    }
-
-    /// Non-zero when `word` may hold `first`, `second` or a byte below 0x20 (the SWAR tests of the scan loop,
-    /// without branches; may report a false positive, never a false negative).
-    @inline(__always)
-    private static func specialBits(_ word: UInt64, _ first: UInt64, _ second: UInt64) -> UInt64 {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let high: UInt64 = 0x8080_8080_8080_8080
-        let a = word ^ first
-        let b = word ^ second
-        return ((a &- ones) & ~a | (b &- ones) & ~b | (word &- ones &* 0x20) & ~word) & high
     }
 
     private static func modeMask(_ mode: Mode) -> UInt8 {
@@ -802,6 +898,9 @@ final class InputRewriter {
         case .instruction: 0b1000
         }
     }
+
+    /// Encoding names of windows-1252 (see ``transcodesWindows1252``), lowercased.
+    private static let windows1252Names: Set<String> = ["windows-1252", "cp1252", "x-cp1252"]
 
     /// C1 control characters that feeds use to mean their windows-1252 glyphs (`&#146;` for ’).
     private static let windows1252: [UInt32: UInt32] = [

@@ -45,6 +45,29 @@ enum TextCleaner {
         return result.isEmpty ? nil : result
     }
 
+    /// ``plainText(_:)`` would return the text unchanged: ``isAlreadyPlain(_:)`` for UTF-8 bytes, `false` for
+    /// any non-ASCII byte (those take the long way).
+    static func isAlreadyPlainASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var previousWasSpace = true
+        var previousWasAmpersand = false
+        for byte in bytes {
+            if previousWasAmpersand, byte != 0x20 { return false }
+            previousWasAmpersand = byte == UInt8(ascii: "&")
+            switch byte {
+            case 0x20:
+                if previousWasSpace { return false }
+                previousWasSpace = true
+            case UInt8(ascii: "<"):
+                return false
+            case 0x21...0x7E:
+                previousWasSpace = false
+            default:
+                return false
+            }
+        }
+        return !previousWasSpace && !previousWasAmpersand
+    }
+
     /// Printable ASCII with single inner spaces and no `<` or `&`: nothing to clean (the common case).
     private static func isAlreadyPlain(_ text: String) -> Bool {
         var previousWasSpace = true

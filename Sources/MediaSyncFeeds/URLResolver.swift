@@ -34,6 +34,65 @@ enum URLResolver {
         return String(cString: built)
     }
 
+    /// Whether ``resolve(_:base:)`` returns `trimmed` unchanged whatever the base: an absolute URL with a scheme
+    /// that is not rewritten and nothing to percent-encode. (Conservative: `false` sends a URL the long way.)
+    /// - Parameter trimmed: A value already trimmed of ASCII whitespace, not empty.
+    static func isAbsoluteAsIs(_ trimmed: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let first = trimmed.first else { return false }
+        switch first | 0x20 {
+        case UInt8(ascii: "f"), UInt8(ascii: "i"), UInt8(ascii: "p"): return false  // feed:, itpc:, pcast:, podcast:
+        default: break
+        }
+        // The scheme: a letter, then letters, digits, `+`, `-` or `.`, up to the colon.
+        var index = 0
+        while true {
+            guard index < trimmed.count else { return false }
+            let byte = trimmed[index]
+            index += 1
+            if (byte | 0x20) >= UInt8(ascii: "a"), (byte | 0x20) <= UInt8(ascii: "z") { continue }
+            if byte == UInt8(ascii: ":"), index > 1 { break }
+            let isSchemeByte =
+                (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "+")
+                || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
+            guard index > 1, isSchemeByte else { return false }
+        }
+        // Nothing to percent-encode after it (the bytes `escape(_:)` encodes, as two bit sets).
+        let low: UInt64 = 1 << 0x22 | 1 << 0x3C | 1 << 0x3E  // " < >
+        // \\ ^ ` { | }
+        let high: UInt64 =
+            1 << (0x5C - 0x40) | 1 << (0x5E - 0x40) | 1 << (0x60 - 0x40) | 1 << (0x7B - 0x40) | 1 << (0x7C - 0x40)
+            | 1 << (0x7D - 0x40)
+        if let base = trimmed.baseAddress {
+            // Sixteen bytes per step (SSE2): outside 0x21...0x7E, or one of the nine above.
+            let raw = UnsafeRawPointer(base)
+            let low = SIMD16<UInt8>(repeating: 0x21)
+            let high = SIMD16<UInt8>(repeating: 0x7B)
+            let tilde = SIMD16<UInt8>(repeating: 0x7E)
+            let quote = SIMD16<UInt8>(repeating: 0x22)
+            let less = SIMD16<UInt8>(repeating: 0x3C)
+            let greater = SIMD16<UInt8>(repeating: 0x3E)
+            let backslash = SIMD16<UInt8>(repeating: 0x5C)
+            let caret = SIMD16<UInt8>(repeating: 0x5E)
+            let grave = SIMD16<UInt8>(repeating: 0x60)
+            while index + 16 <= trimmed.count {
+                let vector = raw.loadUnaligned(fromByteOffset: index, as: SIMD16<UInt8>.self)
+                let outside = (vector .< low) .| ((vector .>= high) .& (vector .!= tilde))
+                let quotes = (vector .== quote) .| (vector .== less) .| (vector .== greater)
+                let others = (vector .== backslash) .| (vector .== caret) .| (vector .== grave)
+                if any(outside .| quotes .| others) { return false }
+                index += 16
+            }
+        }
+        while index < trimmed.count {
+            let byte = trimmed[index]
+            index += 1
+            if byte &- 0x21 >= 0x5E { return false }  // 0x00...0x20, 0x7F...0xFF
+            let bits = byte < 0x40 ? low &>> UInt64(byte) : high &>> UInt64(byte &- 0x40)
+            if bits & 1 != 0 { return false }
+        }
+        return true
+    }
+
     private static func hasScheme(_ url: String) -> Bool {
         var sawLetter = false
         for byte in url.utf8 {

@@ -133,12 +133,32 @@ final class XMLStreamReader {
     /// - Returns: `false` at the end of the document.
     /// - Throws: The rewriter's failure, or ``FeedError/malformed(line:message:)`` when libxml2 gives up.
     func advance(skipChildren: Bool = false) throws -> Bool {
-        let status = skipChildren ? xmlTextReaderNext(reader) : xmlTextReaderRead(reader)
+        let status: Int32
+        if skipChildren, document != nil {
+            status = skipSubtreeOfDocument()
+        } else {
+            status = skipChildren ? xmlTextReaderNext(reader) : xmlTextReaderRead(reader)
+        }
         if status == 1 { return true }
         if let failure = input.failure { throw failure }
         if status == 0 { return false }
         let recorder = errorBox.takeUnretainedValue()
         throw FeedError.malformed(line: recorder.line, message: recorder.message ?? "libxml2 stopped reading")
+    }
+
+    /// `xmlTextReaderNext` for a reader walking a document (``init(recovering:baseURL:)``). libxml2's own
+    /// (`xmlTextReaderNextTree`) moves from an element that is its parent's last child straight to the parent's
+    /// next sibling, so the parent's end element is never reported and every context after it is wrong (a feed
+    /// whose `<image>` ends `<link>…</link></image>` then loses all its items). Reads through the subtree instead,
+    /// up to the element's own end, and one node further.
+    private func skipSubtreeOfDocument() -> Int32 {
+        let start = xmlTextReaderDepth(reader)
+        var status: Int32
+        repeat {
+            status = xmlTextReaderRead(reader)
+        } while status == 1
+            && !(xmlTextReaderDepth(reader) == start && xmlTextReaderNodeType(reader) == NodeType.endElement.rawValue)
+        return status == 1 ? xmlTextReaderRead(reader) : status
     }
 
     /// The current node's type, `nil` for types the parsers ignore.
@@ -192,14 +212,6 @@ final class XMLStreamReader {
         return String(cString: value)
     }
 
-    /// An attribute of the current element by namespace URI and local name.
-    /// The corresponding C function is `xmlTextReaderGetAttributeNs`.
-    func attribute(namespace: StaticString, _ name: StaticString) -> String? {
-        guard let value = xmlTextReaderGetAttributeNs(reader, name.utf8Start, namespace.utf8Start) else { return nil }
-        defer { cxml_free(value) }
-        return String(cString: value)
-    }
-
     /// Appends the current element serialised as XML (markup and all). The corresponding C function is
     /// `xmlTextReaderReadOuterXml`, which expands only this element's subtree.
     func appendOuterXML(to buffer: inout [UInt8]) {
@@ -223,6 +235,28 @@ final class XMLStreamReader {
     func appendValue(to buffer: inout [UInt8]) {
         guard let value = xmlTextReaderConstValue(reader) else { return }
         buffer.append(contentsOf: UnsafeBufferPointer(start: value, count: strlen(value)))
+    }
+}
+
+extension XMLStreamReader: AttributeSource {
+    /// The corresponding C function is `xmlTextReaderGetAttribute`.
+    func withAttribute<R>(_ name: StaticString, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R? {
+        guard let value = xmlTextReaderGetAttribute(reader, name.utf8Start) else { return nil }
+        defer { cxml_free(value) }
+        return body(UnsafeBufferPointer(start: value, count: strlen(value)))
+    }
+
+    /// An attribute by namespace URI and local name. The corresponding C function is `xmlTextReaderGetAttributeNs`.
+    func withAttribute<R>(namespace: StaticString, _ name: StaticString, _ body: (UnsafeBufferPointer<UInt8>) -> R)
+        -> R?
+    {
+        guard let value = xmlTextReaderGetAttributeNs(reader, name.utf8Start, namespace.utf8Start) else { return nil }
+        defer { cxml_free(value) }
+        return body(UnsafeBufferPointer(start: value, count: strlen(value)))
+    }
+
+    func currentBase() -> String? {
+        baseURI
     }
 }
 
