@@ -145,7 +145,9 @@ import Glibc
         var root: String { folder + "/mirror" }
         var referenceRoot: String { folder + "/reference" }
 
-        init(mediaSize: Int = 1_500_000) throws {
+        /// 3 MB media at the trial's 1 MB/s: a partial file is past the 1 MiB resume threshold for about two
+        /// seconds, a window a busy parallel test run does not miss (at 1.5 MB it was half a second).
+        init(mediaSize: Int = 3_000_000) throws {
             server = try TestServer(library: TestLibrary(movies: 2, series: 0, mediaSize: mediaSize))
             folder = FileManager.default.temporaryDirectory.appendingPathComponent("mediasync-torture-\(UUID().uuidString)").path
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)

@@ -3,6 +3,10 @@ import MediaSync
 import MediaSyncTestServer
 import Testing
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// `mediasync sync` as cron or systemd runs it: one exit code per failure class (README, "Exit codes"),
 /// one clear line, and the next run finishing the job.
 @Suite struct SyncExitCodeTests {
@@ -16,23 +20,25 @@ import Testing
     @Test func twoSyncProcessesOnOneRoot() async throws {
         let sandbox = try await signedInWithAMovie()
         defer { sandbox.tearDown() }
-        #expect(try await sandbox.run(["select", "series", sandbox.server.library.series[0].id]).status == 0)
-        // Slow enough that the first sync is still running when the second starts.
-        sandbox.server.setThrottle(bytesPerSecond: 100_000)
-        let downloads = { sandbox.server.allRequests.filter { $0.path.hasSuffix("/Download") }.count }
+        // The first sync hangs in a download, holding the lock, however long the second takes to start.
+        let movie = sandbox.server.library.movies[0]
+        let stalled = "/Items/\(movie.mediaSources[0].id)/Download"
+        sandbox.server.inject(.stall(afterBytes: 1_000, seconds: 120), path: stalled)
         let (first, firstOut, firstErr) = try CommandRunner.start(["sync", "--quiet"], environment: sandbox.environment)
-        // The first sync downloads only while it holds the lock (`select` asked /Items already: not a sign).
-        for _ in 0..<1000 where downloads() == 0 { try await Task.sleep(for: .milliseconds(10)) }
-        #expect(downloads() > 0)
+        for _ in 0..<3000 where sandbox.server.requests(to: stalled).isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(!sandbox.server.requests(to: stalled).isEmpty)
 
         let second = try await sandbox.run(["sync"])
         #expect(second.status == 5)
         #expect(second.stderr.split(separator: "\n").count == 1, "\(second.stderr)")
         #expect(second.stderr.contains("another mediasync sync is running"))
 
-        sandbox.server.setThrottle(bytesPerSecond: nil)
-        let finished = try await CommandRunner.wait(first, firstOut, firstErr)
-        #expect(finished.status == 0, "\(finished.stderr)")
+        // The first is killed as it hangs; the lock dies with it and the next sync finishes the job.
+        kill(first.processIdentifier, SIGKILL)
+        _ = try await CommandRunner.wait(first, firstOut, firstErr)
+        sandbox.server.clearFaults()
+        let next = try await sandbox.run(["sync"])
+        #expect(next.status == 0, "\(next.stderr)")
         #expect(try await sandbox.run(["sync"]).stdout.contains("Up to date"))
     }
 
