@@ -68,7 +68,8 @@ final class XMLStreamReader {
         guard recorder.message == nil, error.pointee.level == XML_ERR_FATAL else { return }
         recorder.line = Int(error.pointee.line)
         let text = error.pointee.message.map { String(cString: $0) } ?? "unknown error"
-        recorder.message = text.trimmingCharacters()
+        // libxml2's messages may span lines ("…indicate encoding !\nBytes: 0xE9…"); errors are one line.
+        recorder.message = String(text.map { $0.isNewline ? " " : $0 }).trimmingCharacters()
     }
 
     private let document: xmlDocPtr?
