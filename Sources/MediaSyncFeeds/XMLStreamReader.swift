@@ -87,6 +87,7 @@ final class XMLStreamReader {
                 Self.readCallback, nil, inputBox.toOpaque(), baseURL, input.encoding, Self.options)
         else {
             inputBox.release()
+            fastCache.deallocate()  // deinit does not run for an instance whose initialiser throws
             throw input.failure ?? FeedError.malformed(line: 0, message: "libxml2 could not create a reader")
         }
         self.reader = reader
@@ -113,6 +114,7 @@ final class XMLStreamReader {
             if let document { xmlFreeDoc(document) }
             inputBox.release()
             errorBox.release()
+            fastCache.deallocate()  // deinit does not run for an instance whose initialiser throws
             throw input.failure ?? FeedError.malformed(line: 0, message: "libxml2 could not recover the document")
         }
         self.reader = reader
