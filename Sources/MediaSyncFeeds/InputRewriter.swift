@@ -399,6 +399,10 @@ final class InputRewriter {
     private func handleSpecial() throws -> Bool {
         let byte = bytes[position]
         if byte < 0x20 {
+            // `</t\u{5}itle>`: dropped, it joins the name, which the careful path tracks only up to it.
+            if speculative, mode == .markup, followsTagName() {
+                throw FeedError.malformed(line: 0, message: "a control character inside a tag name")
+            }
             position += 1  // a control character XML 1.0 forbids
             return true
         }
@@ -481,8 +485,9 @@ final class InputRewriter {
         return true
     }
 
-    /// Speculative mode: whether `position` directly follows `<name` or `</name` (true, to be safe, when the
-    /// window holds nothing but name bytes before it; it keeps 32 bytes before `position` when it moves on).
+    /// Speculative mode: whether `position` directly follows `<name` or `</name`, where dropping or rewriting
+    /// what is there would change the name the careful path tracks (true, to be safe, when the window holds
+    /// nothing but name bytes before `position`; it keeps 32 bytes before `position` when it moves on).
     private func followsTagName() -> Bool {
         guard position > 0 else { return false }  // nothing was dropped before (see `refill()`)
         var index = position - 1
