@@ -123,7 +123,11 @@ enum DateParser {
             } else if byte == UInt8(ascii: "."), values.count == 2 {
                 inFraction = true
             } else if isDigit(byte) {
-                if !inFraction { current = (current ?? 0) * 10 + Int(byte - 0x30) }
+                if !inFraction {
+                    // `03:4444444444444444444444404:05` overflowed Int (found by libFuzzer); no part is over 60.
+                    guard (current ?? 0) < 1_000 else { return nil }
+                    current = (current ?? 0) * 10 + Int(byte - 0x30)
+                }
             } else {
                 return nil
             }
