@@ -65,6 +65,7 @@ let package = Package(
         .testTarget(name: "MediaSyncTests", dependencies: ["MediaSync", "MediaSyncTestServer", "MediaSyncTestSupport"]),
         .testTarget(name: "MediaSyncTestServerTests", dependencies: ["MediaSyncTestServer"]),
         .testTarget(
-            name: "mediasyncCLITests", dependencies: ["mediasync", "mediasync-test-server", "MediaSync", "MediaSyncTestServer"]),
+            name: "mediasyncCLITests",
+            dependencies: ["mediasync", "mediasync-test-server", "MediaSync", "MediaSyncTestServer", "MediaSyncTestSupport"]),
     ]
 )
