@@ -268,3 +268,22 @@ import Glibc
         return files
     }
 }
+
+/// For `Scripts/check-secrets.sh`: writes every secret the test suite uses (the test libraries' tokens and API keys
+/// for each seed the tests use, and the secrets suite's values), one per line, to `$MEDIASYNC_SECRETS_LIST`; the
+/// script then counts them in the whole suite's output.
+@Suite struct SecretsListTests {
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["MEDIASYNC_SECRETS_LIST"] != nil))
+    func writeTheKnownSecrets() throws {
+        let path = try #require(ProcessInfo.processInfo.environment["MEDIASYNC_SECRETS_LIST"])
+        // Seeds: the default, and those the tests pass to TestLibrary (grep "seed:" in Tests).
+        var secrets = [1, 3, 4, 42].flatMap { seed -> [String] in
+            let library = TestLibrary(movies: 1, series: 0, seed: UInt64(seed))
+            return [library.accessToken, library.apiKey]
+        }
+        secrets += SecretsTests.secrets
+        try (secrets.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(Set(secrets).count == secrets.count)
+        #expect(secrets.allSatisfy { $0.count >= 16 })
+    }
+}
