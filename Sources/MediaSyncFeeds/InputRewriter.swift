@@ -353,10 +353,8 @@ final class InputRewriter {
                         if table[Int(byte)] & mask != 0 {
                             guard passTags, byte == UInt8(ascii: "<"), index + 1 < end else { break scan }
                             let next = base[index + 1]
-                            guard
-                                Self.isNameStart(next)
-                                    || (next == UInt8(ascii: "/") && index + 2 < end && Self.isNameStart(base[index + 2]))
-                            else { break scan }
+                            let named = index + 2 < end && Self.isNameStart(base[index + 2])
+                            guard Self.isNameStart(next) || (next == UInt8(ascii: "/") && named) else { break scan }
                             passed = true
                         }
                         index += 1

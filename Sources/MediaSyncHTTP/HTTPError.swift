@@ -186,7 +186,8 @@ public struct HTTPError: Error, Equatable, Sendable, CustomStringConvertible {
                 let parameters = credentials.split(separator: ",").compactMap { part -> (String, String)? in
                     let pair = part.split(separator: "=", maxSplits: 1)
                     guard pair.count == 2 else { return nil }
-                    return (pair[0].trimmingCharacters(in: " ").lowercased(), String(pair[1].trimmingCharacters(in: " \"")))
+                    let key = pair[0].trimmingCharacters(in: " ").lowercased()
+                    return (key, String(pair[1].trimmingCharacters(in: " \"")))
                 }
                 if parameters.isEmpty {
                     secrets.append(String(credentials))
@@ -198,7 +199,9 @@ public struct HTTPError: Error, Equatable, Sendable, CustomStringConvertible {
             } else if name.hasPrefix("x-") && name.hasSuffix("token") {
                 secrets.append(String(value))
             } else if name == "cookie" {
-                secrets += value.split(separator: ";").compactMap { $0.split(separator: "=", maxSplits: 1).dropFirst().first.map(String.init) }
+                secrets += value.split(separator: ";").compactMap { cookie in
+                    cookie.split(separator: "=", maxSplits: 1).dropFirst().first.map(String.init)
+                }
             }
         }
         for secret in secrets where secret.count >= 4 {
