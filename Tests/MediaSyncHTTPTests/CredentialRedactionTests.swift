@@ -30,11 +30,14 @@ import Testing
         #expect(error.description.contains("mediasync request refused: token <redacted>"))
     }
 
+    /// `TOKEN` in the value stands for the token (Swift Testing prints arguments, and `Scripts/check-secrets.sh`
+    /// counts the token in the suite's output).
     @Test(arguments: [
-        ("Authorization", "Bearer \(token)"), ("Authorization", "Basic \(token)"), ("X-Emby-Token", token),
-        ("Cookie", "session=\(token); theme=dark"), ("Authorization", "MediaBrowser Client=\"x\", Token=\"\(token)\""),
+        ("Authorization", "Bearer TOKEN"), ("Authorization", "Basic TOKEN"), ("X-Emby-Token", "TOKEN"),
+        ("Cookie", "session=TOKEN; theme=dark"), ("Authorization", "MediaBrowser Client=\"x\", Token=\"TOKEN\""),
     ])
-    func anAPIErrorDoesNotRepeatTheCredentials(header: String, value: String) async throws {
+    func anAPIErrorDoesNotRepeatTheCredentials(header: String, template: String) async throws {
+        let value = template.replacingOccurrences(of: "TOKEN", with: Self.token)
         let server = try TestServer()
         defer { server.shutdown() }
         server.inject(
