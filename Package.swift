@@ -51,6 +51,9 @@ let package = Package(
             name: "mediasync-test-server",
             dependencies: ["MediaSyncTestServer"]
         ),
+        // The feed parsers' fuzz target: a replayer in a normal build, a libFuzzer target when built by
+        // Scripts/fuzz-feeds.sh (-sanitize=fuzzer,address -DMEDIASYNC_LIBFUZZER).
+        .executableTarget(name: "mediasync-fuzz-feeds", dependencies: ["MediaSyncFeeds"], path: "Fuzz/FeedFuzzer"),
         .target(name: "MediaSyncTestSupport", path: "Tests/MediaSyncTestSupport"),
         .testTarget(
             name: "MediaSyncHTTPTests", dependencies: ["MediaSyncHTTP", "MediaSyncTestServer", "MediaSyncTestSupport"]),

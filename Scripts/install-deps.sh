@@ -3,7 +3,8 @@
 # Usage: Scripts/install-deps.sh [extra-package ...]
 set -euo pipefail
 
-packages=(libcurl4-openssl-dev libxml2-dev libsqlite3-dev pkg-config curl ca-certificates coreutils util-linux "$@")
+# openssl: the TLS tests make a self-signed certificate and serve it with `openssl s_server`.
+packages=(libcurl4-openssl-dev libxml2-dev libsqlite3-dev pkg-config curl ca-certificates coreutils util-linux openssl "$@")
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

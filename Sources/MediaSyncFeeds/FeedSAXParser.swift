@@ -41,6 +41,8 @@ struct FeedSAXParser {
     private var contexts: [(context: FeedSchema.Context, depth: Int, lang: String?)] = []
     /// The current element's depth (the root element is 0).
     private var depth = -1
+    /// Deeper documents are left to the careful path (libxml2's own limit is 256 without `XML_PARSE_HUGE`).
+    static let maxDepth = 200
     /// The depth of the element whose subtree is being skipped, `Int.max` when none is.
     private var skipDepth = Int.max
     private var collecting: Field?
@@ -160,6 +162,11 @@ struct FeedSAXParser {
     ) {
         depth += 1
         textRun = 0
+        if depth >= FeedSAXParser.maxDepth {
+            // libxml2 treats documents this deep differently in its push and reader parsers: read carefully.
+            fail(FeedError.malformed(line: 0, message: "nested deeper than the fast path reads"))
+            return
+        }
         if depth > skipDepth { return }
         if collecting != nil {
             fail(FeedError.malformed(line: 0, message: "markup inside a text field"))

@@ -84,23 +84,15 @@ final class FileInput: RewriterSource {
         var position = 0
         let chunk = 1024 * 1024
         while true {
-            let before = result.count
-            result.reserveCapacity(before + chunk)
-            var count = 0
-            var failure: (any Error)?
-            result.append(contentsOf: repeatElement(0, count: chunk))
-            result.withUnsafeMutableBytes { raw in
-                do {
-                    count = try Self.pread(
-                        descriptor, UnsafeMutableRawBufferPointer(rebasing: raw[before...]), at: position)
-                } catch {
-                    failure = error
-                }
+            // Read into uninitialised storage: appending a chunk of zeros and removing the unused part cost
+            // two passes over 1 MiB per call, whatever the file's size.
+            let piece = try [UInt8](unsafeUninitializedCapacity: chunk) { buffer, initialized in
+                initialized = 0
+                initialized = try Self.pread(descriptor, UnsafeMutableRawBufferPointer(buffer), at: position)
             }
-            result.removeLast(chunk - count)
-            if let failure { throw failure }
-            if count == 0 { return result }
-            position += count
+            if piece.isEmpty { return result }
+            if result.isEmpty { result = piece } else { result.append(contentsOf: piece) }
+            position += piece.count
         }
     }
 

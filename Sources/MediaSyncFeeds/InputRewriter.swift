@@ -22,6 +22,8 @@ final class InputRewriter {
     static let maxTotalExpansion = 4 * 1024 * 1024
     /// Deepest entity nesting.
     static let maxEntityDepth = 8
+    /// How many open elements, innermost first, an end tag is matched against (libxml2 allows a depth of 256).
+    static let maxEndTagSearch = 300
 
     private enum Entity {
         case inline([UInt8])
@@ -96,6 +98,8 @@ final class InputRewriter {
     private let speculative: Bool
     /// Speculative mode: the bytes before this window offset are known to be UTF-8.
     private var validated = 0
+    /// Speculative mode: a tag has been passed, so a later DOCTYPE is not the prolog's.
+    private var passedTag = false
 
     /// Prepares `bytes`, which must stay valid for the lifetime of the rewriter.
     /// - Throws: ``FeedError/empty`` for a document with no markup, ``FeedError/entityExpansion`` for entity bombs.
@@ -200,8 +204,9 @@ final class InputRewriter {
     private func refill() -> Bool {
         guard !atEOF, let source, var storage = window, let base = storage.baseAddress else { return false }
         if position > 0 {
-            // A speculative rewriter keeps the bytes it has not checked yet (at most an incomplete sequence).
-            let shift = speculative ? min(position, end, validated) : min(position, end)
+            // A speculative rewriter keeps the bytes it has not checked yet (at most an incomplete sequence), and
+            // a few before `position` for ``followsTagName()``.
+            let shift = speculative ? min(max(0, position - 32), end, validated) : min(position, end)
             (base).update(from: base + shift, count: end - shift)
             end -= shift
             position -= shift
@@ -334,6 +339,8 @@ final class InputRewriter {
                     let raw = UnsafeRawPointer(base)
                     // Speculative mode passes tags through untracked: `<` before a name or `/` is no stop there.
                     let passTags = speculative && mode == .markup
+                    var passed = false
+                    defer { if passed { passedTag = true } }
                     let firstVector = SIMD16<UInt8>(repeating: UInt8(truncatingIfNeeded: first))
                     let secondVector = SIMD16<UInt8>(repeating: UInt8(truncatingIfNeeded: second))
                     let space = SIMD16<UInt8>(repeating: 0x20)
@@ -358,7 +365,9 @@ final class InputRewriter {
                                 let byte = base[index]
                                 guard passTags, byte == UInt8(ascii: "<"), index + 1 < end else { break scan }
                                 let next = base[index + 1]
-                                guard next == UInt8(ascii: "/") || Self.isNameStart(next) else { break scan }
+                                let named = index + 2 < end && Self.isNameStart(base[index + 2])
+                                guard Self.isNameStart(next) || (next == UInt8(ascii: "/") && named) else { break scan }
+                                passed = true
                                 index += 1
                                 continue
                             }
@@ -378,7 +387,9 @@ final class InputRewriter {
                             if table[Int(byte)] & mask != 0 {
                                 guard passTags, byte == UInt8(ascii: "<"), index + 1 < end else { break scan }
                                 let next = base[index + 1]
-                                guard next == UInt8(ascii: "/") || Self.isNameStart(next) else { break scan }
+                                let named = index + 2 < end && Self.isNameStart(base[index + 2])
+                                guard Self.isNameStart(next) || (next == UInt8(ascii: "/") && named) else { break scan }
+                                passed = true
                             }
                             index += 1
                         }
@@ -477,6 +488,10 @@ final class InputRewriter {
             return true
         }
         if byte < 0x20 {
+            // `</t\u{5}itle>`: dropped, it joins the name, which the careful path tracks only up to it.
+            if speculative, mode == .markup, followsTagName() {
+                throw FeedError.malformed(line: 0, message: "a control character inside a tag name")
+            }
             position += 1  // a control character XML 1.0 forbids
             return true
         }
@@ -493,8 +508,21 @@ final class InputRewriter {
         case .markup:
             if byte == UInt8(ascii: "<") {
                 let next = position + 1 < end ? bytes[position + 1] : 0
-                if speculative, next == UInt8(ascii: "/") || Self.isNameStart(next) {
+                if speculative,
+                    Self.isNameStart(next)
+                        || (next == UInt8(ascii: "/") && position + 2 < end && Self.isNameStart(bytes[position + 2]))
+                {
                     verbatimUntil = position + 1  // tags pass untracked; the rest of the tag is plain markup
+                    passedTag = true
+                } else if speculative,
+                    next == UInt8(ascii: "/")
+                        || (passedTag
+                            && (Self.hasPrefix(bytes, at: position, "<!DOCTYPE")
+                                || Self.hasPrefix(bytes, at: position, "<!doctype")))
+                {
+                    // What the careful path repairs (an end tag without a name is dropped), or what may sit in an
+                    // attribute value there (a DOCTYPE after the first tag is escaped): give up, read carefully.
+                    throw FeedError.malformed(line: 0, message: "markup the careful path repairs")
                 } else if position < tagEnd {
                     emit(Array("&lt;".utf8))  // `<` inside a tag, e.g. in an attribute value
                     position += 1
@@ -532,6 +560,10 @@ final class InputRewriter {
             case .verbatim(let length):
                 verbatimUntil = position + length
             case .replace(let length, let replacement):
+                if speculative, followsTagName() {
+                    // `<li&#xFFFF;nk>`: the careful path tracks the name up to the `&`; the rewritten name differs.
+                    throw FeedError.malformed(line: 0, message: "a reference inside a tag name")
+                }
                 emit(replacement)
                 position += length
             case .bareAmpersand:
@@ -540,6 +572,18 @@ final class InputRewriter {
             }
         }
         return true
+    }
+
+    /// Speculative mode: whether `position` directly follows `<name` or `</name`, where dropping or rewriting
+    /// what is there would change the name the careful path tracks (true, to be safe, when the window holds
+    /// nothing but name bytes before `position`; it keeps 32 bytes before `position` when it moves on).
+    private func followsTagName() -> Bool {
+        guard position > 0 else { return false }  // nothing was dropped before (see `refill()`)
+        var index = position - 1
+        while index >= 0, Self.isNameByte(bytes[index]) { index -= 1 }
+        if index == position - 1 { return false }
+        if index >= 0, bytes[index] == UInt8(ascii: "/") { index -= 1 }
+        return index < 0 || bytes[index] == UInt8(ascii: "<")
     }
 
     // MARK: Tags
@@ -589,7 +633,10 @@ final class InputRewriter {
             stack.pointee.names.withUnsafeBufferPointer { names in
                 stack.pointee.openElements.withUnsafeBufferPointer { elements in
                     var candidate = elements.count - 1
-                    while candidate >= 0 {
+                    // Only the innermost elements: libxml2 stops at a depth of 256 anyway (no XML_PARSE_HUGE),
+                    // and searching the whole stack for every stray end tag was quadratic (`<a</b>` repeated).
+                    let deepest = max(0, elements.count - InputRewriter.maxEndTagSearch)
+                    while candidate >= deepest {
                         let element = elements[candidate]
                         if element.count == nameCount {
                             var offset = 0

@@ -169,7 +169,10 @@ enum TextCleaner {
             } else {
                 value = UInt32(digits, radix: 10)
             }
-            guard let value, let scalar = Unicode.Scalar(value) else { return nil }
+            // Only characters XML allows: `&amp;#0;` in a title must not become a NUL (or another C0 control).
+            guard let value, value >= 0x20 || value == 0x09 || value == 0x0A || value == 0x0D,
+                value != 0xFFFE, value != 0xFFFF, let scalar = Unicode.Scalar(value)
+            else { return nil }
             return (scalar, length)
         }
         switch name {

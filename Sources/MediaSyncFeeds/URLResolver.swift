@@ -31,7 +31,8 @@ enum URLResolver {
         let escapedBase = escape(base)
         guard let built = xmlBuildURI(url, escapedBase) else { return url }
         defer { cxml_free(built) }
-        return String(cString: built)
+        // xmlBuildURI unescapes a network-path reference's host (`//host%C3%BF/…`): escape its result again.
+        return escape(String(cString: built))
     }
 
     /// Whether ``resolve(_:base:)`` returns `trimmed` unchanged whatever the base: an absolute URL with a scheme

@@ -68,7 +68,8 @@ final class XMLStreamReader {
         guard recorder.message == nil, error.pointee.level == XML_ERR_FATAL else { return }
         recorder.line = Int(error.pointee.line)
         let text = error.pointee.message.map { String(cString: $0) } ?? "unknown error"
-        recorder.message = text.trimmingCharacters()
+        // libxml2's messages may span lines ("…indicate encoding !\nBytes: 0xE9…"); errors are one line.
+        recorder.message = String(text.map { $0.isNewline ? " " : $0 }).trimmingCharacters()
     }
 
     private let document: xmlDocPtr?
@@ -86,6 +87,7 @@ final class XMLStreamReader {
                 Self.readCallback, nil, inputBox.toOpaque(), baseURL, input.encoding, Self.options)
         else {
             inputBox.release()
+            fastCache.deallocate()  // deinit does not run for an instance whose initialiser throws
             throw input.failure ?? FeedError.malformed(line: 0, message: "libxml2 could not create a reader")
         }
         self.reader = reader
@@ -112,6 +114,7 @@ final class XMLStreamReader {
             if let document { xmlFreeDoc(document) }
             inputBox.release()
             errorBox.release()
+            fastCache.deallocate()  // deinit does not run for an instance whose initialiser throws
             throw input.failure ?? FeedError.malformed(line: 0, message: "libxml2 could not recover the document")
         }
         self.reader = reader

@@ -85,7 +85,8 @@ public final class HTTPClient: Sendable {
             let retryAfter = RetryPolicy.parseRetryAfter(
                 completion.headers["Retry-After"], now: Date().timeIntervalSince1970)
             throw HTTPError.fromStatus(
-                completion.status, url: request.url, retryAfter: retryAfter, bodyExcerpt: collector.excerpt)
+                completion.status, url: request.url, retryAfter: retryAfter,
+                bodyExcerpt: HTTPError.excerpt(collector.excerpt, withoutCredentialsOf: request.headers))
         }
         return HTTPResponse(
             status: completion.status, headers: completion.headers, body: collector.body,

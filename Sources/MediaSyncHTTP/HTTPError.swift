@@ -1,3 +1,5 @@
+import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -166,6 +168,48 @@ public struct HTTPError: Error, Equatable, Sendable, CustomStringConvertible {
             .trimmingCharacters(in: " ")
         guard !line.isEmpty, !line.hasPrefix("<") else { return nil }
         return String(line)
+    }
+
+    /// `excerpt` without the credentials the request sent: a server that echoes a token from its `Authorization`
+    /// header in an error body must not put the token into a message or a log line. The credentials are the
+    /// parameters named `token`, `key`, `password` or `secret` of an `Authorization` value with parameters
+    /// (`MediaBrowser …, Token="…"`), else everything after its scheme (`Bearer …`, `Basic …`); the whole of an
+    /// `X-…-Token` value; cookie values. Each (also percent-decoded) becomes `<redacted>`.
+    static func excerpt(_ excerpt: String?, withoutCredentialsOf headers: HTTPHeaders) -> String? {
+        guard var text = excerpt else { return nil }
+        var secrets: [String] = []
+        for field in headers {
+            let name = field.name.lowercased()
+            let value = field.value.trimmingCharacters(in: " ")
+            if name == "authorization" || name == "proxy-authorization" {
+                let credentials = value.drop { $0 != " " }.dropFirst()
+                let parameters = credentials.split(separator: ",").compactMap { part -> (String, String)? in
+                    let pair = part.split(separator: "=", maxSplits: 1)
+                    guard pair.count == 2 else { return nil }
+                    let key = pair[0].trimmingCharacters(in: " ").lowercased()
+                    return (key, String(pair[1].trimmingCharacters(in: " \"")))
+                }
+                if parameters.isEmpty {
+                    secrets.append(String(credentials))
+                } else {
+                    secrets += parameters.filter { key, _ in
+                        ["token", "key", "password", "secret"].contains { key.contains($0) }
+                    }.map(\.1)
+                }
+            } else if name.hasPrefix("x-") && name.hasSuffix("token") {
+                secrets.append(String(value))
+            } else if name == "cookie" {
+                secrets += value.split(separator: ";").compactMap { cookie in
+                    cookie.split(separator: "=", maxSplits: 1).dropFirst().first.map(String.init)
+                }
+            }
+        }
+        for secret in secrets where secret.count >= 4 {
+            for form in Set([secret, secret.removingPercentEncoding ?? secret]) where text.contains(form) {
+                text = text.replacingOccurrences(of: form, with: "<redacted>")
+            }
+        }
+        return text
     }
 
     /// A redirect that cannot be followed (no Location, a loop, too many hops).

@@ -229,7 +229,9 @@ public final class TransferEngine: Sendable {
             close(fd)
             return .restart
         }
-        if let error = completion.abortError ?? flushError ?? transferError(completion, writer: writer, url: request.url) {
+        if let error = completion.abortError ?? flushError
+            ?? transferError(completion, writer: writer, url: request.url, headers: request.headers)
+        {
             close(fd)
             return .failure(error, madeProgress: madeProgress)
         }
@@ -257,14 +259,16 @@ public final class TransferEngine: Sendable {
         }
     }
 
-    private func transferError(_ completion: CurlCompletion, writer: FileWriter, url: String) -> HTTPError? {
+    private func transferError(_ completion: CurlCompletion, writer: FileWriter, url: String, headers: HTTPHeaders)
+        -> HTTPError?
+    {
         guard completion.code == .ok else {
             return HTTPError.fromCurl(completion.code, detail: completion.detail, url: url)
         }
         let status = writer.status
         if status >= 400 {
             let retryAfter = RetryPolicy.parseRetryAfter(completion.headers["Retry-After"], now: Date().timeIntervalSince1970)
-            let excerpt = HTTPError.excerpt(writer.errorBody)
+            let excerpt = HTTPError.excerpt(HTTPError.excerpt(writer.errorBody), withoutCredentialsOf: headers)
             return HTTPError.fromStatus(status, url: url, retryAfter: retryAfter, bodyExcerpt: excerpt)
         }
         if status != 200 && status != 203 && status != 206 {
