@@ -23,7 +23,9 @@ struct Login: AsyncParsableCommand {
     @Flag(name: .customLong("password-stdin"), help: "Read the password from standard input.")
     var passwordStdin = false
 
-    @Option(name: .customLong("api-key"), help: "Sign in with an administrator's API key.")
+    @Option(
+        name: .customLong("api-key"),
+        help: "Sign in with an administrator's API key (other users can read a command line: prefer $MEDIASYNC_API_KEY).")
     var apiKey: String?
 
     @Flag(name: .customLong("quick-connect"), help: "Sign in with a Quick Connect code approved in another client.")

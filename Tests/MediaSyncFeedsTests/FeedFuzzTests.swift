@@ -39,17 +39,21 @@ struct FeedFuzzTests {
     }
 
     @Test("mutated feeds: a feed or a FeedError, clean values, the same on every path")
-    func mutatedFeeds() throws {
+    func mutatedFeeds() async throws {
         let feeds = try FeedFixture.names.map { try FeedFixture.bytes($0) }
         let seeds = feeds + (try Self.contents(Self.files(in: Self.crasherFolder)))
         #expect(feeds.count >= 20)
-        var mutator = FeedMutator(seed: Self.seed, seeds: seeds)
-        mutator.hugeLimit = Self.hugeLimit
-        var checker = try FuzzChecker(label: "feed")
-        for index in 0..<Self.feedCount {
-            let (bytes, operations) = mutator.next()
-            checker.check(bytes, index: index, operations: operations.map(\.rawValue))
+        let checker = try await offThePool {
+            var mutator = FeedMutator(seed: Self.seed, seeds: seeds)
+            mutator.hugeLimit = Self.hugeLimit
+            var checker = try FuzzChecker(label: "feed")
+            for index in 0..<Self.feedCount {
+                let (bytes, operations) = mutator.next()
+                checker.check(bytes, index: index, operations: operations.map(\.rawValue))
+            }
+            return checker
         }
+        checker.recordIssues()
         print(checker.summary)
         #expect(checker.failures == 0, "\(checker.failures) of \(checker.documents) documents failed; see above")
         #expect(checker.documents == Self.feedCount)
@@ -59,18 +63,22 @@ struct FeedFuzzTests {
     }
 
     @Test("mutated OPML: outlines or a FeedError, clean URLs")
-    func mutatedOPML() throws {
+    func mutatedOPML() async throws {
         let opml = try Self.contents(Self.files(in: Self.opmlFolder))
         #expect(opml.count >= 4)
         // Two feeds to splice with; the OPML documents count three times as seeds.
         let seeds = opml + opml + opml + [try FeedFixture.bytes("rss2_basic"), try FeedFixture.bytes("atom_basic")]
-        var mutator = FeedMutator(seed: Self.seed ^ 0x0F0F, seeds: seeds)
-        mutator.hugeLimit = Self.hugeLimit
-        var checker = try FuzzChecker(label: "opml")
-        for index in 0..<Self.opmlCount {
-            let (bytes, operations) = mutator.next()
-            checker.check(bytes, index: index, operations: operations.map(\.rawValue))
+        let checker = try await offThePool {
+            var mutator = FeedMutator(seed: Self.seed ^ 0x0F0F, seeds: seeds)
+            mutator.hugeLimit = Self.hugeLimit
+            var checker = try FuzzChecker(label: "opml")
+            for index in 0..<Self.opmlCount {
+                let (bytes, operations) = mutator.next()
+                checker.check(bytes, index: index, operations: operations.map(\.rawValue))
+            }
+            return checker
         }
+        checker.recordIssues()
         print(checker.summary)
         #expect(checker.failures == 0, "\(checker.failures) of \(checker.documents) documents failed; see above")
         #expect(checker.outlines > 0)
@@ -84,6 +92,7 @@ struct FeedFuzzTests {
         for (index, file) in files.enumerated() {
             checker.check([UInt8](try Data(contentsOf: file)), index: index, operations: [file.lastPathComponent])
         }
+        checker.recordIssues()
         #expect(checker.failures == 0)
         #expect(checker.parsed == FeedFixture.names.count)
         #expect(checker.outlines >= 10)
@@ -102,6 +111,7 @@ struct FeedFuzzTests {
             let chunk = Self.environment["MEDIASYNC_FUZZ_CHUNK"].flatMap { Int($0) }
             checker.check(bytes, index: index, operations: [path], chunkSize: chunk)
         }
+        checker.recordIssues()
         print(checker.summary)
         #expect(checker.failures == 0)
     }
@@ -111,8 +121,17 @@ struct FeedFuzzTests {
     func crasher(_ name: String) throws {
         var checker = try FuzzChecker(label: "crasher")
         checker.check([UInt8](try Data(contentsOf: Self.crasherFolder.appendingPathComponent(name))), index: 0, operations: [name])
+        checker.recordIssues()
         #expect(checker.failures == 0)
         #expect(checker.documents == 1)
+    }
+}
+
+/// Runs CPU-bound or blocking work on a Dispatch thread, so that the cooperative pool (a thread per core) stays
+/// free for the tests running in parallel: a test that waits on a clock (a kill during a download) must not starve.
+func offThePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        DispatchQueue.global().async { continuation.resume(with: Result { try body() }) }
     }
 }
 
@@ -130,6 +149,8 @@ struct FuzzChecker {
     var recovered = 0
     var failures = 0
     var errorKinds: [String: Int] = [:]
+    /// The first failures, described (recorded as issues by ``recordIssues()`` in the test's own task).
+    var messages: [String] = []
     /// Prints each path's result (for replaying saved documents).
     var verbose = false
     let slow = ProcessInfo.processInfo.environment["MEDIASYNC_FUZZ_SLOW"] != nil
@@ -140,6 +161,10 @@ struct FuzzChecker {
         scratch = temporary.appendingPathComponent("fuzz-\(label)-\(UUID().uuidString).xml")
         output = temporary.appendingPathComponent("fuzz-\(label)-\(UUID().uuidString).json")
         failureFolder = temporary.appendingPathComponent("feed-fuzz-failures")
+    }
+
+    func recordIssues() {
+        for message in messages { Issue.record(Comment(rawValue: message)) }
     }
 
     var summary: String {
@@ -169,10 +194,9 @@ struct FuzzChecker {
         let file = failureFolder.appendingPathComponent("\(label)-\(index).xml")
         try? Data(bytes).write(to: file)
         if failures <= 20 {
-            let message: String =
+            messages.append(
                 "\(label) \(index) (\(operations.joined(separator: "+")), \(bytes.count) bytes, saved as \(file.path)): "
-                + problems.prefix(5).joined(separator: "; ")
-            Issue.record(Comment(rawValue: message))
+                    + problems.prefix(5).joined(separator: "; "))
         }
     }
 

@@ -122,23 +122,14 @@ import Glibc
         }
 
         // A sync with text log lines, rate-limited so that its argument list can be read while it runs.
-        let (process, out, err) = try CommandRunner.start(
-            ["sync", "--limit-rate", "100K", "--root", sandbox.folder + "/mirror-text"], environment: sandbox.environment)
-        var samples = 0
-        var argumentLeaks: [String] = []
-        while process.isRunning {
-            for pid in Self.processTree(from: process.processIdentifier) {
-                guard let arguments = Self.commandLine(of: pid) else { continue }
-                samples += 1
-                if let leak = Self.leak(in: arguments) { argumentLeaks.append("\(pid): \(leak)") }
+        let arguments = ["sync", "--limit-rate", "100K", "--root", sandbox.folder + "/mirror-text"]
+        let environment = sandbox.environment
+        // Sampled on a Dispatch thread: a cooperative thread blocked in this loop would starve parallel tests.
+        let (text, samples, argumentLeaks) = try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result { try Self.runSampling(arguments, environment: environment) })
             }
-            usleep(5_000)
         }
-        let text = CommandRunner.Output(
-            status: process.terminationStatus,
-            stdout: String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self),
-            stderr: String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
-        process.waitUntilExit()
         transcript.add("sync (text log)", text)
         #expect(text.status == 0, "\(text.stderr)")
         #expect(text.stderr.contains(" info downloaded Downloads/"))
@@ -224,6 +215,27 @@ import Glibc
     }
 
     // MARK: Helpers
+
+    /// Runs the CLI and reads the argument lists of its process tree until it exits: (output, samples, leaks).
+    static func runSampling(_ arguments: [String], environment: [String: String]) throws
+        -> (CommandRunner.Output, Int, [String])
+    {
+        let (process, out, err) = try CommandRunner.start(arguments, environment: environment)
+        var samples = 0
+        var leaks: [String] = []
+        while process.isRunning {
+            for pid in processTree(from: process.processIdentifier) {
+                guard let line = commandLine(of: pid) else { continue }
+                samples += 1
+                if let leak = leak(in: line) { leaks.append("\(pid): \(leak)") }
+            }
+            usleep(5_000)
+        }
+        let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (CommandRunner.Output(status: process.terminationStatus, stdout: stdout, stderr: stderr), samples, leaks)
+    }
 
     /// `pid` and its descendants (from `/proc/*/stat`).
     static func processTree(from pid: Int32) -> [Int32] {
