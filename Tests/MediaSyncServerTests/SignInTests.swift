@@ -99,7 +99,7 @@ import Testing
         let library = server.library
         let client = try makeClient(server)
         let codes = LockedList()
-        let result = try await client.quickConnect(pollInterval: 0.01, timeout: 10) { codes.append($0) }
+        let result = try await client.quickConnect(pollInterval: 0.01, timeout: 120) { codes.append($0) }
         #expect(result.accessToken == library.accessToken)
         #expect(result.user.id == library.userId)
         #expect(codes.values.count == 1)
