@@ -68,6 +68,8 @@ public final class TestServer: @unchecked Sendable {
     }
 
     let lock = NSLock()
+    /// Held while a request is matched against the faults and routed (see ``handle(_:)``).
+    private let routingGate = NSLock()
     var state: State
     private let listenFD: Int32
     private let acceptFinished = DispatchSemaphore(value: 0)
@@ -390,6 +392,12 @@ public final class TestServer: @unchecked Sendable {
             let custom = handler(request)
             return (HTTPResponse(status: custom.status, headers: [("Content-Type", custom.contentType)], body: custom.body), nil)
         }
+        // Routing takes the gate: a fault's `then` changes what later requests see as one step with the fault
+        // firing, so no request routed after the fault fired is answered from the state before the change.
+        // (Without it, a client's retry could be served the old bytes while `then` had not yet run: the fault
+        // matrix then saw a complete old file where the server's new one was expected.)
+        routingGate.lock()
+        defer { routingGate.unlock() }
         let rule: FaultRule? = lock.withLock {
             state.requests.append(request)
             guard let index = state.faults.firstIndex(where: { $0.remaining > 0 && ($0.path == request.path || $0.path == "*") }) else {

@@ -27,6 +27,35 @@ import Testing
         #expect(server.requests(to: "/files/f.bin").count == 3)
     }
 
+    /// Issue 16: a fault's `then` (the file changes between a client's attempts) is one step with the fault firing.
+    /// Here a second client asks for the file while `then` runs; it must get the changed file, never the old one.
+    /// Before the routing gate it was served the old bytes (the fault matrix's "damaged" enclosure under TSan:
+    /// the client's retry, sent after a low-speed timeout, got the complete old file and the change came after).
+    @Test func aRequestRoutedAfterAFaultFiredSeesTheFaultsChange() throws {
+        let server = try makeServer()
+        defer { server.shutdown() }
+        let changed = bytes.map { $0 ^ 0x5a }
+        let other = ResponseBox()
+        server.inject(.truncate(afterBytes: 10), path: "/files/f.bin") {
+            let done = DispatchSemaphore(value: 0)
+            Thread.detachNewThread {
+                other.set(try? TestSupport.request(server, "/files/f.bin"))
+                done.signal()
+            }
+            // Old behaviour: the second request is answered at once, from the file before the change. With the
+            // gate it waits for this closure, so the wait runs out (it only bounds how long this test takes).
+            _ = done.wait(timeout: .now() + 2)
+            server.setFile("/files/f.bin", contents: changed, lastModified: Date(timeIntervalSince1970: 1_700_000_600))
+        }
+        #expect(throws: (any Error).self) { try TestSupport.request(server, "/files/f.bin") }
+        for _ in 0..<2_000 where other.get() == nil { usleep(5_000) }
+        let second = try #require(other.get())
+        #expect(second.status == 200)
+        // A Bool, not the arrays: Swift Testing would diff 100,000 bytes for the message.
+        let seesTheChange = second.body == changed
+        #expect(seesTheChange, "the second request was answered from the file before the fault's change")
+    }
+
     @Test func wildcardRetryAfterRedirectBodyAndClear() throws {
         let server = try makeServer()
         defer { server.shutdown() }
@@ -143,5 +172,23 @@ import Testing
         server.inject(.status(503), path: "/files/f.bin") { server.setFile("/files/f.bin", contents: [1, 2, 3]) }
         #expect(try TestSupport.request(server, "/files/f.bin").status == 503)
         #expect(try TestSupport.request(server, "/files/f.bin").body == [1, 2, 3])
+    }
+}
+
+/// A response handed from another thread.
+final class ResponseBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: RawResponse?
+
+    func set(_ response: RawResponse?) {
+        lock.lock()
+        value = response
+        lock.unlock()
+    }
+
+    func get() -> RawResponse? {
+        lock.lock()
+        defer { lock.unlock() }
+        return value
     }
 }
