@@ -144,7 +144,9 @@ public final class MirrorSync: Sendable {
             do {
                 let bytes = try render()
                 try placer.write(bytes, to: file.path)
-                try index.record(entry(for: file, path: file.path, size: Int64(bytes.count), container: nil, previous: nil))
+                var written = entry(for: file, path: file.path, size: Int64(bytes.count), container: nil, previous: nil)
+                written.contentHash = ContentHash.hex(of: bytes)
+                try index.record(written)
                 report.written.append(file.path)
                 events?(SyncEvent(action: "written", path: file.path))
             } catch let error as SyncError where error.kind == .diskFull {
@@ -411,7 +413,10 @@ public final class MirrorSync: Sendable {
         if let previous, previous.file.path != path {
             try placer.remove(previous.file.path)
         }
-        try index.record(entry(for: file, path: path, size: success.size, container: container, previous: nil))
+        var placed = entry(for: file, path: path, size: success.size, container: container, previous: nil)
+        placed.validator = success.validator
+        placed.contentHash = success.contentHash
+        try index.record(placed)
         return path
     }
 
@@ -421,7 +426,8 @@ public final class MirrorSync: Sendable {
             file: LocalFile(key: file.key, path: path, kind: file.kind, size: size, signature: file.signature, itemId: file.itemId),
             versionId: file.versionId, mediaSourceId: mediaSourceId, container: container ?? previous?.container,
             downloadedAt: previous?.downloadedAt ?? ISO8601DateFormatter().string(from: now()),
-            taskId: previous?.taskId ?? UUID().uuidString.lowercased())
+            taskId: previous?.taskId ?? UUID().uuidString.lowercased(), validator: previous?.validator,
+            contentHash: previous?.contentHash)
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import MediaSyncCore
+import MediaSyncHTTP
 
 #if canImport(Glibc)
 import Glibc
@@ -106,19 +107,49 @@ public struct StorageQueries: Sendable {
     }
 
     /// Checks every indexed file; with `fix`, forgets the broken ones so the next sync fetches them again.
-    public func verify(fix: Bool) throws -> [Problem] {
+    ///
+    /// - Parameter deep: also read every file whose content hash was recorded at placement and compare (a file of
+    ///   the right size with other bytes is `damaged`). Files placed before hashes were recorded are counted in
+    ///   ``DeepCheck/unhashed`` of ``verifyDeep(fix:)``.
+    public func verify(fix: Bool, deep: Bool = false) throws -> [Problem] {
+        try verifyDeep(fix: fix, deep: deep).problems
+    }
+
+    /// What a verification found.
+    public struct DeepCheck: Sendable {
+        public var problems: [Problem]
+        /// Files whose bytes were read and matched their recorded hash.
+        public var hashed = 0
+        /// Files of the right size with no recorded hash (placed by an older version): not read.
+        public var unhashed = 0
+        /// Bytes read.
+        public var bytesRead: Int64 = 0
+    }
+
+    /// ``verify(fix:deep:)`` with the counts of a deep check.
+    public func verifyDeep(fix: Bool, deep: Bool) throws -> DeepCheck {
         let entries = try index.entries()
         let sizes = FilePlacer(root: root, durable: false).sizes(of: entries.map(\.file.path))
-        var problems: [Problem] = []
+        var check = DeepCheck(problems: [])
         for entry in entries {
             let actual = sizes[entry.file.path]
-            guard actual != entry.file.size else { continue }
-            problems.append(
-                Problem(
-                    path: entry.file.path, problem: actual == nil ? "missing" : "damaged", expectedBytes: entry.file.size,
-                    actualBytes: actual))
+            var problem: String?
+            if actual != entry.file.size {
+                problem = actual == nil ? "missing" : "damaged"
+            } else if deep {
+                if let recorded = entry.contentHash, let path = root.absolute(entry.file.path) {
+                    let found = ContentHash.hex(ofFile: path)
+                    check.bytesRead += entry.file.size
+                    if found == recorded { check.hashed += 1 } else { problem = found == nil ? "unreadable" : "damaged" }
+                } else {
+                    check.unhashed += 1
+                }
+            }
+            guard let problem else { continue }
+            check.problems.append(
+                Problem(path: entry.file.path, problem: problem, expectedBytes: entry.file.size, actualBytes: actual))
             if fix { try index.forget(key: entry.file.key) }
         }
-        return problems
+        return check
     }
 }

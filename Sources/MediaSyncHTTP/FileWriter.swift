@@ -32,6 +32,10 @@ final class FileWriter: CurlResponseHandler, @unchecked Sendable {
         case validatorChanged
         /// A 206 that does not start where the partial file ends.
         case rangeMismatch
+        /// A 206 without a validator (its bytes cannot be tied to the partial file's version).
+        case validatorMissing
+        /// A 206 whose complete length differs from the partial file's version.
+        case lengthChanged
     }
 
     /// Past this many bytes a partial file gets a resume record; smaller ones are simply fetched again.
@@ -47,6 +51,8 @@ final class FileWriter: CurlResponseHandler, @unchecked Sendable {
     let staging: StagingArea
     let resumeOffset: Int64
     let sentValidator: String?
+    /// The complete length recorded with the partial file, if any.
+    let sentTotal: Int64?
     let item: ItemProgress
     let counters: BatchCounters
 
@@ -66,7 +72,13 @@ final class FileWriter: CurlResponseHandler, @unchecked Sendable {
     private let buffers: BufferPool
     private var coalesce: UnsafeMutableRawPointer?
     private var pending = 0
-    private var validator: String?
+    /// The validator of the response being written (see ``validator(from:)``).
+    private(set) var validator: String?
+    /// The SHA-256 (lowercase hex) the server announced for the whole representation (`Repr-Digest`, `Digest`).
+    private(set) var announcedSHA256: String?
+    /// The content hash of the bytes written, in order, from byte 0; nil when this attempt continued a partial
+    /// file (its first bytes were not seen here) or a write broke the order.
+    private(set) var streamHash: ContentHash?
     private var recordWritten = false
     /// Whether the file has a name (in the staging area); an unnamed file gets one once it is worth resuming.
     private(set) var isNamed: Bool
@@ -75,8 +87,9 @@ final class FileWriter: CurlResponseHandler, @unchecked Sendable {
 
     init(
         fd: Int32, url: String, destination: String, staging: StagingArea, resumeOffset: Int64, sentValidator: String?,
-        item: ItemProgress, counters: BatchCounters, buffers: BufferPool, named: Bool
+        sentTotal: Int64?, item: ItemProgress, counters: BatchCounters, buffers: BufferPool, named: Bool
     ) {
+        self.sentTotal = sentTotal
         self.buffers = buffers
         self.isNamed = named
         self.coalesceCapacity = buffers.bufferSize
@@ -101,10 +114,15 @@ final class FileWriter: CurlResponseHandler, @unchecked Sendable {
     /// The bytes this attempt received for the file (written, or gathered and about to be).
     var bytesWritten: Int64 { offset - startOffset }
 
-    /// The validator to resume with: a strong `ETag`, else `Last-Modified`.
+    /// The validator a partial file may be continued with: a strong `ETag`, else a `Last-Modified` that is strong
+    /// (RFC 9110 §8.8.2.2: at least one second before the response's `Date`, so a change within the same second
+    /// cannot hide behind it). Nil when the response has neither: its bytes are then never continued.
     static func validator(from headers: HTTPHeaders) -> String? {
         if let etag = headers["ETag"], !etag.hasPrefix("W/"), !etag.isEmpty { return etag }
-        return headers["Last-Modified"]
+        guard let lastModified = headers["Last-Modified"], let modified = HTTPDate.parse(lastModified),
+            let dateField = headers["Date"], let date = HTTPDate.parse(dateField), modified <= date - 1
+        else { return nil }
+        return lastModified
     }
 
     /// Parses `Content-Range: bytes START-END/TOTAL` (TOTAL may be `*`).
@@ -126,16 +144,28 @@ final class FileWriter: CurlResponseHandler, @unchecked Sendable {
         let validator = FileWriter.validator(from: headers)
         switch status {
         case 206:
+            // Invariant: bytes are continued only by a 206 that starts where the partial file ends, carries the
+            // partial file's validator, and (when both are known) the same complete length. Anything else starts
+            // the file over: no file ever holds bytes of two versions.
             guard let range = FileWriter.parseContentRange(headers["Content-Range"]), range.start == resumeOffset else {
                 restart = .rangeMismatch
                 return restartError
             }
-            if let sentValidator, let validator, validator != sentValidator {
+            guard let validator, let sentValidator else {
+                restart = .validatorMissing
+                return restartError
+            }
+            guard validator == sentValidator else {
                 restart = .validatorChanged
                 return restartError
             }
+            let total = range.total ?? contentLength.map { resumeOffset + $0 }
+            if let sentTotal, let total, sentTotal != total {
+                restart = .lengthChanged
+                return restartError
+            }
             startOffset = resumeOffset
-            totalSize = range.total ?? contentLength.map { resumeOffset + $0 }
+            totalSize = total
         case 200, 203:
             if resumeOffset > 0 {
                 // The server ignored Range or If-Range failed: these bytes start at zero, so the old ones go.
@@ -149,6 +179,8 @@ final class FileWriter: CurlResponseHandler, @unchecked Sendable {
             }
             startOffset = 0
             totalSize = contentLength
+            streamHash = ContentHash()
+            hashedUpTo = 0
         case 416:
             restart = .rangeNotSatisfiable
             return restartError
@@ -157,6 +189,7 @@ final class FileWriter: CurlResponseHandler, @unchecked Sendable {
             return nil
         }
         self.validator = validator
+        announcedSHA256 = AnnouncedDigest.sha256(headers)
         writing = true
         offset = startOffset
         writebackFrom = startOffset
@@ -196,7 +229,7 @@ final class FileWriter: CurlResponseHandler, @unchecked Sendable {
                 isNamed = true
             }
             do {
-                try staging.writeRecord(StagingArea.Record(url: url, validator: validator), for: destination)
+                try staging.writeRecord(StagingArea.Record(url: url, validator: validator, total: totalSize), for: destination)
             } catch {
                 return error
             }
@@ -238,12 +271,23 @@ final class FileWriter: CurlResponseHandler, @unchecked Sendable {
                 if errno == EINTR { continue }
                 return HTTPError.fromErrno(errno, operation: "write", path: staging.partPath(for: destination))
             }
+            if streamHash != nil {
+                if position == hashedUpTo {
+                    streamHash?.update(UnsafeRawBufferPointer(start: base, count: written))
+                    hashedUpTo += Int64(written)
+                } else {
+                    streamHash = nil
+                }
+            }
             position += Int64(written)
             remaining -= written
             base += written
         }
         return nil
     }
+
+    /// How far ``streamHash`` has seen the file.
+    private var hashedUpTo: Int64 = 0
 
     private var restartError: HTTPError {
         HTTPError(.invalidResponse, "the server's range answer does not continue the partial file", url: url)

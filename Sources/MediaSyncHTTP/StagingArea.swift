@@ -14,6 +14,15 @@ struct StagingArea: Sendable {
     struct Record: Codable, Equatable, Sendable {
         var url: String
         var validator: String
+        /// The complete length of the version the bytes belong to (absent in records of older versions).
+        var total: Int64?
+    }
+
+    /// A partial file that may be continued: its size, and the version its bytes belong to.
+    struct Resume: Equatable, Sendable {
+        var size: Int64
+        var validator: String
+        var total: Int64?
     }
 
     let directory: String
@@ -59,7 +68,7 @@ struct StagingArea: Sendable {
 
     /// The bytes a partial file of `destination` may resume from, with its validator; nil when there is
     /// nothing usable (in which case any stale partial file is removed).
-    func resumable(for destination: String, url: String) -> (size: Int64, validator: String)? {
+    func resumable(for destination: String, url: String) -> Resume? {
         let part = partPath(for: destination)
         let meta = recordPath(for: destination)
         var info = stat()
@@ -75,7 +84,7 @@ struct StagingArea: Sendable {
             discard(destination)
             return nil
         }
-        return (Int64(info.st_size), record.validator)
+        return Resume(size: Int64(info.st_size), validator: record.validator, total: record.total)
     }
 
     func writeRecord(_ record: Record, for destination: String) throws(HTTPError) {

@@ -201,7 +201,7 @@ public final class TransferEngine: Sendable {
         }
         let writer = FileWriter(
             fd: fd, url: request.url, destination: request.destination, staging: staging,
-            resumeOffset: resume?.size ?? 0, sentValidator: resume?.validator, item: item,
+            resumeOffset: resume?.size ?? 0, sentValidator: resume?.validator, sentTotal: resume?.total, item: item,
             counters: counters, buffers: buffers, named: named)
         let completion: CurlCompletion
         do {
@@ -235,20 +235,28 @@ public final class TransferEngine: Sendable {
             close(fd)
             return .failure(error, madeProgress: madeProgress)
         }
-        let success = TransferSuccess(
-            path: request.destination, size: writer.offset, resumedFrom: writer.startOffset, attempts: number,
-            lastModified: writer.headers["Last-Modified"], etag: writer.headers["ETag"],
-            contentType: writer.headers["Content-Type"],
-            suggestedFilename: ContentDisposition.filename(writer.headers["Content-Disposition"]))
+        let version = PlacedVersion(
+            resumedFrom: writer.startOffset, validator: writer.validator, sentValidator: resume?.validator,
+            expectedTotal: writer.totalSize, size: writer.offset, streamHash: writer.streamHash,
+            announcedSHA256: writer.announcedSHA256)
+        let headers = writer.headers
         let durable = options.durable
         let place: @Sendable () -> AttemptResult = {
             let result = TransferEngine.place(
-                fd: fd, named: writer.isNamed, partPath: partPath, request: request, staging: staging,
-                expectedTotal: writer.totalSize, size: writer.offset, durable: durable, hasRecord: writer.mayHaveRecord,
-                directories: directories)
+                fd: fd, named: writer.isNamed, partPath: partPath, request: request, staging: staging, version: version,
+                durable: durable, hasRecord: writer.mayHaveRecord, directories: directories)
             switch result {
-            case .success: return .success(success)
-            case .failure(let error): return .failure(error, madeProgress: madeProgress)
+            case .success(let contentHash):
+                return .success(
+                    TransferSuccess(
+                        path: request.destination, size: version.size, resumedFrom: version.resumedFrom, attempts: number,
+                        lastModified: headers["Last-Modified"], etag: headers["ETag"], contentType: headers["Content-Type"],
+                        suggestedFilename: ContentDisposition.filename(headers["Content-Disposition"]),
+                        validator: version.validator, contentHash: contentHash,
+                        digestVerified: request.expectedSHA256 != nil || version.announcedSHA256 != nil))
+            case .failure(let error):
+                if error.kind == .checksumMismatch || error.kind == .invalidResponse { staging.discard(request.destination) }
+                return .failure(error, madeProgress: madeProgress)
             }
         }
         // Without fsync, placing is a close and a rename: cheaper than a hop to another thread.
@@ -278,31 +286,49 @@ public final class TransferEngine: Sendable {
     }
 
     /// Flushes, verifies and names (or renames) a complete file into place. Runs off the loop thread.
+    ///
+    /// The final check, which no path skips: the file's length is the complete length the final response
+    /// announced; a file continued from a partial one carries the validator the partial file's bytes came with
+    /// (so its bytes are tied to one version of the resource); an announced or expected SHA-256 matches. A file
+    /// that fails it is never placed. Returns the file's content hash (``ContentHash``).
     private static func place(
-        fd: Int32, named: Bool, partPath: String, request: TransferRequest, staging: StagingArea, expectedTotal: Int64?,
-        size: Int64, durable: Bool, hasRecord: Bool, directories: DirectoryCache
-    ) -> Result<Void, HTTPError> {
+        fd: Int32, named: Bool, partPath: String, request: TransferRequest, staging: StagingArea, version: PlacedVersion,
+        durable: Bool, hasRecord: Bool, directories: DirectoryCache
+    ) -> Result<String, HTTPError> {
         // An unnamed file vanishes when its descriptor closes: every exit below closes it.
         defer { close(fd) }
         if durable && fsync(fd) != 0 {
             return .failure(HTTPError.fromErrno(errno, operation: "flush", path: request.destination))
         }
-        if let expectedTotal, expectedTotal != size {
+        let size = version.size
+        if let expectedTotal = version.expectedTotal, expectedTotal != size {
             return .failure(
                 HTTPError(.transport, "the body ended after \(size) of \(expectedTotal) bytes", url: request.url))
+        }
+        if version.resumedFrom > 0, version.validator == nil || version.validator != version.sentValidator {
+            return .failure(
+                HTTPError(
+                    .invalidResponse, "the file's bytes cannot be tied to one version of it on the server", url: request.url))
         }
         if let expected = request.expectedSize, expected != size {
             return .failure(
                 HTTPError(.sizeMismatch, "expected \(expected) bytes but the server sent \(size)", url: request.url))
         }
-        if let expected = request.expectedSHA256 {
-            guard let actual = SHA256.hex(ofFile: named ? partPath : AnonymousFile.path(of: fd)) else {
+        let readable = named ? partPath : AnonymousFile.path(of: fd)
+        if let expected = request.expectedSHA256?.lowercased() ?? version.announcedSHA256 {
+            guard let actual = SHA256.hex(ofFile: readable) else {
                 return .failure(HTTPError.fromErrno(errno, operation: "read", path: partPath))
             }
-            if actual != expected.lowercased() {
+            if actual != expected {
+                let source = request.expectedSHA256 == nil ? "the server's announced" : "the expected"
                 return .failure(
-                    HTTPError(.checksumMismatch, "SHA-256 \(actual) differs from the expected \(expected)", url: request.url))
+                    HTTPError(.checksumMismatch, "SHA-256 \(actual) differs from \(source) \(expected)", url: request.url))
             }
+        }
+        // A file continued from a partial one was hashed only in part here: hash it whole.
+        let streamed = version.streamHash.flatMap { $0.count == size ? $0.hex : nil }
+        guard let contentHash = streamed ?? ContentHash.hex(ofFile: readable) else {
+            return .failure(HTTPError.fromErrno(errno, operation: "read", path: partPath))
         }
         let parent = (request.destination as NSString).deletingLastPathComponent
         do {
@@ -317,7 +343,7 @@ public final class TransferEngine: Sendable {
             return .failure(error)
         }
         if hasRecord { staging.removeRecord(for: request.destination) }
-        return .success(())
+        return .success(contentHash)
     }
 
     /// Names an unnamed file at `destination`, replacing an older file there atomically.
@@ -363,6 +389,24 @@ public final class TransferEngine: Sendable {
         }
         unlink(source)
     }
+}
+
+/// What the final attempt saw of the file it completed, for the check before placing it.
+struct PlacedVersion: Sendable {
+    /// Bytes kept from a partial file (0 for a file fetched whole).
+    var resumedFrom: Int64
+    /// The final response's validator.
+    var validator: String?
+    /// The validator the partial file's bytes came with, when this attempt continued one.
+    var sentValidator: String?
+    /// The complete length the final response announced.
+    var expectedTotal: Int64?
+    /// The file's length.
+    var size: Int64
+    /// The content hash of the bytes written from byte 0, when this attempt wrote them all.
+    var streamHash: ContentHash?
+    /// The SHA-256 the server announced for the whole file.
+    var announcedSHA256: String?
 }
 
 /// Per-request results of a batch, filled in by the workers.

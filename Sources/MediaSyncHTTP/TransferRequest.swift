@@ -94,6 +94,30 @@ public struct TransferSuccess: Sendable, Equatable {
     public var contentType: String?
     /// The file name from `Content-Disposition`, if any (not sanitised: treat as untrusted).
     public var suggestedFilename: String?
+    /// The validator (strong `ETag`, or a strong `Last-Modified`) of the version the bytes belong to, if any.
+    public var validator: String?
+    /// The ``ContentHash`` of the placed bytes (16 hex digits), for `verify --deep`.
+    public var contentHash: String?
+    /// Whether a SHA-256 (expected by the caller, or announced by the server) was checked.
+    public var digestVerified: Bool
+
+    public init(
+        path: String, size: Int64, resumedFrom: Int64, attempts: Int, lastModified: String? = nil, etag: String? = nil,
+        contentType: String? = nil, suggestedFilename: String? = nil, validator: String? = nil,
+        contentHash: String? = nil, digestVerified: Bool = false
+    ) {
+        self.path = path
+        self.size = size
+        self.resumedFrom = resumedFrom
+        self.attempts = attempts
+        self.lastModified = lastModified
+        self.etag = etag
+        self.contentType = contentType
+        self.suggestedFilename = suggestedFilename
+        self.validator = validator
+        self.contentHash = contentHash
+        self.digestVerified = digestVerified
+    }
 }
 
 /// What became of one transfer.

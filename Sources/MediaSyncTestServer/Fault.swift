@@ -12,6 +12,9 @@ public enum Fault: Sendable, Equatable {
     case stall(afterBytes: Int, seconds: Double)
     /// Answer 200 with the full body even when a Range header is sent.
     case ignoreRange
+    /// Answer a Range request as if no If-Range had been sent, and without `ETag` and `Last-Modified` (a proxy or
+    /// CDN that strips validators): the client cannot tell which version the bytes belong to.
+    case rangeWithoutValidators
     /// Answer 416 with `Content-Range: bytes */<size>`.
     case rangeNotSatisfiable
     /// Answer with a redirect (301/302/307/308) to `location`.

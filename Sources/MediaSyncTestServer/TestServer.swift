@@ -434,6 +434,12 @@ public final class TestServer: @unchecked Sendable {
             return (HTTPResponse(status: 416, headers: [("Content-Range", "bytes */\(size)")]), nil)
         case .ignoreRange:
             return (route(request, ignoreRange: true), nil)
+        case .rangeWithoutValidators:
+            var unconditional = request
+            unconditional.headers["if-range"] = nil
+            var response = route(unconditional, ignoreRange: false)
+            response.headers.removeAll { ["etag", "last-modified"].contains($0.0.lowercased()) }
+            return (response, nil)
         case .resetAfter(let bytes):
             return (route(request, ignoreRange: false), .reset(afterBytes: max(0, bytes)))
         case .truncate(let bytes):

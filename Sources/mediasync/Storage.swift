@@ -51,10 +51,13 @@ struct DiskUsage: AsyncParsableCommand {
 /// `mediasync verify`: every indexed file exists with its recorded size.
 struct Verify: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Check that every indexed file exists with its recorded size; --fix marks the broken ones for the next sync.")
+        abstract: "Check that every indexed file exists with its recorded size (--deep: and bytes); --fix marks the broken ones for the next sync.")
 
     @Flag(help: "Forget the broken files in the index, so the next sync downloads them again.")
     var fix = false
+
+    @Flag(help: "Also read every file and compare its bytes with the content hash recorded when it was placed.")
+    var deep = false
 
     @Flag(help: "Print JSON instead of lines.")
     var json = false
@@ -63,13 +66,20 @@ struct Verify: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let problems = try StorageQueries(root: rootOptions.mirrorRoot, index: try rootOptions.openIndex())
-                .verify(fix: fix)
+            let check = try StorageQueries(root: rootOptions.mirrorRoot, index: try rootOptions.openIndex())
+                .verifyDeep(fix: fix, deep: deep)
+            let problems = check.problems
             if json {
                 print(try JSONText.encode(problems))
             } else {
                 for problem in problems {
                     print("\(problem.problem): \(problem.path) (recorded \(problem.expectedBytes) bytes)")
+                }
+                if deep {
+                    print(
+                        "Read \(check.hashed + problems.filter { $0.problem == "damaged" && $0.actualBytes == $0.expectedBytes }.count) "
+                            + "files (\(ByteCount.format(check.bytesRead))) against their recorded hashes"
+                            + (check.unhashed > 0 ? "; \(check.unhashed) placed by an older version have no hash (size checked only)." : "."))
                 }
                 print(
                     problems.isEmpty

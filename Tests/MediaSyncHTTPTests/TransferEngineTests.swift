@@ -71,6 +71,126 @@ import Testing
         #expect(readBytes(folder.file("t.bin")) == bytes)
     }
 
+    // MARK: Issue 16: no file holds bytes of two versions
+
+    /// A proxy strips the validators and ignores If-Range while the file changed between attempts: the 206 cannot be
+    /// tied to the partial file's version. Before the fix the bytes were spliced (old start, new end) and placed.
+    @Test func aRangeAnswerWithoutAValidatorIsNeverSpliced() async throws {
+        let server = try TestServer()
+        defer { server.shutdown() }
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let old = testBytes(3 * Self.mib, seed: 21)
+        let new = testBytes(3 * Self.mib, seed: 22)
+        server.setFile("/v.bin", contents: old)
+        server.inject(.truncate(afterBytes: 2 * Self.mib), path: "/v.bin") {
+            server.setFile("/v.bin", contents: new, lastModified: Date(timeIntervalSince1970: 1_700_000_600))
+        }
+        server.inject(.rangeWithoutValidators, path: "/v.bin")
+        let outcome = try #require(await one(makeEngine(), server, "/v.bin", to: folder.file("v.bin")))
+        let success = try outcome.result.get()
+        let placed = readBytes(folder.file("v.bin"))
+        let isTheNewVersion = placed == new
+        #expect(isTheNewVersion, "the placed file is not the server's new version (spliced: \(placed?.prefix(4) == old.prefix(4)))")
+        #expect(success.resumedFrom == 0)
+        let requests = server.requests(to: "/v.bin")
+        #expect(requests.count == 3)
+        #expect(requests.count == 3 && requests[1].headers["range"] != nil && requests[2].headers["range"] == nil)
+        #expect(success.contentHash == ContentHash.hex(of: new))
+    }
+
+    /// A server that keeps the ETag while the file's length changes (a replaced file whose tag is derived from
+    /// something else): the complete length recorded with the partial file tells the versions apart.
+    @Test func aRangeAnswerOfAnotherLengthStartsTheFileOver() async throws {
+        let server = try TestServer()
+        defer { server.shutdown() }
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let old = testBytes(3 * Self.mib, seed: 23)
+        let new = testBytes(3 * Self.mib + 12_345, seed: 24)
+        server.setFile("/l.bin", contents: old, etag: "same-tag")
+        server.inject(.truncate(afterBytes: 2 * Self.mib), path: "/l.bin") {
+            server.setFile("/l.bin", contents: new, etag: "same-tag")
+        }
+        let outcome = try #require(await one(makeEngine(), server, "/l.bin", to: folder.file("l.bin")))
+        let success = try outcome.result.get()
+        let isTheNewVersion = readBytes(folder.file("l.bin")) == new
+        #expect(isTheNewVersion)
+        #expect(success.size == Int64(new.count) && success.resumedFrom == 0)
+    }
+
+    /// A `Last-Modified` no older than the response's `Date` is weak (RFC 9110 §8.8.2.2): the file could change within
+    /// that second unseen, so a partial file with only that validator is fetched again from the start, never continued.
+    @Test func aWeakLastModifiedIsNeverAResumeValidator() async throws {
+        let server = try TestServer()
+        defer { server.shutdown() }
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let bytes = testBytes(3 * Self.mib, seed: 25)
+        server.setFile("/w.bin", contents: bytes, lastModified: Date().addingTimeInterval(3_600))
+        server.inject(.truncate(afterBytes: 2 * Self.mib), path: "/w.bin")
+        let outcome = try #require(await one(makeEngine(), server, "/w.bin", to: folder.file("w.bin")))
+        let success = try outcome.result.get()
+        #expect(readBytes(folder.file("w.bin")) == bytes)
+        #expect(success.resumedFrom == 0 && success.validator == nil)
+        #expect(server.requests(to: "/w.bin").allSatisfy { $0.headers["range"] == nil })
+    }
+
+    /// `Repr-Digest` (RFC 9530) and `Digest` (RFC 3230) SHA-256 values are checked before a file is placed.
+    @Test func anAnnouncedDigestIsCheckedBeforePlacing() async throws {
+        let server = try TestServer()
+        defer { server.shutdown() }
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let bytes = testBytes(300_000, seed: 26)
+        var sha = SHA256()
+        bytes.withUnsafeBytes { sha.update($0) }
+        let hex = sha.finalize()
+        var raw: [UInt8] = []
+        var index = hex.startIndex
+        while index < hex.endIndex {
+            let next = hex.index(index, offsetBy: 2)
+            raw.append(UInt8(hex[index..<next], radix: 16) ?? 0)
+            index = next
+        }
+        let good = Data(raw).base64EncodedString()
+        let bad = Data(raw.reversed()).base64EncodedString()
+        server.setFile("/good.bin", contents: bytes, extraHeaders: [("Repr-Digest", "sha-512=:AAAA:, sha-256=:\(good):")])
+        server.setFile("/legacy.bin", contents: bytes, extraHeaders: [("Digest", "MD5=AAAA, SHA-256=\(good)")])
+        server.setFile("/bad.bin", contents: bytes, extraHeaders: [("Repr-Digest", "sha-256=:\(bad):")])
+        let engine = makeEngine(retry: .none)
+        let result = await engine.download(
+            ["/good.bin", "/legacy.bin", "/bad.bin"].map {
+                TransferRequest(id: $0, url: server.baseURL + $0, destination: folder.path + $0)
+            })
+        #expect(try result.outcomes[0].result.get().digestVerified)
+        #expect(try result.outcomes[1].result.get().digestVerified)
+        #expect(result.outcomes[2].error?.kind == .checksumMismatch)
+        #expect(readBytes(folder.path + "/good.bin") == bytes && readBytes(folder.path + "/legacy.bin") == bytes)
+        #expect(readBytes(folder.path + "/bad.bin") == nil)
+        #expect(folder.allFiles() == ["good.bin", "legacy.bin"])
+    }
+
+    @Test func theContentHashIsXXH64() {
+        // Vectors from the reference implementation (Python's xxhash package).
+        #expect(ContentHash.hex(of: []) == "ef46db3751d8e999")
+        #expect(ContentHash.hex(of: Array("a".utf8)) == "d24ec4f1a98c6e5b")
+        #expect(ContentHash.hex(of: Array("abc".utf8)) == "44bc2cf5ad770999")
+        let long = Array(repeating: Array(0...255).map(UInt8.init), count: 5).flatMap { $0 } + Array("xyz".utf8)
+        #expect(ContentHash.hex(of: long) == "afd18a3957d3670a")
+        // Fed in pieces of every size, the hash is the same.
+        for piece in [1, 3, 7, 31, 32, 33, 100] {
+            var hash = ContentHash()
+            var start = 0
+            while start < long.count {
+                let end = min(long.count, start + piece)
+                long[start..<end].withUnsafeBytes { hash.update($0) }
+                start = end
+            }
+            #expect(hash.hex == "afd18a3957d3670a", "pieces of \(piece)")
+        }
+    }
+
     @Test func restartsFromZeroWhenTheServerIgnoresRange() async throws {
         let server = try TestServer()
         defer { server.shutdown() }
@@ -78,7 +198,7 @@ import Testing
         defer { folder.remove() }
         let bytes = testBytes(4 * Self.mib, seed: 4)
         server.setFile("/r.bin", contents: bytes)
-        server.inject(.resetAfter(bytes: 2 * Self.mib), path: "/r.bin")
+        server.inject(.truncate(afterBytes: 2 * Self.mib), path: "/r.bin")
         server.setThrottle(bytesPerSecond: 16 * Self.mib)
         server.inject(.ignoreRange, path: "/r.bin")
         let outcome = try #require(await one(makeEngine(), server, "/r.bin", to: folder.file("r.bin")))
@@ -95,7 +215,7 @@ import Testing
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
         server.setFile("/v.bin", contents: testBytes(4 * Self.mib, seed: 5))
-        server.inject(.resetAfter(bytes: 2 * Self.mib), path: "/v.bin")
+        server.inject(.truncate(afterBytes: 2 * Self.mib), path: "/v.bin")
         server.setThrottle(bytesPerSecond: 16 * Self.mib)
         let engine = makeEngine(retry: RetryPolicy.none)
         let first = try #require(await one(engine, server, "/v.bin", to: folder.file("v.bin")))
@@ -117,7 +237,7 @@ import Testing
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
         server.setFile("/s.bin", contents: testBytes(4 * Self.mib, seed: 8), etag: "\"v1\"")
-        server.inject(.resetAfter(bytes: 2 * Self.mib), path: "/s.bin")
+        server.inject(.truncate(afterBytes: 2 * Self.mib), path: "/s.bin")
         server.setThrottle(bytesPerSecond: 16 * Self.mib)
         let engine = makeEngine(retry: RetryPolicy.none)
         _ = await one(engine, server, "/s.bin", to: folder.file("s.bin"))
@@ -137,7 +257,7 @@ import Testing
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
         server.setFile("/x.bin", contents: testBytes(4 * Self.mib, seed: 10))
-        server.inject(.resetAfter(bytes: 3 * Self.mib), path: "/x.bin")
+        server.inject(.truncate(afterBytes: 3 * Self.mib), path: "/x.bin")
         server.setThrottle(bytesPerSecond: 16 * Self.mib)
         let engine = makeEngine(retry: RetryPolicy.none)
         _ = await one(engine, server, "/x.bin", to: folder.file("x.bin"))
