@@ -39,8 +39,11 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.parse
 import urllib.request
 
+# Past this many bytes the client keeps a partial file with a resume record (FileWriter.resumeRecordThreshold).
+RESUME_THRESHOLD = 1 << 20
 FILE_PREFIXES = ("/Items/", "/Videos/", "/files/")
 
 
@@ -263,6 +266,7 @@ def main():
     failures = []
     kills = 0
 
+    resume_counts = {"with record": 0, "resumed": 0, "restarted": 0, "sent past the threshold, no record": 0}
     for trial in range(1, args.trials + 1):
         problems = []
         continuing = have_root and rng.random() < args.continue_share
@@ -332,6 +336,19 @@ def main():
             kills += 1
         moment_ms = (kill_ns / 1e9 - run.started) * 1000
         first_code = run.finish()
+        # What the killed run left to resume: partial files with a resume record (its URL names the file).
+        resumable = {}
+        staging_dir = os.path.join(root, ".mediasync", "staging")
+        for name in (os.listdir(staging_dir) if os.path.isdir(staging_dir) else []):
+            if not name.endswith(".part.meta"):
+                continue
+            try:
+                with open(os.path.join(staging_dir, name), "rb") as handle:
+                    url = json.load(handle)["url"]
+                part_size = os.path.getsize(os.path.join(staging_dir, name[: -len(".meta")]))
+            except (OSError, ValueError, KeyError):
+                continue
+            resumable[urllib.parse.urlsplit(url).path] = part_size
         if not killed and first_code != 0:
             problems.append(f"the first run exited {first_code} before the kill")
         mark_killed = server.wait_idle()
@@ -372,6 +389,25 @@ def main():
             problems.append(f"sync did not succeed in {len(reruns)} reruns (exit codes {reruns})")
         mark_end = server.wait_idle()
         trial_segment = killed_segment + server.segment(mark_killed, mark_end)
+
+        # Resumes: every partial file left with a resume record is continued (its first rerun request has a
+        # Range), never fetched from the start; the server did not change during the trial.
+        rerun_segment = trial_segment[len(killed_segment):]
+        for path, part_size in sorted(resumable.items()):
+            first = next((r for r in rerun_segment if r["path"] == path and r["method"] == "GET"), None)
+            if first is None:
+                continue  # placed before the kill or no longer wanted
+            resume_counts["with record"] += 1
+            if first["range"]:
+                resume_counts["resumed"] += 1
+            else:
+                resume_counts["restarted"] += 1
+                problems.append(f"{path}: a {part_size}-byte partial file with a resume record was fetched from byte 0")
+        # Files the server had sent past the threshold when the kill came but the client held no record of: the
+        # bytes were in the sockets' buffers, never written by the client (loopback buffers hold megabytes).
+        for r in file_responses:
+            if r["end_ns"] > kill_ns and r["sent"] >= RESUME_THRESHOLD and r["path"] not in resumable:
+                resume_counts["sent past the threshold, no record"] += 1
 
         # Checks.
         on_disk = tree(root, "Downloads")
@@ -463,13 +499,16 @@ def main():
     print(f"bytes fetched again: {total_refetched} of a bound of {total_bound} = {total_partial} partial "
           f"(body bytes of responses running at the kill) + {total_bound - total_partial} retries (one for each "
           f"of the last {args.concurrency} files fetched before the kill)")
+    print("resumes: " + ", ".join(f"{k} {v}" for k, v in resume_counts.items()))
     print(f"failures: {len(failures)}")
     for trial, mode, trigger, moment_ms, phase, problems, log_path in failures:
         print(f"  trial {trial} ({mode}, kill {trigger} at {moment_ms:.0f} ms, {phase}; log {log_path}):")
         for problem in problems:
             print(f"    - {problem}")
     print(f"RESULT trials={args.trials} failures={len(failures)} kills={kills} "
-          f"refetched_bytes={total_refetched} bound_bytes={total_bound} partial_bytes={total_partial}")
+          f"refetched_bytes={total_refetched} bound_bytes={total_bound} partial_bytes={total_partial} "
+          f"resumable_at_kill={resume_counts['with record']} resumed={resume_counts['resumed']} "
+          f"restarted={resume_counts['restarted']}")
     return 1 if failures else 0
 
 

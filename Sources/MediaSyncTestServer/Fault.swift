@@ -8,7 +8,8 @@ public enum Fault: Sendable, Equatable {
     case status(Int)
     /// Answer with this status (typically 429 or 503), an empty body and `Retry-After: <seconds>`.
     case retryAfter(status: Int, seconds: Int)
-    /// Send `afterBytes` body bytes, go silent for `seconds` (cut short by shutdown), then close.
+    /// Send `afterBytes` body bytes, go silent for `seconds` (cut short by shutdown or by the client going away), then
+    /// close.
     case stall(afterBytes: Int, seconds: Double)
     /// Answer 200 with the full body even when a Range header is sent.
     case ignoreRange

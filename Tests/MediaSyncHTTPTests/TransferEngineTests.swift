@@ -45,7 +45,7 @@ import Testing
         server.setFile("/media.mkv", contents: bytes)
         server.inject(.resetAfter(bytes: 3 * Self.mib), path: "/media.mkv")
         // Paced, so the client has read the bytes before the reset discards what is still in flight.
-        server.setThrottle(bytesPerSecond: 16 * Self.mib)
+        server.setThrottle(bytesPerSecond: 4 * Self.mib)
         let outcome = try #require(await one(makeEngine(), server, "/media.mkv", to: folder.file("media.mkv")))
         let success = try outcome.result.get()
         #expect(readBytes(folder.file("media.mkv")) == bytes)

@@ -50,10 +50,11 @@ import Glibc
         try await sandbox.waitUntilIdle()
         sandbox.server.resetStatistics()
         if moment == .midTransfer {
-            // Each media response pauses past the resume threshold, so no file can finish between its resume record
-            // appearing and the kill however slow the machine is (the window was 0.45 s of a 1.5 MB file at 1 MB/s).
+            // Each media response pauses past the resume threshold until the client goes away, so no file can finish
+            // between its resume record appearing and the kill however slow the machine is (the window was 0.45 s of
+            // a 1.5 MB file at 1 MB/s).
             for source in sandbox.server.library.allMediaSources {
-                sandbox.server.inject(.stall(afterBytes: 1_200_000, seconds: 3), path: "/Items/\(source.id)/Download")
+                sandbox.server.inject(.stall(afterBytes: 1_200_000, seconds: 120), path: "/Items/\(source.id)/Download")
             }
         }
         let live = try LiveProcess(["sync"], environment: sandbox.environment(root: sandbox.root))

@@ -75,18 +75,25 @@ import Glibc
         server.setFile("/movie.mkv", contents: media)
         // The first response stops after 3 MiB and hangs: the process is killed while it waits, whatever
         // the machine's load (no race with the download finishing).
-        server.inject(.stall(afterBytes: 3 << 20, seconds: 60), path: "/movie.mkv")
+        server.inject(.stall(afterBytes: 3 << 20, seconds: 120), path: "/movie.mkv")
         let arguments = ["get", "--quiet", "--output-dir", folder, server.baseURL + "/movie.mkv"]
         let (process, _, _) = try CommandRunner.start(arguments)
         let staging = folder + "/.mediasync-staging"
         // Wait until a resumable partial file (past the 1 MiB record threshold) is in staging, then kill -9.
-        var partial = 0
-        for _ in 0..<3000 where partial < 2 << 20 {
-            try await Task.sleep(nanoseconds: 10_000_000)
-            let names = (try? FileManager.default.contentsOfDirectory(atPath: staging)) ?? []
-            partial = names.filter { $0.hasSuffix(".part") }.compactMap {
-                (try? FileManager.default.attributesOfItem(atPath: staging + "/" + $0)[.size] as? Int) ?? nil
-            }.first ?? 0
+        // Polled on a Dispatch thread: a loaded full-suite run can keep the cooperative threads from resuming a
+        // sleeping task for longer than the client's 30-second low-speed window, after which it resumes by itself.
+        let partial = await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                var partial = 0
+                for _ in 0..<3000 where partial < 2 << 20 {
+                    usleep(10_000)
+                    let names = (try? FileManager.default.contentsOfDirectory(atPath: staging)) ?? []
+                    partial = names.filter { $0.hasSuffix(".part") }.compactMap {
+                        (try? FileManager.default.attributesOfItem(atPath: staging + "/" + $0)[.size] as? Int) ?? nil
+                    }.first ?? 0
+                }
+                continuation.resume(returning: partial)
+            }
         }
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
