@@ -355,6 +355,23 @@ import Testing
         #expect(repaired.downloaded.contains("Downloads/\(movie.id)/\(movie.id)-\(movie.id).mkv"))
         #expect(try queries.mediaPath(id: movie.id).hasSuffix("\(movie.id)-\(movie.id).mkv"))
 
+        // Issue 16: every placed file has its content hash; a file of the right size with other bytes is found by
+        // a deep check only, and --fix has the next sync fetch it again.
+        let entries = try fixture.index.entries()
+        #expect(!entries.isEmpty && entries.allSatisfy { $0.contentHash?.count == 16 }, "\(entries.map(\.contentHash))")
+        let mediaFile = fixture.root.path + "/Downloads/\(movie.id)/\(movie.id)-\(movie.id).mkv"
+        var flipped = try [UInt8](Data(contentsOf: URL(fileURLWithPath: mediaFile)))
+        flipped[flipped.count / 2] ^= 0xff
+        try Data(flipped).write(to: URL(fileURLWithPath: mediaFile))
+        #expect(try queries.verify(fix: false).isEmpty)
+        let deep = try queries.verifyDeep(fix: false, deep: true)
+        #expect(deep.problems.map(\.path) == ["Downloads/\(movie.id)/\(movie.id)-\(movie.id).mkv"])
+        #expect(deep.problems.map(\.problem) == ["damaged"] && deep.hashed == entries.count - 1 && deep.unhashed == 0)
+        #expect(try queries.verify(fix: true, deep: true).count == 1)
+        let refetched = try await fixture.sync()
+        #expect(refetched.downloaded.contains("Downloads/\(movie.id)/\(movie.id)-\(movie.id).mkv"))
+        #expect(try queries.verify(fix: false, deep: true).isEmpty)
+
         let usage = try queries.usage()
         #expect(usage.entries.map(\.id) == [movie.id])
         #expect(usage.entries.first?.type == "Movie")
