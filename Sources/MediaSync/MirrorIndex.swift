@@ -110,8 +110,12 @@ public final class MirrorIndex: Sendable {
             try db.execute(
                 sql: "CREATE TABLE exclusion (id TEXT PRIMARY KEY NOT NULL, parent TEXT, addedAt TEXT NOT NULL)")
         }
-        migrator.registerMigration("v4-integrity") { db in
+        migrator.registerMigration("v4-validator") { db in
+            // The validator of the bytes served (issue 10, 2.4: the served bytes are the truth; issue 16).
             try db.execute(sql: "ALTER TABLE file ADD COLUMN validator TEXT")
+        }
+        migrator.registerMigration("v5-content-hash") { db in
+            // The XXH64 of the bytes placed, for `verify --deep` (issue 16).
             try db.execute(sql: "ALTER TABLE file ADD COLUMN contentHash TEXT")
         }
         return migrator
