@@ -1,4 +1,5 @@
 import Foundation
+import MediaSyncFeeds
 import MediaSyncHTTP
 
 /// Fetches a feed with a conditional GET, following redirects itself so that permanent moves (301, 308)
@@ -7,8 +8,38 @@ struct FeedFetcher: Sendable {
     enum Outcome: Sendable {
         /// 304: the feed did not change since the stored validators (it may have moved permanently, though).
         case notModified(movedTo: String?)
-        /// The feed's bytes, its validators, and where it lives now if every hop was a permanent redirect.
-        case fetched(bytes: [UInt8], etag: String?, lastModified: String?, movedTo: String?)
+        /// The feed's bytes, its validators, where it lives now if every hop was a permanent redirect, and what
+        /// the response says about the document (its URL, its language).
+        case fetched(bytes: [UInt8], etag: String?, lastModified: String?, movedTo: String?, document: Document)
+    }
+
+    /// What a response says about the feed document it carries.
+    struct Document: Sendable {
+        /// The document's URL, which relative references resolve against (after `xml:base`): its
+        /// `Content-Location` when it gives an http(s) one, else the URL it was fetched from after every
+        /// redirect (temporary ones included).
+        var baseURL: String
+        /// The `Content-Language` header: the feed's language when the document names none.
+        var contentLanguage: String?
+
+        init(url: String, headers: HTTPHeaders) {
+            var base = url
+            if let location = headers["Content-Location"]?.trimmingCharacters(in: .whitespaces), !location.isEmpty,
+                let resolved = URL(string: location, relativeTo: URL(string: url))?.absoluteURL.absoluteString,
+                resolved.lowercased().hasPrefix("http://") || resolved.lowercased().hasPrefix("https://")
+            {
+                base = resolved
+            }
+            baseURL = base
+            contentLanguage = headers["Content-Language"]
+        }
+
+        /// Parses the feed's bytes as this document.
+        func parse(_ bytes: [UInt8]) throws -> Feed {
+            var feed = try FeedParser.parse(bytes, baseURL: baseURL)
+            if feed.language == nil { feed.language = contentLanguage.flatMap(LanguageTag.normalized) }
+            return feed
+        }
     }
 
     static let maxRedirects = 10
@@ -39,7 +70,8 @@ struct FeedFetcher: Sendable {
             default:
                 return .fetched(
                     bytes: response.body, etag: response.headers["ETag"], lastModified: response.headers["Last-Modified"],
-                    movedTo: permanent && current != url ? current : nil)
+                    movedTo: permanent && current != url ? current : nil,
+                    document: Document(url: current, headers: response.headers))
             }
         }
         throw HTTPError.redirect("the feed redirects more than \(FeedFetcher.maxRedirects) times", url: url)

@@ -33,8 +33,8 @@ struct PodcastSource: Sendable {
                 if case .notModified(let movedTo?) = outcome {
                     subscription.feedURL = movedTo
                 }
-                if case .fetched(let bytes, let etag, let lastModified, let movedTo) = outcome {
-                    let parsed = try FeedParser.parse(bytes, baseURL: movedTo ?? subscription.feedURL)
+                if case .fetched(let bytes, let etag, let lastModified, let movedTo, let document) = outcome {
+                    let parsed = try document.parse(bytes)
                     // A feed that suddenly lists nothing is far more likely broken than emptied: keep the last
                     // good copy, so that a later `sync --delete` does not remove every episode.
                     if parsed.episodes.isEmpty, let stored, !stored.episodes.isEmpty {

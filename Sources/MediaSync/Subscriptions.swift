@@ -23,11 +23,11 @@ public struct Subscriptions: Sendable {
         }
         if let existing = try index.subscription(matching: url) { return existing }
         let outcome = try await FeedFetcher(client: client).fetch(url, etag: nil, lastModified: nil)
-        guard case .fetched(let bytes, let etag, let lastModified, let movedTo) = outcome else {
+        guard case .fetched(let bytes, let etag, let lastModified, let movedTo, let document) = outcome else {
             throw SyncError(.invalidSelection, "the server answered 304 to an unconditional request for \(url)")
         }
         let feedURL = movedTo ?? url
-        let feed = try FeedParser.parse(bytes, baseURL: feedURL)
+        let feed = try document.parse(bytes)
         let id = PodcastLayout.podcastId(feedURL: feedURL, declaredGUID: feed.podcastGUID)
         if let existing = try index.subscription(matching: id) { return existing }
         let subscription = Subscription(
