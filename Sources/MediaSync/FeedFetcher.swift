@@ -45,7 +45,33 @@ struct FeedFetcher: Sendable {
     static let maxRedirects = 10
     let client: HTTPClient
 
-    func fetch(_ url: String, etag: String?, lastModified: String?) async throws -> Outcome {
+    /// Fetches the feed at `url`; `credentials` go only to `url`'s own origin (scheme, host and port), never to
+    /// another host a redirect points at.
+    /// - Throws: ``HTTPError``, or a ``SyncError`` saying the feed needs credentials when it answers 401.
+    func fetch(_ url: String, etag: String?, lastModified: String?, credentials: HTTPCredentials? = nil) async throws
+        -> Outcome
+    {
+        do {
+            return try await fetchFollowingRedirects(url, etag: etag, lastModified: lastModified, credentials: credentials)
+        } catch let error as HTTPError where error.status == 401 {
+            throw SyncError(
+                .invalidSelection,
+                credentials == nil
+                    ? "needs credentials (the feed answered 401): add them with `mediasync podcast add URL --username USER --password-stdin`"
+                    : "needs credentials: the feed refused the stored ones (401); give them again with `mediasync podcast add URL --username USER --password-stdin`")
+        }
+    }
+
+    /// Whether two URLs share scheme, host and port.
+    static func sameOrigin(_ first: String, _ second: String) -> Bool {
+        guard let a = URLComponents(string: first), let b = URLComponents(string: second) else { return false }
+        return a.scheme?.lowercased() == b.scheme?.lowercased() && a.host?.lowercased() == b.host?.lowercased()
+            && a.port == b.port
+    }
+
+    private func fetchFollowingRedirects(
+        _ url: String, etag: String?, lastModified: String?, credentials: HTTPCredentials?
+    ) async throws -> Outcome {
         var current = url
         var permanent = true
         for _ in 0...FeedFetcher.maxRedirects {
@@ -54,7 +80,10 @@ struct FeedFetcher: Sendable {
             ]
             if let etag { headers.add(name: "If-None-Match", value: etag) }
             if let lastModified { headers.add(name: "If-Modified-Since", value: lastModified) }
-            let response = try await client.send(HTTPRequest(url: current, headers: headers, followRedirects: false))
+            let response = try await client.send(
+                HTTPRequest(
+                    url: current, headers: headers, followRedirects: false,
+                    credentials: FeedFetcher.sameOrigin(current, url) ? credentials : nil))
             switch response.status {
             case 304:
                 return .notModified(movedTo: permanent && current != url ? current : nil)

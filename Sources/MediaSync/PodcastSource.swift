@@ -11,6 +11,8 @@ struct PodcastSource: Sendable {
     let now: @Sendable () -> Date
     /// Whether fetched state (validators, moves, the parsed feed) is stored; false for a dry run.
     var persist = true
+    /// The private feeds' credentials.
+    var credentials: FeedCredentialStore?
 
     /// A subscription with the feed it currently stands for.
     struct Podcast: Sendable {
@@ -29,7 +31,8 @@ struct PodcastSource: Sendable {
             do {
                 let outcome = try await FeedFetcher(client: client).fetch(
                     subscription.feedURL, etag: stored == nil ? nil : subscription.etag,
-                    lastModified: stored == nil ? nil : subscription.lastModified)
+                    lastModified: stored == nil ? nil : subscription.lastModified,
+                    credentials: try credentials?.credentials(podcastId: subscription.id))
                 if case .notModified(let movedTo?) = outcome {
                     subscription.feedURL = movedTo
                 }

@@ -348,9 +348,10 @@ struct FeedBuilder {
         mediaEnclosure = nil
         atomLink = nil
         guidIsPermaLink = false
-        for field in [Field.itemAtomTitle, .itemMediaTitle, .itemAtomSummary, .itemAtomContent] {
-            constructs[field.rawValue] = nil
-        }
+        constructs[Field.itemAtomTitle.rawValue] = nil
+        constructs[Field.itemMediaTitle.rawValue] = nil
+        constructs[Field.itemAtomSummary.rawValue] = nil
+        constructs[Field.itemAtomContent.rawValue] = nil
         transcripts.removeAll(keepingCapacity: true)
     }
 

@@ -47,8 +47,14 @@ public final class TestServer: @unchecked Sendable {
         public var status: Int
         public var contentType: String
         public var body: [UInt8]
+        /// More header fields (a `WWW-Authenticate` challenge).
+        public var headers: [(String, String)]
 
-        public init(status: Int = 200, contentType: String = "application/json; charset=utf-8", body: [UInt8]) {
+        public init(
+            status: Int = 200, contentType: String = "application/json; charset=utf-8", body: [UInt8],
+            headers: [(String, String)] = []
+        ) {
+            self.headers = headers
             self.status = status
             self.contentType = contentType
             self.body = body
@@ -388,7 +394,7 @@ public final class TestServer: @unchecked Sendable {
     func handle(_ request: RecordedRequest) -> (HTTPResponse, BodyCut?) {
         if let handler = lock.withLock({ state.handlers[request.path] }) {
             let custom = handler(request)
-            return (HTTPResponse(status: custom.status, headers: [("Content-Type", custom.contentType)], body: custom.body), nil)
+            return (HTTPResponse(status: custom.status, headers: [("Content-Type", custom.contentType)] + custom.headers, body: custom.body), nil)
         }
         let rule: FaultRule? = lock.withLock {
             state.requests.append(request)
