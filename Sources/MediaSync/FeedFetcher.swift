@@ -52,13 +52,15 @@ struct FeedFetcher: Sendable {
         -> Outcome
     {
         do {
-            return try await fetchFollowingRedirects(url, etag: etag, lastModified: lastModified, credentials: credentials)
+            return try await fetchFollowingRedirects(
+                url, etag: etag, lastModified: lastModified, credentials: credentials)
         } catch let error as HTTPError where error.status == 401 {
+            let how = "`mediasync podcast add URL --username USER --password-stdin`"
             throw SyncError(
                 .invalidSelection,
                 credentials == nil
-                    ? "needs credentials (the feed answered 401): add them with `mediasync podcast add URL --username USER --password-stdin`"
-                    : "needs credentials: the feed refused the stored ones (401); give them again with `mediasync podcast add URL --username USER --password-stdin`")
+                    ? "needs credentials (the feed answered 401): add them with \(how)"
+                    : "needs credentials: the feed refused the stored ones (401); give them again with \(how)")
         }
     }
 
