@@ -37,6 +37,11 @@ static inline CURLcode ccurl_easy_setopt_xferinfo_callback(CURL *handle, ccurl_x
     return curl_easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, value);
 }
 
+/// `CURLAUTH_BASIC | CURLAUTH_DIGEST` (a macro with casts, which Swift does not import).
+static inline long ccurl_auth_basic_or_digest(void) {
+    return (long)(CURLAUTH_BASIC | CURLAUTH_DIGEST);
+}
+
 static inline CURLcode ccurl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value) {
     return curl_easy_getinfo(handle, info, value);
 }

@@ -21,14 +21,18 @@ public final class MirrorSync: Sendable {
     let client: HTTPClient
     let transferOptions: TransferOptions
     let now: @Sendable () -> Date
+    let feedCredentials: FeedCredentialStore?
 
     /// - Parameters:
     ///   - server: the Jellyfin server, or nil when not signed in (only podcasts are then synced).
     ///   - client: the HTTP client for feeds and downloads.
+    ///   - feedCredentials: the private feeds' credentials (see ``FeedCredentialStore``).
     public init(
         root: MirrorRoot, index: MirrorIndex, server: (any MediaServer)?, client: HTTPClient = HTTPClient(),
-        transferOptions: TransferOptions = TransferOptions(), now: @escaping @Sendable () -> Date = { Date() }
+        transferOptions: TransferOptions = TransferOptions(), now: @escaping @Sendable () -> Date = { Date() },
+        feedCredentials: FeedCredentialStore? = nil
     ) {
+        self.feedCredentials = feedCredentials
         self.root = root
         self.index = index
         self.server = server
@@ -85,7 +89,8 @@ public final class MirrorSync: Sendable {
             sources[.media] = try await mediaSource(only: only, report: &report)
         }
         if only != .media {
-            let source = PodcastSource(index: index, client: client, now: now, persist: !options.dryRun)
+            var source = PodcastSource(index: index, client: client, now: now, persist: !options.dryRun)
+            source.credentials = feedCredentials
             let (files, podcasts) = try await source.expand(report: &report)
             sources[.podcasts] = Source(files: files) { PodcastSource.metadataFiles(podcasts, entries: $0) }
         }

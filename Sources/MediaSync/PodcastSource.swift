@@ -11,6 +11,8 @@ struct PodcastSource: Sendable {
     let now: @Sendable () -> Date
     /// Whether fetched state (validators, moves, the parsed feed) is stored; false for a dry run.
     var persist = true
+    /// The private feeds' credentials.
+    var credentials: FeedCredentialStore?
 
     /// A subscription with the feed it currently stands for.
     struct Podcast: Sendable {
@@ -29,12 +31,13 @@ struct PodcastSource: Sendable {
             do {
                 let outcome = try await FeedFetcher(client: client).fetch(
                     subscription.feedURL, etag: stored == nil ? nil : subscription.etag,
-                    lastModified: stored == nil ? nil : subscription.lastModified)
+                    lastModified: stored == nil ? nil : subscription.lastModified,
+                    credentials: try credentials?.credentials(podcastId: subscription.id))
                 if case .notModified(let movedTo?) = outcome {
                     subscription.feedURL = movedTo
                 }
-                if case .fetched(let bytes, let etag, let lastModified, let movedTo) = outcome {
-                    let parsed = try FeedParser.parse(bytes, baseURL: movedTo ?? subscription.feedURL)
+                if case .fetched(let bytes, let etag, let lastModified, let movedTo, let document) = outcome {
+                    let parsed = try document.parse(bytes)
                     // A feed that suddenly lists nothing is far more likely broken than emptied: keep the last
                     // good copy, so that a later `sync --delete` does not remove every episode.
                     if parsed.episodes.isEmpty, let stored, !stored.episodes.isEmpty {
@@ -116,8 +119,44 @@ struct PodcastSource: Sendable {
                     key: "podcast:\(subscription.id):\(episodeId)", path: path, kind: .media,
                     content: .download(url: enclosure.url, expectedSize: nil), signature: "guid:\(guid)",
                     itemId: subscription.id, versionId: episodeId, essential: true, sizeHint: enclosure.length))
+            files += extraFiles(episode, podcastId: subscription.id, episodeId: episodeId)
         }
         return (files, rejected)
+    }
+
+    /// An episode's optional extras (their failure never fails the episode): its Podcasting 2.0 transcript (the
+    /// first SRT or WebVTT one, else the first), its chapters (JSON) and its own image, beside it in the podcast's
+    /// folder. Only http(s) URLs; a changed URL is fetched again.
+    func extraFiles(_ episode: MediaSyncFeeds.Episode, podcastId: String, episodeId: String) -> [RemoteFile] {
+        func isHTTP(_ url: String) -> Bool {
+            let lowered = url.lowercased()
+            return lowered.hasPrefix("http://") || lowered.hasPrefix("https://")
+        }
+        var files: [RemoteFile] = []
+        func add(_ what: String, url: String, suffix: String, kind: RemoteFile.Kind) {
+            files.append(
+                RemoteFile(
+                    key: "podcast-extra:\(podcastId):\(episodeId):\(what)",
+                    path: PodcastLayout.extra(podcastId: podcastId, episodeId: episodeId, suffix: suffix), kind: kind,
+                    content: .download(url: url, expectedSize: nil), signature: "url:\(url)", itemId: podcastId,
+                    versionId: episodeId, essential: false))
+        }
+        let transcripts = episode.transcripts.filter { isHTTP($0.url) }
+        let preferred =
+            transcripts.first {
+                ["srt", "vtt"].contains(PodcastLayout.transcriptExtension(type: $0.type, url: $0.url))
+            } ?? transcripts.first
+        if let transcript = preferred {
+            let fileExtension = PodcastLayout.transcriptExtension(type: transcript.type, url: transcript.url)
+            add("transcript", url: transcript.url, suffix: "transcript.\(fileExtension)", kind: .subtitle)
+        }
+        if let chapters = episode.chaptersURL, isHTTP(chapters) {
+            add("chapters", url: chapters, suffix: "chapters.json", kind: .subtitle)
+        }
+        if let image = episode.imageURL, isHTTP(image) {
+            add("image", url: image, suffix: "image.\(PodcastLayout.imageExtension(url: image))", kind: .image)
+        }
+        return files
     }
 
     /// The podcasts' `metadata.json` files, from the episodes the index holds.
@@ -125,6 +164,14 @@ struct PodcastSource: Sendable {
         var files: [MetadataComposer.Composed] = []
         // Episode keys are `podcast:<podcast id>:<episode id>`; episode ids never hold a colon.
         var heldByPodcast: [Substring: [IndexEntry]] = [:]
+        // Extras by `<podcast id>:<episode id>`, then what they are: `podcast-extra:<podcast>:<episode>:<what>`.
+        var extras: [Substring: [Substring: String]] = [:]
+        for entry in entries where entry.file.key.hasPrefix("podcast-extra:") {
+            let rest = entry.file.key.dropFirst("podcast-extra:".count)
+            guard let colon = rest.lastIndex(of: ":") else { continue }
+            extras[rest[..<colon], default: [:]][rest[rest.index(after: colon)...]] = String(
+                entry.file.path.split(separator: "/").last ?? "")
+        }
         for entry in entries where entry.file.kind == .media && entry.file.key.hasPrefix("podcast:") {
             let rest = entry.file.key.dropFirst("podcast:".count)
             guard let colon = rest.lastIndex(of: ":") else { continue }
@@ -143,10 +190,12 @@ struct PodcastSource: Sendable {
             let episodes = held.sorted { $0.file.path < $1.file.path }.map { entry -> PodcastMetadata.Episode in
                 let episodeId = entry.versionId ?? ""
                 let episode = byId[episodeId]
+                let held = extras[Substring("\(id):\(episodeId)")] ?? [:]
                 return PodcastMetadata.Episode(
                     episodeID: episodeId, title: episode?.title ?? episodeId,
                     fileName: String(entry.file.path.split(separator: "/").last ?? ""), fileSize: entry.file.size,
-                    downloadDate: entry.downloadedAt, guid: episode?.guid, published: episode?.published.map(formatter.string))
+                    downloadDate: entry.downloadedAt, guid: episode?.guid, published: episode?.published.map(formatter.string),
+                    transcriptFile: held["transcript"], chaptersFile: held["chapters"], imageFile: held["image"])
             }
             let metadata = PodcastMetadata(
                 podcastID: id, podcastTitle: podcast.feed.title ?? podcast.subscription.title ?? id,

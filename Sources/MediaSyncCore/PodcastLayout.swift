@@ -50,6 +50,39 @@ public enum PodcastLayout {
         "\(folder(podcastId))/\(episodeId).\(fileExtension)"
     }
 
+    /// An episode's extra beside it: `<episode-id>.chapters.json`, `<episode-id>.transcript.vtt`,
+    /// `<episode-id>.image.jpg`.
+    public static func extra(podcastId: String, episodeId: String, suffix: String) -> String {
+        "\(folder(podcastId))/\(episodeId).\(suffix)"
+    }
+
+    /// A transcript's file extension from its type (`text/vtt` → `vtt`, `application/x-subrip` or
+    /// `application/srt` → `srt`, JSON, HTML, plain text), else its URL's, else `txt`.
+    public static func transcriptExtension(type: String?, url: String) -> String {
+        switch type?.lowercased().split(separator: ";").first.map({ String($0.filter { !$0.isWhitespace }) }) {
+        case "text/vtt": return "vtt"
+        case "application/x-subrip", "application/srt", "text/srt": return "srt"
+        case "application/json": return "json"
+        case "text/html": return "html"
+        case "text/plain": return "txt"
+        default: break
+        }
+        let fromURL = urlExtension(url)
+        return ["vtt", "srt", "json", "html", "txt"].contains(fromURL ?? "") ? fromURL ?? "txt" : "txt"
+    }
+
+    /// An episode image's file extension from its URL (`jpg`, `png`, `webp`, `gif`), else `jpg`.
+    public static func imageExtension(url: String) -> String {
+        let fromURL = urlExtension(url) == "jpeg" ? "jpg" : urlExtension(url)
+        return ["jpg", "png", "webp", "gif"].contains(fromURL ?? "") ? fromURL ?? "jpg" : "jpg"
+    }
+
+    private static func urlExtension(_ url: String) -> String? {
+        let path = url.split(separator: "?").first.map(String.init) ?? url
+        let name = path.split(separator: "/").last.map(String.init) ?? ""
+        return name.contains(".") ? name.split(separator: ".").last.map { $0.lowercased() } : nil
+    }
+
     public static func metadata(_ podcastId: String) -> String {
         "\(folder(podcastId))/\(LibraryLayout.metadataFile)"
     }

@@ -11,11 +11,19 @@ public struct PodcastMetadata: Codable, Equatable, Sendable {
         public var guid: String?
         /// The publication date, ISO 8601, when the feed gives one.
         public var published: String?
+        /// The extras held beside the episode (Podcasting 2.0 transcript and chapters, the episode's image): their
+        /// file names in the podcast's folder.
+        public var transcriptFile: String?
+        public var chaptersFile: String?
+        public var imageFile: String?
 
         public init(
             episodeID: String, title: String, fileName: String, fileSize: Int64, downloadDate: String, guid: String?,
-            published: String?
+            published: String?, transcriptFile: String? = nil, chaptersFile: String? = nil, imageFile: String? = nil
         ) {
+            self.transcriptFile = transcriptFile
+            self.chaptersFile = chaptersFile
+            self.imageFile = imageFile
             self.episodeID = episodeID
             self.title = title
             self.fileName = fileName

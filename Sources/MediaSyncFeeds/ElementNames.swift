@@ -5,25 +5,28 @@
 /// declared at all (libxml2 then reports the qualified name as the local name, with no namespace) is matched on
 /// the prefix as a fallback.
 enum ElementNames {
-    private static let prefixesByURI: [String: String] = [
-        "": "",
-        "http://purl.org/rss/1.0/": "",
-        "http://my.netscape.com/rdf/simple/0.9/": "",
-        "http://backend.userland.com/rss2": "",
-        "http://blogs.law.harvard.edu/tech/rss": "",
-        "http://www.itunes.com/dtds/podcast-1.0.dtd": "itunes",
-        "https://www.itunes.com/dtds/podcast-1.0.dtd": "itunes",
-        "https://podcastindex.org/namespace/1.0": "podcast",
-        "http://podcastindex.org/namespace/1.0": "podcast",
-        "https://github.com/podcastindex-org/podcast-namespace/blob/main/docs/1.0.md": "podcast",
-        "http://www.w3.org/2005/atom": "atom",
-        "http://purl.org/atom/ns#": "atom",
-        "http://purl.org/rss/1.0/modules/content/": "content",
-        "http://purl.org/dc/elements/1.1/": "dc",
-        "http://purl.org/dc/terms/": "dc",
-        "http://search.yahoo.com/mrss/": "media",
-        "http://search.yahoo.com/mrss": "media",
-        "http://www.w3.org/1999/02/22-rdf-syntax-ns#": "rdf",
+    private static let prefixesByURI: [String: String] = Dictionary(
+        urisAndPrefixes.map { (normalized($0.0), $0.1) }, uniquingKeysWith: { first, _ in first })
+
+    private static let urisAndPrefixes: [(String, String)] = [
+        ("", ""),
+        ("http://purl.org/rss/1.0/", ""),
+        ("http://my.netscape.com/rdf/simple/0.9/", ""),
+        ("http://backend.userland.com/rss2", ""),
+        ("http://blogs.law.harvard.edu/tech/rss", ""),
+        ("http://www.itunes.com/dtds/podcast-1.0.dtd", "itunes"),
+        ("https://www.itunes.com/dtds/podcast-1.0.dtd", "itunes"),
+        ("https://podcastindex.org/namespace/1.0", "podcast"),
+        ("http://podcastindex.org/namespace/1.0", "podcast"),
+        ("https://github.com/podcastindex-org/podcast-namespace/blob/main/docs/1.0.md", "podcast"),
+        ("http://www.w3.org/2005/atom", "atom"),
+        ("http://purl.org/atom/ns#", "atom"),
+        ("http://purl.org/rss/1.0/modules/content/", "content"),
+        ("http://purl.org/dc/elements/1.1/", "dc"),
+        ("http://purl.org/dc/terms/", "dc"),
+        ("http://search.yahoo.com/mrss/", "media"),
+        ("http://search.yahoo.com/mrss", "media"),
+        ("http://www.w3.org/1999/02/22-rdf-syntax-ns#", "rdf"),
     ]
 
     private static let fallbackPrefixes: Set<String> = ["itunes", "podcast", "atom", "content", "dc", "media", "rdf"]
@@ -37,8 +40,17 @@ enum ElementNames {
             }
             return localName
         }
-        // URIs are compared case-insensitively: the iTunes DTD URI is published in two capitalisations.
-        guard let prefix = prefixesByURI[uri.lowercased()] else { return nil }
+        guard let prefix = prefixesByURI[normalized(uri)] else { return nil }
         return prefix.isEmpty ? localName : prefix + ":" + localName
+    }
+
+    /// A namespace URI as it is compared: ASCII whitespace trimmed, lowercased (the iTunes DTD URI is published in
+    /// two capitalisations, feeds write `HTTP://`), `https` as `http`, without a trailing `/` or `#` (Atom is
+    /// written `http://www.w3.org/2005/Atom/`, Atom 0.3 `http://purl.org/atom/ns`).
+    static func normalized(_ uri: String) -> String {
+        var text = Substring(uri.trimmingCharacters().lowercased())
+        if text.hasPrefix("https://") { text = "http://" + text.dropFirst(8) }
+        while let last = text.last, last == "/" || last == "#" { text = text.dropLast() }
+        return String(text)
     }
 }

@@ -59,6 +59,11 @@ struct FeedBuilder {
     private var atomEnclosure: EnclosureSpans?
     private var mediaEnclosure: EnclosureSpans?
     private var atomLink: Span?
+    /// How the text of an Atom text construct (or `media:title`) is carried, per field: recorded from the
+    /// attributes of the element that fills the field (see ``TextConstruct``).
+    private var constructs = [TextConstruct?](repeating: nil, count: Field.allCases.count)
+    /// Whether the current item's `guid` is a permalink (`isPermaLink` absent or `true`).
+    private var guidIsPermaLink = false
     /// `podcast:transcript` elements of the current item: URL and type.
     private(set) var transcripts: [(url: Span, type: Span?)] = []
 
@@ -112,6 +117,18 @@ struct FeedBuilder {
         case .itemTranscript:
             guard let url = urlSpan("url", source) else { return }
             transcripts.append((url, source.withAttribute("type") { appendTrimmed($0) } ?? nil))
+        case .feedAtomTitle, .feedAtomSubtitle:
+            guard feedSlots[field.rawValue] == nil else { return }
+            constructs[field.rawValue] = TextConstruct(source)
+        case .itemAtomTitle, .itemMediaTitle, .itemAtomSummary, .itemAtomContent:
+            guard itemSlots[field.rawValue] == nil else { return }
+            constructs[field.rawValue] = TextConstruct(source)
+        case .itemGUID:
+            guard itemSlots[field.rawValue] == nil else { return }
+            guidIsPermaLink =
+                source.withAttribute("isPermaLink") {
+                    TextConstruct.lowercasedASCII(UnsafeBufferPointer(rebasing: $0[Self.trimmedRange($0)])) == "true"
+                } ?? true
         default:
             break
         }
@@ -125,14 +142,30 @@ struct FeedBuilder {
     mutating func finishText(_ field: Field, _ text: UnsafeBufferPointer<UInt8>, base: () -> String?) {
         if field.isItemField {
             guard itemSlots[field.rawValue] == nil else { return }
+            if constructs[field.rawValue]?.base64 == true, let decoded = TextConstruct.base64Decoded(text) {
+                constructs[field.rawValue]?.base64 = false
+                decoded.withUnsafeBufferPointer { finishText(field, $0, base: base) }
+                return
+            }
             let value: Span?
             switch field.kind {
             case .urlText:
                 value = appendURL(text, base: base)
             case .text, .attributes, .attributesAndText:
-                value = appendTrimmed(text)
+                if field == .itemAtomID {
+                    value = appendID(text, base: base)
+                } else {
+                    value = appendTrimmed(text)
+                }
             }
             if let value { itemSlots[field.rawValue] = value }
+            return
+        }
+        if constructs[field.rawValue]?.base64 == true, feedSlots[field.rawValue] == nil,
+            let decoded = TextConstruct.base64Decoded(text)
+        {
+            constructs[field.rawValue]?.base64 = false
+            decoded.withUnsafeBufferPointer { finishText(field, $0, base: base) }
             return
         }
         let value = String(decoding: text, as: UTF8.self)
@@ -160,7 +193,9 @@ struct FeedBuilder {
     /// ``finishText(_:_:base:)`` for the text collected since `start`: an item's text value stays where it was
     /// collected (no copy); anything else is taken out of the arena again.
     mutating func finishText(_ field: Field, collectedFrom start: Int, base: () -> String?) {
-        if field.isItemField, field.kind == .text || field.kind == .urlText {
+        if field.isItemField, field.kind == .text || field.kind == .urlText, field != .itemAtomID,
+            constructs[field.rawValue]?.base64 != true
+        {
             guard itemSlots[field.rawValue] == nil else {
                 arena.removeLast(arena.count - start)
                 return
@@ -270,6 +305,16 @@ struct FeedBuilder {
         return URLResolver.resolve(String(decoding: bytes, as: UTF8.self), base: base).map { append($0) }
     }
 
+    /// An Atom `id`: an IRI, so a relative one resolves against the element's base like a link; one with a scheme
+    /// (`urn:`, `tag:`, `https:`) is kept exactly as written (trimmed): it is the episode's identity.
+    private mutating func appendID(_ bytes: UnsafeBufferPointer<UInt8>, base: () -> String?) -> Span? {
+        let range = Self.trimmedRange(bytes)
+        guard !range.isEmpty else { return nil }
+        let trimmed = UnsafeBufferPointer(rebasing: bytes[range])
+        if URLResolver.hasScheme(trimmed) { return append(trimmed) }
+        return URLResolver.resolve(String(decoding: trimmed, as: UTF8.self), base: base).map { append($0) }
+    }
+
     private func bytes<R>(_ span: Span, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
         arena.withUnsafeBufferPointer {
             body(UnsafeBufferPointer(rebasing: $0[span.start..<(span.start + span.count)]))
@@ -302,6 +347,11 @@ struct FeedBuilder {
         atomEnclosure = nil
         mediaEnclosure = nil
         atomLink = nil
+        guidIsPermaLink = false
+        constructs[Field.itemAtomTitle.rawValue] = nil
+        constructs[Field.itemMediaTitle.rawValue] = nil
+        constructs[Field.itemAtomSummary.rawValue] = nil
+        constructs[Field.itemAtomContent.rawValue] = nil
         transcripts.removeAll(keepingCapacity: true)
     }
 
@@ -310,8 +360,10 @@ struct FeedBuilder {
     mutating func selectItem() -> ItemSelection {
         func slot(_ field: Field) -> Span? { itemSlots[field.rawValue] }
         var item = ItemSelection()
-        item.title = slot(.itemTitle).flatMap { plainText($0) }
-        item.link = slot(.itemLink) ?? atomLink
+        item.title =
+            slot(.itemTitle).flatMap { plainText($0) } ?? constructText(.itemAtomTitle)
+            ?? slot(.itemDCTitle).flatMap { plainText($0) } ?? constructText(.itemMediaTitle)
+        item.link = slot(.itemLink) ?? atomLink ?? permalink(slot(.itemGUID))
         let plain = slot(.itemDescription) ?? slot(.itemAtomSummary)
         let rich = slot(.itemContentEncoded) ?? slot(.itemAtomContent)
         if let rich, let plain {
@@ -379,6 +431,26 @@ struct FeedBuilder {
         episode.transcripts = transcripts.map { Transcript(url: string($0.url), type: $0.type.map { string($0) }) }
         episode.chaptersURL = item.chaptersURL.map { string($0) }
         return episode
+    }
+
+    /// A title from a text construct: literal text (ASCII whitespace collapsed) for `type="text"`, plain text
+    /// (markup removed, references decoded) for HTML and XHTML.
+    private mutating func constructText(_ field: Field) -> Span? {
+        guard let span = itemSlots[field.rawValue] else { return nil }
+        switch constructs[field.rawValue]?.kind ?? .text {
+        case .text:
+            if bytes(span, { TextCleaner.isCollapsed($0) }) { return span }
+            return TextCleaner.literalText(string(span)).map { append($0) }
+        case .html, .xhtml:
+            return plainText(span)
+        }
+    }
+
+    /// The `guid` as the episode's link: when it is a permalink and an absolute `http(s)` URL.
+    private mutating func permalink(_ span: Span?) -> Span? {
+        guard let span, guidIsPermaLink, bytes(span, { URLResolver.isHTTPURL($0) }) else { return nil }
+        if bytes(span, { URLResolver.isAbsoluteAsIs($0) }) { return span }
+        return URLResolver.resolve(string(span), base: nil).map { append($0) }
     }
 
     /// ``TextCleaner/plainText(_:)`` of a title.
@@ -480,14 +552,19 @@ struct FeedBuilder {
     func finish() -> Feed {
         func slot(_ field: Field) -> String? { feedSlots[field.rawValue] }
         var feed = Feed()
-        feed.title = slot(.feedTitle).flatMap(TextCleaner.plainText)
+        feed.title =
+            slot(.feedTitle).flatMap(TextCleaner.plainText)
+            ?? slot(.feedAtomTitle).flatMap { text in
+                constructs[Field.feedAtomTitle.rawValue]?.kind ?? .text == .text
+                    ? TextCleaner.literalText(text) : TextCleaner.plainText(text)
+            } ?? slot(.feedDCTitle).flatMap(TextCleaner.plainText)
         feed.link = slot(.feedLink) ?? feedLinkFromAtom
         feed.description =
             slot(.feedDescription) ?? slot(.feedItunesSummary) ?? slot(.feedItunesSubtitle) ?? slot(.feedAtomSubtitle)
         feed.author =
             (slot(.feedItunesAuthor) ?? slot(.feedAtomAuthorName) ?? slot(.feedDCCreator)
             ?? slot(.feedManagingEditor)).flatMap(TextCleaner.plainText)
-        feed.language = slot(.feedLanguage) ?? slot(.feedDCLanguage) ?? xmlLang
+        feed.language = (slot(.feedLanguage) ?? slot(.feedDCLanguage) ?? xmlLang).flatMap(LanguageTag.normalized)
         feed.imageURL = slot(.feedItunesImage) ?? slot(.feedImageURL) ?? slot(.feedAtomLogo) ?? slot(.feedAtomIcon)
         feed.newFeedURL = slot(.feedNewFeedURL)
         feed.podcastGUID = slot(.feedPodcastGUID)

@@ -27,12 +27,14 @@ enum FeedSchema {
 
     /// The value an element feeds.
     enum Field: Int, CaseIterable {
-        case feedTitle, feedLink, feedDescription, feedItunesSummary, feedItunesSubtitle, feedAtomSubtitle
+        case feedTitle, feedAtomTitle, feedDCTitle, feedLink, feedDescription, feedItunesSummary, feedItunesSubtitle
+        case feedAtomSubtitle
         case feedItunesAuthor, feedAtomAuthorName, feedDCCreator, feedManagingEditor
         case feedLanguage, feedDCLanguage
         case feedItunesImage, feedImageURL, feedAtomLogo, feedAtomIcon, feedAtomLink
         case feedNewFeedURL, feedPodcastGUID, feedLocked, feedFunding, feedBlock
-        case itemTitle, itemLink, itemAtomLink, itemDescription, itemContentEncoded, itemItunesSummary
+        case itemTitle, itemAtomTitle, itemDCTitle, itemMediaTitle, itemLink, itemAtomLink, itemDescription
+        case itemContentEncoded, itemItunesSummary
         case itemAtomContent, itemAtomSummary, itemGUID, itemAtomID
         case itemPubDate, itemDCDate, itemAtomPublished, itemAtomUpdated
         case itemDuration, itemItunesSeason, itemPodcastSeason, itemItunesEpisode, itemPodcastEpisode
@@ -87,13 +89,16 @@ enum FeedSchema {
         (.rdf, "item", .enter(.item)),
 
         (.channel, "title", .field(.feedTitle)),
-        (.channel, "atom:title", .field(.feedTitle)),
+        (.channel, "atom:title", .field(.feedAtomTitle)),
+        (.channel, "dc:title", .field(.feedDCTitle)),
         (.channel, "link", .field(.feedLink)),
         (.channel, "atom:link", .field(.feedAtomLink)),
         (.channel, "description", .field(.feedDescription)),
         (.channel, "itunes:summary", .field(.feedItunesSummary)),
         (.channel, "itunes:subtitle", .field(.feedItunesSubtitle)),
         (.channel, "atom:subtitle", .field(.feedAtomSubtitle)),
+        // Atom 0.3's name for the subtitle.
+        (.channel, "atom:tagline", .field(.feedAtomSubtitle)),
         (.channel, "itunes:author", .field(.feedItunesAuthor)),
         (.channel, "atom:author", .enter(.channelAuthor)),
         (.channelAuthor, "atom:name", .field(.feedAtomAuthorName)),
@@ -115,7 +120,10 @@ enum FeedSchema {
         (.channel, "atom:entry", .enter(.item)),
 
         (.item, "title", .field(.itemTitle)),
-        (.item, "atom:title", .field(.itemTitle)),
+        (.item, "atom:title", .field(.itemAtomTitle)),
+        (.item, "dc:title", .field(.itemDCTitle)),
+        (.item, "media:title", .field(.itemMediaTitle)),
+        (.mediaGroup, "media:title", .field(.itemMediaTitle)),
         (.item, "link", .field(.itemLink)),
         (.item, "atom:link", .field(.itemAtomLink)),
         (.item, "description", .field(.itemDescription)),
@@ -129,6 +137,9 @@ enum FeedSchema {
         (.item, "dc:date", .field(.itemDCDate)),
         (.item, "atom:published", .field(.itemAtomPublished)),
         (.item, "atom:updated", .field(.itemAtomUpdated)),
+        // Atom 0.3's names for the dates.
+        (.item, "atom:issued", .field(.itemAtomPublished)),
+        (.item, "atom:modified", .field(.itemAtomUpdated)),
         (.item, "itunes:duration", .field(.itemDuration)),
         (.item, "itunes:season", .field(.itemItunesSeason)),
         (.item, "podcast:season", .field(.itemPodcastSeason)),

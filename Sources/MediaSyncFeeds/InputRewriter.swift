@@ -92,6 +92,10 @@ final class InputRewriter {
     /// `UTF-8`): libxml2's converter stops at the five bytes windows-1252 leaves undefined (0x81, 0x8D, 0x8F,
     /// 0x90, 0x9D), and the rest of the document was lost. They become U+0081 … U+009D, as in browsers.
     private(set) var transcodesWindows1252 = false
+    /// Whether the document was meant to be UTF-8 (declared so, or not declared) but holds byte sequences that are
+    /// not: its valid UTF-8 sequences pass as they are and only the stray bytes are read as windows-1252, so one
+    /// latin-1 `é` does not garble the rest of the feed. (A document declared windows-1252 is read as such.)
+    private(set) var repairsUTF8 = false
     /// Set when streaming had to stop; the parser reports it instead of libxml2's I/O error.
     private(set) var failure: FeedError?
     /// See ``init(speculative:chunkSize:)``.
@@ -181,10 +185,11 @@ final class InputRewriter {
         } else if let declared = declaredEncoding, !["utf-8", "utf8"].contains(declared.lowercased()),
             !Self.windows1252Names.contains(declared.lowercased())
         {
-            encoding = declared
+            encoding = Self.iconvName(declared)
         } else {
             encoding = "UTF-8"
             transcodesWindows1252 = true
+            repairsUTF8 = !(declaredEncoding.map { Self.windows1252Names.contains($0.lowercased()) } ?? false)
             // Every byte from 0x80 on is special in every mode (see `handleSpecial()`).
             for byte in 0x80...0xFF { special[byte] = 0b1111 }
         }
@@ -447,7 +452,7 @@ final class InputRewriter {
             pending.append(contentsOf: replacement)
             return
         }
-        for byte in replacement { appendTranscoded(byte) }
+        replacement.withUnsafeBufferPointer { appendTranscoded($0) }
     }
 
     private func emit(_ replacement: UnsafeBufferPointer<UInt8>.SubSequence) {
@@ -455,7 +460,51 @@ final class InputRewriter {
             pending.append(contentsOf: replacement)
             return
         }
-        for byte in replacement { appendTranscoded(byte) }
+        appendTranscoded(UnsafeBufferPointer(rebasing: replacement))
+    }
+
+    /// Appends bytes of the document to `pending` as UTF-8: byte by byte from windows-1252, or, when repairing
+    /// UTF-8 (``repairsUTF8``), keeping each valid UTF-8 sequence.
+    private func appendTranscoded(_ bytes: UnsafeBufferPointer<UInt8>) {
+        var index = 0
+        while index < bytes.count {
+            if repairsUTF8, bytes[index] >= 0x80, let length = Self.utf8SequenceLength(bytes, at: index) {
+                pending.append(contentsOf: bytes[index..<(index + length)])
+                index += length
+            } else {
+                appendTranscoded(bytes[index])
+                index += 1
+            }
+        }
+    }
+
+    /// The length of the complete, well-formed UTF-8 sequence of two or more bytes starting at `index`, if any.
+    static func utf8SequenceLength(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> Int? {
+        let lead = bytes[index]
+        let length: Int
+        var lower: UInt8 = 0x80
+        var upper: UInt8 = 0xBF
+        switch lead {
+        case 0xC2...0xDF: length = 2
+        case 0xE0:
+            length = 3
+            lower = 0xA0
+        case 0xE1...0xEC, 0xEE...0xEF: length = 3
+        case 0xED:
+            length = 3
+            upper = 0x9F
+        case 0xF0:
+            length = 4
+            lower = 0x90
+        case 0xF1...0xF3: length = 4
+        case 0xF4:
+            length = 4
+            upper = 0x8F
+        default: return nil
+        }
+        guard index + length <= bytes.count, bytes[index + 1] >= lower, bytes[index + 1] <= upper else { return nil }
+        for offset in 2..<max(length, 2) where bytes[index + offset] & 0xC0 != 0x80 { return nil }
+        return length
     }
 
     /// Appends a windows-1252 byte to `pending` as UTF-8.
@@ -483,6 +532,11 @@ final class InputRewriter {
         let byte = bytes[position]
         if byte >= 0x80 {
             // Only when transcoding windows-1252 (otherwise no byte from 0x80 on is special).
+            if repairsUTF8, let length = Self.utf8SequenceLength(UnsafeBufferPointer(rebasing: bytes[..<end]), at: position) {
+                pending.append(contentsOf: bytes[position..<(position + length)])
+                position += length
+                return true
+            }
             appendTranscoded(byte)
             position += 1
             return true
@@ -734,6 +788,10 @@ final class InputRewriter {
                 return .replace(length: length, bytes: Array("&#\(mapped);".utf8))
             }
             if !Self.isXMLCharacter(scalar) { return .replace(length: length, bytes: []) }
+            // `&#X41;`: HTML and browsers take an uppercase X, XML does not (libxml2 would stop there).
+            if name.count > 1, name[1] == UInt8(ascii: "X") {
+                return .replace(length: length, bytes: Array("&#\(scalar);".utf8))
+            }
             return .verbatim(length: length)
         }
         if Self.isPredefined(name) { return .verbatim(length: length) }
@@ -948,6 +1006,30 @@ final class InputRewriter {
 
     /// Encoding names of windows-1252 (see ``transcodesWindows1252``), lowercased.
     private static let windows1252Names: Set<String> = ["windows-1252", "cp1252", "x-cp1252"]
+
+    /// Encoding names feeds declare that iconv (behind libxml2) knows by another name, lowercased.
+    private static let iconvAliases: [String: String] = [
+        "x-mac-roman": "MACINTOSH", "mac-roman": "MACINTOSH", "macroman": "MACINTOSH", "x-mac": "MACINTOSH",
+        "macintosh": "MACINTOSH", "mac": "MACINTOSH",
+        "x-mac-cyrillic": "MAC-CYRILLIC", "mac-cyrillic": "MAC-CYRILLIC", "maccyrillic": "MAC-CYRILLIC",
+        "x-mac-ukrainian": "MAC-UK", "mac-ukrainian": "MAC-UK",
+        "x-mac-centraleurroman": "MAC-CENTRALEUROPE", "x-mac-ce": "MAC-CENTRALEUROPE",
+        "mac-centraleurope": "MAC-CENTRALEUROPE",
+        "x-mac-icelandic": "MAC-IS", "mac-icelandic": "MAC-IS",
+        "cp932": "CP932", "windows-31j": "CP932", "ms932": "CP932", "ms_kanji": "CP932", "x-sjis": "CP932",
+        "shift_jis": "CP932", "shift-jis": "CP932", "sjis": "CP932", "x-ms-cp932": "CP932",
+        "koi8-r": "KOI8-R", "koi8r": "KOI8-R", "koi8": "KOI8-R", "cskoi8r": "KOI8-R",
+        "koi8-u": "KOI8-U", "koi8u": "KOI8-U", "koi8-ru": "KOI8-RU",
+        "x-euc-jp": "EUC-JP", "x-euc": "EUC-JP", "gb2312": "GBK", "x-gbk": "GBK", "big5": "BIG5-HKSCS",
+        "ks_c_5601-1987": "CP949", "euc-kr": "CP949",
+    ]
+
+    /// The name to hand libxml2 (and through it iconv) for a declared encoding: its iconv name when feeds and
+    /// iconv spell it differently (`x-mac-roman` is `MACINTOSH`, `Shift_JIS` is read as its superset `CP932`),
+    /// else the name as declared.
+    static func iconvName(_ declared: String) -> String {
+        iconvAliases[declared.trimmingCharacters().lowercased()] ?? declared
+    }
 
     /// C1 control characters that feeds use to mean their windows-1252 glyphs (`&#146;` for ’).
     private static let windows1252: [UInt32: UInt32] = [

@@ -3,7 +3,8 @@ internal import CLibXML2
 /// Cleans text values: titles become plain text, other values are trimmed.
 enum TextCleaner {
     /// Plain text from a title that may hold HTML: tags removed, entity references decoded (titles are often
-    /// double-escaped, `&amp;amp;`), runs of whitespace (including no-break spaces) squashed to one space.
+    /// double-escaped, `&amp;amp;`), runs of ASCII whitespace squashed to one space. No-break and other Unicode
+    /// spaces are characters of the title and stay as they are.
     static func plainText(_ text: String) -> String? {
         if isAlreadyPlain(text) { return text }
         var scalars = String.UnicodeScalarView()
@@ -31,7 +32,7 @@ enum TextCleaner {
             } else {
                 index += 1
             }
-            if output.properties.isWhitespace {
+            if isASCIIWhitespace(output) {
                 pendingSpace = !scalars.isEmpty
                 continue
             }
@@ -95,8 +96,8 @@ enum TextCleaner {
         return !previousWasSpace && !previousWasAmpersand
     }
 
-    /// ``isAlreadyPlain(_:)`` for text with non-ASCII characters: none of them may be whitespace (no-break
-    /// spaces are squashed like ASCII ones).
+    /// ``isAlreadyPlain(_:)`` for text with non-ASCII characters (which are kept as they are, Unicode spaces
+    /// included).
     private static func isAlreadyPlainUnicode(_ text: String) -> Bool {
         var previousWasSpace = true
         var previousWasAmpersand = false
@@ -113,13 +114,53 @@ enum TextCleaner {
             case 0x21...0x7E:
                 previousWasSpace = false
             case 0x80...:
-                if scalar.properties.isWhitespace { return false }
                 previousWasSpace = false
             default:
                 return false
             }
         }
         return !previousWasSpace && !previousWasAmpersand
+    }
+
+    /// Literal text (an Atom `type="text"` title): runs of ASCII whitespace become one space, the ends are
+    /// trimmed, nothing else changes (`<blink>` stays); `nil` when nothing is left.
+    static func literalText(_ text: String) -> String? {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.utf8.count)
+        var pendingSpace = false
+        for byte in text.utf8 {
+            if byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D {
+                pendingSpace = !bytes.isEmpty
+                continue
+            }
+            if pendingSpace {
+                bytes.append(0x20)
+                pendingSpace = false
+            }
+            bytes.append(byte)
+        }
+        return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Whether ``literalText(_:)`` returns the text unchanged: not empty, no tab, line feed or carriage return,
+    /// no space at either end or next to another.
+    static func isCollapsed(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let first = bytes.first, let last = bytes.last, first != 0x20, last != 0x20 else { return false }
+        var previousWasSpace = false
+        for byte in bytes {
+            if byte == 0x09 || byte == 0x0A || byte == 0x0D { return false }
+            if byte == 0x20 {
+                if previousWasSpace { return false }
+                previousWasSpace = true
+            } else {
+                previousWasSpace = false
+            }
+        }
+        return true
+    }
+
+    private static func isASCIIWhitespace(_ scalar: Unicode.Scalar) -> Bool {
+        scalar == " " || scalar == "\t" || scalar == "\n" || scalar == "\r"
     }
 
     /// A trimmed value, `nil` when empty.

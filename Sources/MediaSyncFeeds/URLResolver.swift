@@ -94,6 +94,35 @@ enum URLResolver {
         return true
     }
 
+    /// Whether the bytes start with a scheme and its colon (`urn:`, `tag:`, `https:`).
+    static func hasScheme(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var sawLetter = false
+        for byte in bytes {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"):
+                sawLetter = true
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."):
+                if !sawLetter { return false }
+            case UInt8(ascii: ":"):
+                return sawLetter
+            default:
+                return false
+            }
+        }
+        return false
+    }
+
+    /// Whether the (trimmed) bytes start `http://` or `https://`, in any case, with something after it.
+    static func isHTTPURL(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        func hasPrefix(_ prefix: StaticString) -> Bool {
+            let count = prefix.utf8CodeUnitCount
+            guard bytes.count > count else { return false }
+            for index in 0..<count where bytes[index] | 0x20 != prefix.utf8Start[index] | 0x20 { return false }
+            return true
+        }
+        return hasPrefix("http://") || hasPrefix("https://")
+    }
+
     private static func hasScheme(_ url: String) -> Bool {
         var sawLetter = false
         for byte in url.utf8 {

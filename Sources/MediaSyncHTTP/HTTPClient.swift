@@ -52,6 +52,12 @@ public final class HTTPClient: Sendable {
         if !request.followRedirects {
             try operation.set(CURLOPT_FOLLOWLOCATION, 0)
         }
+        if let credentials = request.credentials {
+            // Basic or Digest, whichever the server's challenge asks for (libcurl first asks without them).
+            try operation.set(CURLOPT_USERNAME, credentials.username)
+            try operation.set(CURLOPT_PASSWORD, credentials.password)
+            try operation.set(CURLOPT_HTTPAUTH, ccurl_auth_basic_or_digest())
+        }
         var headers = request.headers
         if headers["Accept"] == nil {
             headers.add(name: "Accept", value: "application/json")

@@ -15,11 +15,14 @@ public struct HTTPRequest: Sendable {
     /// Whether redirects are followed (up to the configured limit). When false, a 3xx answer is returned as
     /// the response, so a caller can tell permanent redirects from temporary ones.
     public var followRedirects: Bool
+    /// A user name and password for HTTP authentication: libcurl answers the server's Basic or Digest challenge.
+    public var credentials: HTTPCredentials?
 
     public init(
         method: String = "GET", url: String, headers: HTTPHeaders = [:], body: [UInt8]? = nil, timeout: Double? = nil,
-        followRedirects: Bool = true
+        followRedirects: Bool = true, credentials: HTTPCredentials? = nil
     ) {
+        self.credentials = credentials
         self.method = method
         self.url = url
         self.headers = headers
@@ -92,4 +95,18 @@ public struct HTTPResponse: Sendable {
     private static func path(_ context: DecodingError.Context) -> String {
         context.codingPath.map(\.stringValue).joined(separator: ".")
     }
+}
+
+/// A user name and password for a server that asks for HTTP authentication (a private feed).
+public struct HTTPCredentials: Codable, Equatable, Sendable, CustomStringConvertible {
+    public var username: String
+    public var password: String
+
+    public init(username: String, password: String) {
+        self.username = username
+        self.password = password
+    }
+
+    /// The user name only: the password never reaches a message.
+    public var description: String { "credentials of \(username)" }
 }

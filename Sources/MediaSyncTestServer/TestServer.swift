@@ -47,8 +47,14 @@ public final class TestServer: @unchecked Sendable {
         public var status: Int
         public var contentType: String
         public var body: [UInt8]
+        /// More header fields (a `WWW-Authenticate` challenge).
+        public var headers: [(String, String)]
 
-        public init(status: Int = 200, contentType: String = "application/json; charset=utf-8", body: [UInt8]) {
+        public init(
+            status: Int = 200, contentType: String = "application/json; charset=utf-8", body: [UInt8],
+            headers: [(String, String)] = []
+        ) {
+            self.headers = headers
             self.status = status
             self.contentType = contentType
             self.body = body
@@ -390,7 +396,7 @@ public final class TestServer: @unchecked Sendable {
     func handle(_ request: RecordedRequest) -> (HTTPResponse, BodyCut?) {
         if let handler = lock.withLock({ state.handlers[request.path] }) {
             let custom = handler(request)
-            return (HTTPResponse(status: custom.status, headers: [("Content-Type", custom.contentType)], body: custom.body), nil)
+            return (HTTPResponse(status: custom.status, headers: [("Content-Type", custom.contentType)] + custom.headers, body: custom.body), nil)
         }
         // Routing takes the gate: a fault's `then` changes what later requests see as one step with the fault
         // firing, so no request routed after the fault fired is answered from the state before the change.

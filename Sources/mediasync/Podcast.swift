@@ -53,18 +53,36 @@ struct Podcast: AsyncParsableCommand {
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Subscribe to a feed (fetches and parses it once).")
 
-        @Argument(help: "The feed's URL.")
+        @Argument(help: "The feed's URL (a `user:pass@` in it is moved into the credentials store).")
         var url: String
+
+        @Option(help: "The user name of a private feed (HTTP Basic or Digest authentication).")
+        var username: String?
+
+        @Flag(help: "Read the private feed's password from the first line of standard input.")
+        var passwordStdin = false
 
         @OptionGroup var retention: RetentionOptions
         @OptionGroup var rootOptions: RootOptions
 
+        func validate() throws {
+            if passwordStdin, username == nil { throw ValidationError("--password-stdin needs --username") }
+            if username != nil, !passwordStdin { throw ValidationError("--username needs --password-stdin") }
+        }
+
         func run() async throws {
             try await reportingErrors {
+                var credentials: HTTPCredentials?
+                if let username {
+                    let password = readLine(strippingNewline: true) ?? ""
+                    credentials = HTTPCredentials(username: username, password: password)
+                }
                 let index = try rootOptions.openIndex()
-                let subscription = try await Subscriptions(index: index, client: HTTPClient())
-                    .add(url: url, retention: retention.retention)
-                print("Subscribed to \(subscription.title ?? url) (\(subscription.id)). Run `mediasync sync` to download episodes.")
+                let subscription = try await Subscriptions(
+                    index: index, client: HTTPClient(),
+                    credentialStore: FeedCredentialStore(config: ConfigDirectory.resolve())
+                ).add(url: url, retention: retention.retention, credentials: credentials)
+                print("Subscribed to \(subscription.title ?? subscription.feedURL) (\(subscription.id)). Run `mediasync sync` to download episodes.")
             }
         }
     }
@@ -84,15 +102,18 @@ struct Podcast: AsyncParsableCommand {
                     throw ValidationError("cannot read \(file)")
                 }
                 let outlines = try OPML.parse([UInt8](data))
-                let subscriptions = Subscriptions(index: try rootOptions.openIndex(), client: HTTPClient())
+                let subscriptions = Subscriptions(
+                    index: try rootOptions.openIndex(), client: HTTPClient(),
+                    credentialStore: FeedCredentialStore(config: ConfigDirectory.resolve()))
                 var failures = 0
                 for outline in outlines {
                     do {
                         let subscription = try await subscriptions.add(url: outline.xmlURL, retention: retention.retention)
-                        print("Subscribed to \(subscription.title ?? outline.title ?? outline.xmlURL).")
+                        print("Subscribed to \(subscription.title ?? outline.title ?? subscription.feedURL).")
                     } catch {
                         failures += 1
-                        Console.error("failed: \(outline.xmlURL): \(errorMessage(for: error))")
+                        let url = FeedCredentialStore.splitUserInfo(outline.xmlURL).url
+                        Console.error("failed: \(url): \(errorMessage(for: error))")
                     }
                 }
                 print("\(outlines.count - failures) of \(outlines.count) feeds subscribed.")
@@ -155,6 +176,7 @@ struct Podcast: AsyncParsableCommand {
                 else {
                     throw SyncError(.notFound, "no subscription \(podcast) (see `mediasync podcast list`)")
                 }
+                try FeedCredentialStore(config: ConfigDirectory.resolve()).remove(podcastId: subscription.id)
                 print("Unsubscribed from \(subscription.title ?? subscription.feedURL).")
             }
         }

@@ -48,7 +48,8 @@ struct Sync: AsyncParsableCommand {
             let console = Console(quiet: quiet)
             let sync = MirrorSync(
                 root: root, index: index, server: session?.client,
-                client: session?.http ?? HTTPClient(configuration: transfer.httpConfiguration), transferOptions: transfer.options)
+                client: session?.http ?? HTTPClient(configuration: transfer.httpConfiguration), transferOptions: transfer.options,
+                feedCredentials: FeedCredentialStore(config: config))
             var progress: (@Sendable (BatchProgress) -> Void)?
             if console.showsProgress { progress = { @Sendable update in console.show(update) } }
             let log = EventLog(format: logFormat, quiet: quiet || json, console: console)

@@ -294,6 +294,8 @@ import Glibc
             return [library.accessToken, library.apiKey]
         }
         secrets += SecretsTests.secrets
+        // The private feeds' passwords (issue 14).
+        secrets += [PrivateFeedCommandTests.password, "s3cret-Pr1vate-feed-pw"]  // and PrivateFeedTests.password
         try (secrets.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
         #expect(Set(secrets).count == secrets.count)
         #expect(secrets.allSatisfy { $0.count >= 16 })
