@@ -215,7 +215,10 @@ final class ServerConnection: @unchecked Sendable {
             case .truncate:
                 _ = Glibc.shutdown(fd, Int32(SHUT_WR))
             case .stall(_, let seconds):
-                stall(seconds)
+                if stall(seconds) {
+                    closedByReset = true
+                    server.closeConnection(id: id, fd: fd, reset: true)
+                }
             }
             return false
         }
@@ -223,20 +226,24 @@ final class ServerConnection: @unchecked Sendable {
     }
 
     /// Stays silent for `seconds`, returning early when the server shuts down or the client has gone (a killed
-    /// client's connection is not held open for the rest of the stall).
-    private func stall(_ seconds: Double) {
+    /// client's connection is not held open for the rest of the stall). Returns true when
+    /// ``TestServer/resetStalledResponses()`` asked for the connection to be reset.
+    private func stall(_ seconds: Double) -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
+        let resets = server.stallResets
         var byte: UInt8 = 0
         while !server.isShuttingDown, deadline.timeIntervalSinceNow > 0 {
+            if server.stallResets != resets { return true }
             var peer = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             if poll(&peer, 1, 10) > 0 {
                 // Readable: either the client closed (recv gives 0 or an error) or it sent more, which a stalled
                 // response does not read.
                 let n = recv(fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
-                if n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR) { return }
+                if n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR) { return false }
                 usleep(10_000)
             }
         }
+        return false
     }
 
     /// Sends `range` of `body` in chunks, pacing to the server's throttle.

@@ -40,6 +40,7 @@ public final class TestServer: @unchecked Sendable {
         var bodyBytesSent = 0
         var responseObserver: (@Sendable (ServedResponse) -> Void)?
         var handlers: [String: @Sendable (RecordedRequest) -> CustomResponse] = [:]
+        var stallResets = 0
     }
 
     /// What a handler registered with ``setHandler(_:_:)`` answers.
@@ -284,6 +285,16 @@ public final class TestServer: @unchecked Sendable {
 
     var isShuttingDown: Bool {
         lock.withLock { state.shuttingDown }
+    }
+
+    /// Ends every response stalled by a ``Fault/stall(afterBytes:seconds:)`` now, with a reset (RST): a test first
+    /// waits until the client has written what it received, so no byte is lost in flight.
+    public func resetStalledResponses() {
+        lock.withLock { state.stallResets += 1 }
+    }
+
+    var stallResets: Int {
+        lock.withLock { state.stallResets }
     }
 
     static func quotedETag(_ etag: String) -> String {

@@ -43,13 +43,30 @@ import Testing
         defer { folder.remove() }
         let bytes = testBytes(6 * Self.mib)
         server.setFile("/media.mkv", contents: bytes)
-        server.inject(.resetAfter(bytes: 3 * Self.mib), path: "/media.mkv")
-        // Paced, so the client has read the bytes before the reset discards what is still in flight.
-        server.setThrottle(bytesPerSecond: 4 * Self.mib)
-        let outcome = try #require(await one(makeEngine(), server, "/media.mkv", to: folder.file("media.mkv")))
+        // The response pauses after 3 MiB; once the client has written 2 MiB of them, the connection is reset. (A
+        // reset drops what the client has not read yet: resetting at a byte count raced the client's reading.)
+        server.inject(.stall(afterBytes: 3 * Self.mib, seconds: 120), path: "/media.mkv")
+        let staging = folder.path + "/.mediasync-staging"
+        let download = Task { await one(makeEngine(), server, "/media.mkv", to: folder.file("media.mkv")) }
+        let written = await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                var written = 0
+                for _ in 0..<6_000 where written < 2 * Self.mib {
+                    usleep(10_000)
+                    let names = (try? FileManager.default.contentsOfDirectory(atPath: staging)) ?? []
+                    written = names.filter { $0.hasSuffix(".part") }.compactMap {
+                        (try? FileManager.default.attributesOfItem(atPath: staging + "/" + $0)[.size] as? Int) ?? nil
+                    }.max() ?? 0
+                }
+                continuation.resume(returning: written)
+            }
+        }
+        #expect(written >= 2 * Self.mib)
+        server.resetStalledResponses()
+        let outcome = try #require(await download.value)
         let success = try outcome.result.get()
         #expect(readBytes(folder.file("media.mkv")) == bytes)
-        #expect(success.resumedFrom >= Int64(FileWriterThreshold.bytes))
+        #expect(success.resumedFrom >= Int64(2 * Self.mib))
         let requests = server.requests(to: "/media.mkv")
         #expect(requests.count == 2)
         #expect(requests[0].headers["range"] == nil)
