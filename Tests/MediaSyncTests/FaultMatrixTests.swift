@@ -18,7 +18,8 @@ import Glibc
     @Test(arguments: FaultMatrix.cells)
     func cell(_ cell: FaultMatrix.Cell) async throws {
         let paged = cell.fault == .totalTooHigh || cell.fault == .totalTooLow
-        let world = try await FaultWorld(episodes: paged ? FaultWorld.pagedEpisodes : 3)
+        let world = try await FaultWorld(
+            episodes: paged ? FaultWorld.pagedEpisodes : 3, lowSpeedWindow: cell.fault == .stall ? FaultWorld.stallWindow : 30)
         defer { world.tearDown() }
         let baseline = try await world.mirrorBaseline()
         try #require(baseline.failed.isEmpty && baseline.sourceErrors.isEmpty, "\(baseline)")
@@ -257,7 +258,7 @@ enum FaultMatrix {
         case .status503: server.inject(.status(503), path: path)
         case .tooManyRequests: server.inject(.retryAfter(status: 429, seconds: 1), path: path)
         case .unavailable: server.inject(.retryAfter(status: 503, seconds: 1), path: path)
-        case .stall: server.inject(.stall(afterBytes: 10, seconds: Double(FaultWorld.lowSpeedWindow + 3)), path: path)
+        case .stall: server.inject(.stall(afterBytes: 10, seconds: Double(FaultWorld.stallWindow + 3)), path: path)
         case .unauthorized: server.inject(.status(401), path: path)
         case .notFound: server.inject(.status(404), path: path)
         // The first attempt of the resume cells ends cleanly (FIN) past 1 MiB: a reset could make the kernel drop
