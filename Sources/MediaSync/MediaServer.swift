@@ -7,6 +7,8 @@ public protocol MediaServer: Sendable {
     func seasons(seriesId: String) async throws -> [BaseItem]
     func episodes(seriesId: String, seasonId: String?) async throws -> [BaseItem]
     func playbackInfo(itemId: String) async throws -> [MediaSource]
+    /// Which of these items the server still has (below `parentId` when given), asked by id in batches.
+    func existingItems(ids: [String], below parentId: String?) async throws -> [BaseItem]
     func downloadURL(mediaSourceId: String) throws -> String
     func imageURL(itemId: String, type: String, index: Int?, tag: String?, maxWidth: Int?) throws -> String
     func subtitleURL(itemId: String, mediaSourceId: String, streamIndex: Int, format: String) throws -> String

@@ -21,14 +21,18 @@ public final class MirrorSync: Sendable {
     let client: HTTPClient
     let transferOptions: TransferOptions
     let now: @Sendable () -> Date
+    let listingPageSize: Int
 
     /// - Parameters:
     ///   - server: the Jellyfin server, or nil when not signed in (only podcasts are then synced).
     ///   - client: the HTTP client for feeds and downloads.
+    ///   - listingPageSize: items per page of a whole-library listing.
     public init(
         root: MirrorRoot, index: MirrorIndex, server: (any MediaServer)?, client: HTTPClient = HTTPClient(),
-        transferOptions: TransferOptions = TransferOptions(), now: @escaping @Sendable () -> Date = { Date() }
+        transferOptions: TransferOptions = TransferOptions(), now: @escaping @Sendable () -> Date = { Date() },
+        listingPageSize: Int = SelectionExpander.libraryPageSize
     ) {
+        self.listingPageSize = listingPageSize
         self.root = root
         self.index = index
         self.server = server
@@ -55,6 +59,8 @@ public final class MirrorSync: Sendable {
     private struct Source {
         var files: [RemoteFile]
         var metadata: ([IndexEntry]) -> [MetadataComposer.Composed]
+        /// What the Jellyfin selections expanded to (nil for podcasts).
+        var items: MirrorItems? = nil
     }
 
     /// Runs one sync.
@@ -109,14 +115,29 @@ public final class MirrorSync: Sendable {
             }
         }
         let fileEntries = entries.filter { $0.file.kind != .metadata }
-        let plan = SyncPlanner.plan(
-            remote: RemoteSnapshot(files: remoteFiles),
-            local: LocalSnapshot(files: fileEntries.map(\.file), onDisk: onDisk(fileEntries, wanted: remoteFiles, placer: placer)),
-            options: options)
+        let local = LocalSnapshot(
+            files: fileEntries.map(\.file), onDisk: onDisk(fileEntries, wanted: remoteFiles, placer: placer))
+        var plan = SyncPlanner.plan(remote: RemoteSnapshot(files: remoteFiles), local: local, options: options)
+        // A deletion is confirmed, never inferred from a listing alone: the items of the Jellyfin files the plan
+        // would delete that no listing held are asked for by id; those the server did not confirm gone stay.
+        if let items = sources[.media]?.items {
+            let absent = SyncPlanner.absentItems(plan, listed: items.listed) { Scope.of(key: $0.key) == .media }
+            if !absent.isEmpty {
+                let unconfirmed = SyncPlanner.unconfirmed(absent: absent, answer: await confirm(absent, items: items))
+                if !unconfirmed.isEmpty {
+                    plan = SyncPlanner.plan(
+                        remote: RemoteSnapshot(files: remoteFiles, unconfirmed: unconfirmed), local: local, options: options)
+                    report.keptUnconfirmed = MirrorSync.unconfirmedLines(plan)
+                }
+            }
+        }
+        let keptPaths = plan.actions.compactMap { action -> String? in
+            if case .keepUnconfirmed(let file) = action { return file.path } else { return nil }
+        }
         if options.dryRun {
             var report = dryRunReport(
                 plan: plan, options: options, sources: Array(sources.values), entries: entries, placer: placer,
-                report: report)
+                keptPaths: keptPaths, report: report)
             report.unchanged = remoteFiles.count - plan.actions.filter(\.changesAWantedFile).count
             return report
         }
@@ -133,7 +154,7 @@ public final class MirrorSync: Sendable {
         let renderers = Dictionary(composed.map { ($0.file.key, $0.render) }, uniquingKeysWith: { first, _ in first })
         let metadataFiles = composed.map(\.file).sorted { $0.path < $1.path }
         let metadataPlan = SyncPlanner.plan(
-            remote: RemoteSnapshot(files: metadataFiles),
+            remote: RemoteSnapshot(files: metadataFiles, keptPaths: keptPaths),
             local: LocalSnapshot(
                 files: metadataEntries.map(\.file), onDisk: onDisk(metadataEntries, wanted: metadataFiles, placer: placer)),
             options: options)
@@ -192,13 +213,14 @@ public final class MirrorSync: Sendable {
     /// now (the real run writes it after the downloads).
     private func dryRunReport(
         plan: SyncPlan, options: SyncOptions, sources: [Source], entries: [IndexEntry], placer: FilePlacer,
-        report: SyncReport
+        keptPaths: [String], report: SyncReport
     ) -> SyncReport {
         var report = report
         report.dryRun = true
         let metadataEntries = entries.filter { $0.file.kind == .metadata }
         let metadataPlan = SyncPlanner.plan(
-            remote: RemoteSnapshot(files: sources.flatMap { $0.metadata(entries).map(\.file) }.sorted { $0.path < $1.path }),
+            remote: RemoteSnapshot(
+                files: sources.flatMap { $0.metadata(entries).map(\.file) }.sorted { $0.path < $1.path }, keptPaths: keptPaths),
             local: LocalSnapshot(
                 files: metadataEntries.map(\.file), onDisk: placer.sizes(of: metadataEntries.map(\.file.path))),
             options: options)
@@ -217,9 +239,50 @@ public final class MirrorSync: Sendable {
                 report.planned.append(.init(action: "delete", path: file.path, reason: nil, from: nil, bytes: nil))
             case .keepExtraneous(let file):
                 report.extraneous.append(file.path)
+            case .keepUnconfirmed:
+                break
             }
         }
         return report
+    }
+
+    /// One line per item whose files are kept because the server did not confirm it gone.
+    static func unconfirmedLines(_ plan: SyncPlan) -> [String] {
+        var files: [String: Int] = [:]
+        for action in plan.actions {
+            if case .keepUnconfirmed(let file) = action { files[file.itemId, default: 0] += 1 }
+        }
+        return files.keys.sorted().map { id in
+            let count = files[id] ?? 0
+            return "item \(id): absent from the listing but not confirmed gone by the server; its \(count) "
+                + (count == 1 ? "file is" : "files are") + " kept (the next sync decides)"
+        }
+    }
+
+    /// Asks the server about the items absent from the listings: gone (not returned by id, or virtual), still
+    /// there within a selection (its movie or series is selected, or it is below a selected library), or still
+    /// there outside every selection (deselected). Nil when the question failed: then nothing is confirmed.
+    private func confirm(_ absent: Set<String>, items: MirrorItems) async -> ConfirmationAnswer? {
+        let tops = Set(items.selectedTops.map { $0.lowercased() })
+        // Nothing selected that could hold them: every one of them was deselected or is gone.
+        guard !tops.isEmpty || !items.libraries.isEmpty else { return ConfirmationAnswer(gone: [], outsideSelections: absent) }
+        guard let server else { return nil }
+        do {
+            let asked = absent.sorted()
+            let present = try await server.existingItems(ids: asked, below: nil).filter { !$0.isVirtual }
+            let presentIds = Set(present.map { $0.id.lowercased() })
+            let gone = Set(asked.filter { !presentIds.contains($0.lowercased()) })
+            var outside = Set(
+                present.filter { !tops.contains(($0.seriesId ?? $0.id).lowercased()) && !tops.contains($0.id.lowercased()) }
+                    .map { $0.id.lowercased() })
+            for library in items.libraries where !outside.isEmpty {
+                let below = try await server.existingItems(ids: outside.sorted(), below: library)
+                outside.subtract(below.map { $0.id.lowercased() })
+            }
+            return ConfirmationAnswer(gone: gone, outsideSelections: Set(asked.filter { outside.contains($0.lowercased()) }))
+        } catch {
+            return nil
+        }
     }
 
     /// Lists the Jellyfin side. A failure to list leaves the media scope out of this run (nothing of it is
@@ -228,7 +291,7 @@ public final class MirrorSync: Sendable {
         let selections = try index.selections()
         guard !selections.isEmpty else {
             // Nothing selected: whatever the mirror holds is left over.
-            return Source(files: []) { _ in [] }
+            return Source(files: [], metadata: { _ in [] }, items: MirrorItems())
         }
         guard let server else {
             if only == .media { throw SyncError.notSignedIn }
@@ -237,12 +300,12 @@ public final class MirrorSync: Sendable {
             return nil
         }
         do {
-            let items = try await SelectionExpander(server: server).expand(selections)
+            let items = try await SelectionExpander(server: server, pageSize: listingPageSize).expand(selections)
             report.rejected += items.rejected
             report.gone += items.gone
             let (files, rejected) = MirrorFiles.files(for: items, server: server)
             report.rejected += rejected
-            return Source(files: files) { MetadataComposer.files(for: items, entries: $0) }
+            return Source(files: files, metadata: { MetadataComposer.files(for: items, entries: $0) }, items: items)
         } catch let error as JellyfinError {
             if only == .media { throw error }
             report.sourceErrors.append("Jellyfin: \(error.description)")
@@ -430,7 +493,7 @@ extension SyncAction {
     var changesAWantedFile: Bool {
         switch self {
         case .download, .write, .move, .adopt: return true
-        case .delete, .keepExtraneous: return false
+        case .delete, .keepExtraneous, .keepUnconfirmed: return false
         }
     }
 }

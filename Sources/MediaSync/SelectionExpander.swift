@@ -4,9 +4,12 @@ import MediaSyncServer
 /// Expands selections into the items, seasons, episodes and versions to mirror.
 public struct SelectionExpander: Sendable {
     let server: any MediaServer
+    /// Items per page of a whole-library listing (``libraryPageSize`` unless a test asks for small pages).
+    let pageSize: Int
 
-    public init(server: any MediaServer) {
+    public init(server: any MediaServer, pageSize: Int = SelectionExpander.libraryPageSize) {
         self.server = server
+        self.pageSize = max(1, pageSize)
     }
 
     /// The fields every listing asks for: media sources for the versions, Etag for change detection.
@@ -16,6 +19,9 @@ public struct SelectionExpander: Sendable {
 
     /// Items per page of a whole-library listing.
     public static let libraryPageSize = 500
+
+    /// The order asked for on listings: as stable as every version allows (see the library listing).
+    public static let listingOrder = ["SortName", "DateCreated"]
 
     /// A series' seasons and episodes, when a library listing already brought them.
     struct Listed {
@@ -50,15 +56,19 @@ public struct SelectionExpander: Sendable {
             do {
                 switch selection.kind {
                 case .movie:
+                    result.selectedTops.insert(selection.id)
                     let item = try await server.item(id: selection.id)
+                    result.listed.insert(item.id)
                     if let entry = try await movie(item, allVersions: selection.allVersions, rejected: &result.rejected)
                     {
                         addMovie(entry)
                     }
                 case .series:
+                    result.selectedTops.insert(selection.id)
                     let item = try await server.item(id: selection.id)
+                    result.listed.insert(item.id)
                     if let entry = try await seriesEntry(
-                        item, selection: selection, seasonId: nil, rejected: &result.rejected)
+                        item, selection: selection, seasonId: nil, listedIds: &result.listed, rejected: &result.rejected)
                     {
                         addSeries(entry)
                     }
@@ -68,20 +78,30 @@ public struct SelectionExpander: Sendable {
                         result.rejected.append("season \(selection.id) names no series; skipped")
                         continue
                     }
+                    result.selectedTops.insert(seriesId)
+                    result.listed.insert(season.id)
                     let item = try await server.item(id: seriesId)
+                    result.listed.insert(item.id)
                     if let entry = try await seriesEntry(
-                        item, selection: selection, seasonId: season.id, rejected: &result.rejected)
+                        item, selection: selection, seasonId: season.id, listedIds: &result.listed,
+                        rejected: &result.rejected)
                     {
                         addSeries(entry)
                     }
                 case .library:
                     // One paged listing of everything in the library (movies, series, seasons, episodes): no
-                    // request per series, and the full id listing that shows deletions.
+                    // request per series, and the full id listing that shows deletions. Sorted explicitly
+                    // (`SortName`, then `DateCreated`): without `sortBy` 10.10 sends no ORDER BY at all and 10.11
+                    // orders by `SortName` only (`BaseItemRepository.ApplyOrder`, v10.11.11), so pages would be
+                    // less stable than the server allows. `Id` is no `ItemSortBy` value (an unknown one is refused).
+                    result.libraries.append(selection.id)
                     let children = try await server.items(
                         ItemsQuery(
                             parentId: selection.id, recursive: true,
                             includeItemTypes: ["Movie", "Series", "Season", "Episode"],
-                            fields: SelectionExpander.fields, limit: SelectionExpander.libraryPageSize))
+                            fields: SelectionExpander.fields, sortBy: SelectionExpander.listingOrder,
+                            limit: pageSize))
+                    result.listed.formUnion(children.map(\.id))
                     var members: [String: Listed] = [:]
                     for child in children where !child.isVirtual {
                         if child.type == "Season", let series = child.seriesId ?? child.parentId {
@@ -100,7 +120,7 @@ public struct SelectionExpander: Sendable {
                         } else if child.type == "Series" {
                             if let entry = try await seriesEntry(
                                 child, selection: selection, seasonId: nil, listed: members[child.id] ?? Listed(),
-                                rejected: &result.rejected)
+                                listedIds: &result.listed, rejected: &result.rejected)
                             {
                                 addSeries(entry)
                             }
@@ -139,7 +159,8 @@ public struct SelectionExpander: Sendable {
 
     /// - Parameter listed: the seasons and episodes when already listed; nil asks the server for them.
     private func seriesEntry(
-        _ item: BaseItem, selection: Selection, seasonId: String?, listed: Listed? = nil, rejected: inout [String]
+        _ item: BaseItem, selection: Selection, seasonId: String?, listed: Listed? = nil, listedIds: inout Set<String>,
+        rejected: inout [String]
     ) async throws -> SeriesEntry? {
         guard SafeName.id(item.id) != nil else {
             rejected.append("series \(item.id.debugDescription): its id cannot be a folder name; skipped")
@@ -153,6 +174,8 @@ public struct SelectionExpander: Sendable {
         } else {
             seasons = try await server.seasons(seriesId: item.id)
             episodes = try await server.episodes(seriesId: item.id, seasonId: seasonId).filter { !$0.isVirtual }
+            listedIds.formUnion(seasons.map(\.id))
+            listedIds.formUnion(episodes.map(\.id))
         }
         func number(of episode: BaseItem) -> Int {
             if let number = episode.parentIndexNumber { return number }

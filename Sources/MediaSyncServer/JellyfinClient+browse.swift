@@ -41,6 +41,28 @@ extension JellyfinClient {
         return item
     }
 
+    /// Ids asked about in one `/Items?ids=` request (33 bytes each in the URL).
+    public static let idsPerRequest = 100
+
+    /// Which of these items the server still has, asked by id (`GET /Items?ids=…&userId=…`, batched), with no
+    /// heavy fields. With `parentId`, only those below that folder or library (`recursive=true`): Jellyfin applies
+    /// the parent as a filter next to the ids (`ItemsController.GetItems`). Unusable ids are never sent.
+    /// - Throws: ``JellyfinError``.
+    public func existingItems(ids: [String], below parentId: String?) async throws -> [BaseItem] {
+        let usable = ids.filter { (try? JellyfinID.validate($0, role: "item id")) != nil }
+        var found: [BaseItem] = []
+        var start = 0
+        while start < usable.count {
+            let batch = Array(usable[start..<min(usable.count, start + JellyfinClient.idsPerRequest)])
+            start += batch.count
+            found += try await items(
+                ItemsQuery(
+                    parentId: parentId, recursive: parentId == nil ? nil : true, ids: batch, fields: ["ParentId"],
+                    limit: JellyfinClient.idsPerRequest))
+        }
+        return found
+    }
+
     /// The seasons of a series (`GET /Shows/{id}/Seasons?userId=&fields=`), without virtual ones.
     /// - Throws: ``JellyfinError``.
     public func seasons(seriesId: String) async throws -> [BaseItem] {
@@ -101,10 +123,28 @@ extension JellyfinClient {
     ///
     /// The first page is asked alone; when its `TotalRecordCount` says more are to come, up to ``pageWindow``
     /// pages are asked for together and read in order, with the same stopping rules as one by one.
+    ///
+    /// Pages are independent queries: a library scan between two of them shifts the later ones, so an item can
+    /// be skipped. A listing whose distinct items fall short of the last `TotalRecordCount` is listed once more and
+    /// the two are merged (what is still missing then is caught by the confirmation by id before any deletion).
     func allPages(
         path: String, parameters: [(name: String, value: String)], pageSize requested: Int, action: String,
         resource: String?
     ) async throws -> [BaseItem] {
+        let first = try await onePass(
+            path: path, parameters: parameters, pageSize: requested, action: action, resource: resource)
+        guard let total = first.total, first.items.count < total else { return first.items }
+        let second = try await onePass(
+            path: path, parameters: parameters, pageSize: requested, action: action, resource: resource)
+        var seen = Set(first.items.map { Array($0.id.utf8) })
+        return first.items + second.items.filter { seen.insert(Array($0.id.utf8)).inserted }
+    }
+
+    private func onePass(
+        path: String, parameters: [(name: String, value: String)], pageSize requested: Int, action: String,
+        resource: String?
+    ) async throws -> (items: [BaseItem], total: Int?) {
+        var total: Int?
         let pageSize = max(1, min(requested, 10_000))
         var items: [BaseItem] = []
         // By the ids' bytes: Swift's String equality would take two ids that differ only by Unicode normalisation
@@ -136,6 +176,7 @@ extension JellyfinClient {
             }
             for page in fetched {
                 pages += 1
+                total = page.totalRecordCount ?? total
                 var fresh = 0
                 for item in page.items where seen.insert(Array(item.id.utf8)).inserted {
                     items.append(item)
@@ -147,7 +188,7 @@ extension JellyfinClient {
                 // the real count would otherwise hide items that are still there (and `sync --delete` would
                 // delete their files). That costs one empty page when the length is a multiple of the page size.
                 if page.items.count < pageSize || fresh == 0 {
-                    return items
+                    return (items, total)
                 }
                 moreAnnounced = page.totalRecordCount.map { $0 > start + pageSize } ?? false
             }

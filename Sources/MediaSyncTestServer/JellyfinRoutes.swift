@@ -314,6 +314,13 @@ extension TestServer {
         if !ids.isEmpty {
             let wanted = Set(ids)
             candidates = (library.views + library.items).filter { wanted.contains($0.id) }
+            // Ids and a parent together: the parent filters the ids (`recursive=true`: below it, by the library's
+            // top parent; `LibraryManager.GetItemsResult` L1469–1476 and `SetTopParentIdsOrAncestors`, v10.10.7).
+            if let parent = request.queryValue("parentId").map(TestServer.normalizeID), !parent.isEmpty {
+                let below = Set((recursive ? library.descendants(of: parent) : library.children(of: parent)).map(\.id))
+                    .union(library.items.filter { $0.isAlternateVersion && $0.parentId == parent }.map(\.id))
+                candidates = candidates.filter { below.contains($0.id) }
+            }
         } else if let parent = request.queryValue("parentId").map(TestServer.normalizeID), !parent.isEmpty {
             candidates = recursive
                 ? library.descendants(of: parent)
@@ -333,18 +340,29 @@ extension TestServer {
         if let played = TestServer.flag(request.queryValue("isPlayed")) {
             candidates = candidates.filter { $0.played == played }
         }
-        if let sortBy = TestServer.list(request.queryValue("sortBy")).first?.lowercased() {
-            switch sortBy {
-            case "sortname", "name":
-                candidates.sort { JellyfinDTO.sortName($0) < JellyfinDTO.sortName($1) }
-            case "datecreated":
-                candidates.sort { $0.dateCreated < $1.dateCreated }
-            default:
-                break
+        let sortBy = TestServer.list(request.queryValue("sortBy")).map { $0.lowercased() }
+        if !sortBy.isEmpty {
+            // Every key in turn (`ThenBy`), ties in library order (Swift's sort is stable).
+            func less(_ a: TestItem, _ b: TestItem) -> Bool {
+                for key in sortBy {
+                    switch key {
+                    case "sortname", "name":
+                        let (x, y) = (JellyfinDTO.sortName(a), JellyfinDTO.sortName(b))
+                        if x != y { return x < y }
+                    case "datecreated":
+                        if a.dateCreated != b.dateCreated { return a.dateCreated < b.dateCreated }
+                    default:
+                        continue
+                    }
+                }
+                return false
             }
+            candidates.sort(by: less)
             if (request.queryValue("sortOrder") ?? "").lowercased().hasPrefix("desc") { candidates.reverse() }
         }
-        return page(candidates, request: request, library: library)
+        let response = page(candidates, request: request, library: library)
+        if request.queryValue("startIndex") != nil { listingPageAnswered() }
+        return response
     }
 
     func seasons(_ request: RecordedRequest, seriesId: String, library: TestLibrary) -> HTTPResponse {

@@ -28,10 +28,11 @@ struct MirrorFixture {
         try await sync(SyncOptions(delete: delete))
     }
 
-    func sync(_ options: SyncOptions) async throws -> SyncReport {
+    func sync(_ options: SyncOptions, listingPageSize: Int = SelectionExpander.libraryPageSize) async throws -> SyncReport {
         let sync = MirrorSync(
             root: root, index: index, server: client,
-            transferOptions: TransferOptions(durable: false, retryPolicy: RetryPolicy(maxAttempts: 2, baseDelay: 0.01)))
+            transferOptions: TransferOptions(durable: false, retryPolicy: RetryPolicy(maxAttempts: 2, baseDelay: 0.01)),
+            listingPageSize: listingPageSize)
         return try await sync.run(options: options)
     }
 

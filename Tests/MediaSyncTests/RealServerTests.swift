@@ -1,0 +1,137 @@
+import Foundation
+import MediaSync
+import MediaSyncCore
+import MediaSyncServer
+import MediaSyncTestServer
+import Testing
+
+/// What real Jellyfin servers answer that our own test server did not, and what the mirror must do (issue 10).
+@Suite struct ConfirmedDeletionTests {
+    /// Ten movies in one library, listed three a page, sorted by name as the client asks.
+    private static func library() -> TestLibrary {
+        TestLibrary(movies: 10, series: 0, seasonsPerSeries: 0, episodesPerSeason: 0, mediaSize: 2_000, seed: 7)
+    }
+
+    /// The movies in the order the listing returns them (`sortBy=SortName,DateCreated`).
+    private static func sorted(_ library: TestLibrary) -> [TestItem] {
+        library.movies.sorted { ($0.name.lowercased(), $0.dateCreated) < ($1.name.lowercased(), $1.dateCreated) }
+    }
+
+    private static func held(_ fixture: MirrorFixture, _ movie: TestItem) -> Bool {
+        fixture.tree().contains { $0.hasPrefix("Downloads/\(movie.id)/\(movie.id)-") && $0.hasSuffix(".mkv") }
+    }
+
+    enum Scan: String, CaseIterable, Sendable {
+        /// An early item is deleted after page 1: every later item moves up one place, one is skipped.
+        case deleteBeforeThePage
+        /// A late item is renamed to sort first after page 1: it is never listed, another is listed twice.
+        case renameToTheFront
+    }
+
+    @Test(arguments: Scan.allCases)
+    func aLibraryScanDuringTheListingDeletesNothingStillOnTheServer(_ scan: Scan) async throws {
+        let library = Self.library()
+        let fixture = try await MirrorFixture(library: library)
+        defer { fixture.tearDown() }
+        try fixture.select(.library, library.moviesViewId)
+        let first = try await fixture.sync(SyncOptions(delete: true), listingPageSize: 3)
+        #expect(first.failed.isEmpty, "\(first.failed)")
+        let order = Self.sorted(library)
+        #expect(order.allSatisfy { Self.held(fixture, $0) })
+
+        let removed = order[0]
+        let renamed = order[8]
+        fixture.server.scanDuringListing(afterPages: 1) { library in
+            switch scan {
+            case .deleteBeforeThePage:
+                library.removeItem(withId: removed.id)
+            case .renameToTheFront:
+                if let index = library.items.firstIndex(where: { $0.id == renamed.id }) {
+                    library.items[index].name = "AAA moved by a scan"
+                }
+            }
+        }
+        fixture.server.resetStatistics()
+        let during = try await fixture.sync(SyncOptions(delete: true), listingPageSize: 3)
+        // Nothing of an item still on the server is deleted.
+        #expect(during.deleted.isEmpty, "\(during.deleted)")
+        #expect(order.allSatisfy { Self.held(fixture, $0) })
+        let listings = fixture.server.allRequests.filter {
+            $0.path == "/Items" && $0.queryValue("parentId") != nil && $0.queryValue("ids") == nil
+        }
+        #expect(listings.allSatisfy { $0.queryValue("sortBy") == "SortName,DateCreated" })
+        switch scan {
+        case .deleteBeforeThePage:
+            // The item after the first page was skipped: absent, asked about by id, still there, kept.
+            let skipped = order[3]
+            #expect(during.keptUnconfirmed.count == 1 && during.keptUnconfirmed[0].contains(skipped.id), "\(during.keptUnconfirmed)")
+            let asked = fixture.server.allRequests.filter { $0.path == "/Items" && $0.queryValue("ids") != nil }
+            #expect(asked.contains { $0.queryValue("ids")?.contains(skipped.id) == true })
+        case .renameToTheFront:
+            // Fewer distinct items than TotalRecordCount: listed again, which finds the moved item; nothing to ask.
+            #expect(listings.filter { $0.queryValue("startIndex") == "0" }.count == 2)
+            #expect(during.keptUnconfirmed.isEmpty, "\(during.keptUnconfirmed)")
+        }
+
+        // The next sync sees a settled library: the deleted item goes (confirmed gone by id), the rest stays.
+        let after = try await fixture.sync(SyncOptions(delete: true), listingPageSize: 3)
+        #expect(after.keptUnconfirmed.isEmpty, "\(after.keptUnconfirmed)")
+        #expect(after.failed.isEmpty, "\(after.failed)")
+        for movie in order {
+            let gone = scan == .deleteBeforeThePage && movie.id == removed.id
+            #expect(Self.held(fixture, movie) == !gone, "\(movie.name)")
+        }
+        if scan == .deleteBeforeThePage {
+            #expect(after.deleted.contains { $0.hasPrefix("Downloads/\(removed.id)/") })
+            #expect(!fixture.tree().contains { $0.hasPrefix("Downloads/\(removed.id)/") })
+        } else {
+            #expect(after.deleted.isEmpty)
+        }
+    }
+}
+
+@Suite struct DeselectionTests {
+    @Test func aDeselectedMovieGoesWithDeleteWhileALibraryOfShowsStaysSelected() async throws {
+        let library = TestLibrary.golden()
+        let fixture = try await MirrorFixture(library: library)
+        defer { fixture.tearDown() }
+        let movie = library.movies[1]
+        try fixture.select(.movie, movie.id)
+        try fixture.select(.library, library.showsViewId)
+        #expect(try await fixture.sync().failed.isEmpty)
+        try fixture.index.unselect(id: movie.id)
+        fixture.server.resetStatistics()
+        let report = try await fixture.sync(delete: true)
+        // Asked by id: still on the server, but not below the selected library: deselected, deleted.
+        #expect(report.keptUnconfirmed.isEmpty, "\(report.keptUnconfirmed)")
+        #expect(report.deleted.contains { $0.hasPrefix("Downloads/\(movie.id)/") })
+        let asked = fixture.server.allRequests.filter { $0.path == "/Items" && $0.queryValue("ids") == movie.id }
+        #expect(asked.map { $0.queryValue("parentId") } == [nil, library.showsViewId])
+        #expect(fixture.tree().contains { $0.hasPrefix("Downloads/\(library.series[0].id)/") })
+    }
+
+    @Test func anEpisodeTheListingMissesIsKeptWhileItsSeriesIsSelected() async throws {
+        let library = TestLibrary.golden()
+        let fixture = try await MirrorFixture(library: library)
+        defer { fixture.tearDown() }
+        let series = library.series[0]
+        try fixture.select(.series, series.id)
+        #expect(try await fixture.sync().failed.isEmpty)
+        let listed = try await fixture.client.episodes(seriesId: series.id)
+        let missed = try #require(listed.first)
+        // The episode listing leaves it out (a scan moving it between two page reads); asked by id, it is there.
+        let rest = listed.dropFirst().map(\.raw)
+        var body: [UInt8] = []
+        JSONWriter.write(
+            .object(["Items": .array(rest), "TotalRecordCount": .number(Double(rest.count)), "StartIndex": .number(0)]),
+            indent: 0, into: &body)
+        fixture.server.inject(.body(status: 200, contentType: "application/json", bytes: body), path: "/Shows/\(series.id)/Episodes")
+        let report = try await fixture.sync(delete: true)
+        #expect(report.deleted.isEmpty, "\(report.deleted)")
+        #expect(report.keptUnconfirmed.count == 1 && report.keptUnconfirmed[0].contains(missed.id), "\(report.keptUnconfirmed)")
+        #expect(fixture.tree().contains { $0.contains("/\(missed.id)-") && $0.hasSuffix(".mkv") })
+        // Settled again: nothing to keep, nothing deleted.
+        let next = try await fixture.sync(delete: true)
+        #expect(next.deleted.isEmpty && next.keptUnconfirmed.isEmpty)
+    }
+}
