@@ -12,6 +12,9 @@ public protocol MediaServer: Sendable {
     func downloadURL(mediaSourceId: String) throws -> String
     func imageURL(itemId: String, type: String, index: Int?, tag: String?, maxWidth: Int?) throws -> String
     func subtitleURL(itemId: String, mediaSourceId: String, streamIndex: Int, format: String) throws -> String
+    /// Whether the stored sign-in still holds (`GET /Users/Me` answers 200): asked after a 401, which Jellyfin also
+    /// answers for a library the user may no longer access.
+    func signInIsValid() async -> Bool
     /// The header that authenticates downloads, as for API calls.
     var authorizationHeader: (name: String, value: String) { get }
 }
@@ -19,5 +22,9 @@ public protocol MediaServer: Sendable {
 extension JellyfinClient: MediaServer {
     public func item(id: String) async throws -> BaseItem {
         try await item(id: id, fields: SelectionExpander.fields)
+    }
+
+    public func signInIsValid() async -> Bool {
+        (try? await currentUser()) != nil
     }
 }

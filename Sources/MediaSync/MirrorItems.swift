@@ -16,6 +16,10 @@ public struct MirrorItems: Sendable, Equatable {
     public var selectedTops: Set<String> = []
     /// The libraries that library selections name.
     public var libraries: [String] = []
+    /// Selections that could not be listed although the sign-in holds (a library the user may no longer access,
+    /// a library or item the server does not know), one line each: nothing of them is fetched, and their files
+    /// are deleted only when the server confirms their items gone.
+    public var failed: [String] = []
 
     public init(movies: [MovieEntry] = [], series: [SeriesEntry] = [], rejected: [String] = []) {
         self.movies = movies

@@ -276,8 +276,14 @@ public final class MirrorSync: Sendable {
                 present.filter { !tops.contains(($0.seriesId ?? $0.id).lowercased()) && !tops.contains($0.id.lowercased()) }
                     .map { $0.id.lowercased() })
             for library in items.libraries where !outside.isEmpty {
-                let below = try await server.existingItems(ids: outside.sorted(), below: library)
-                outside.subtract(below.map { $0.id.lowercased() })
+                do {
+                    let below = try await server.existingItems(ids: outside.sorted(), below: library)
+                    outside.subtract(below.map { $0.id.lowercased() })
+                } catch {
+                    // A library that cannot be asked (no longer accessible, no longer there) may hold any of them:
+                    // every item still on the server stays; those gone are still confirmed gone.
+                    outside = []
+                }
             }
             return ConfirmationAnswer(gone: gone, outsideSelections: Set(asked.filter { outside.contains($0.lowercased()) }))
         } catch {
@@ -303,6 +309,7 @@ public final class MirrorSync: Sendable {
             let items = try await SelectionExpander(server: server, pageSize: listingPageSize).expand(selections)
             report.rejected += items.rejected
             report.gone += items.gone
+            report.sourceErrors += items.failed.map { "Jellyfin: \($0)" }
             let (files, rejected) = MirrorFiles.files(for: items, server: server)
             report.rejected += rejected
             return Source(files: files, metadata: { MetadataComposer.files(for: items, entries: $0) }, items: items)
@@ -426,13 +433,13 @@ public final class MirrorSync: Sendable {
                 events?(SyncEvent(action: "failed", path: file.path, message: error.description, essential: file.essential))
             }
         }
+        var refused = false
         for outcome in result.outcomes {
             guard let file = planned[outcome.request.id] else { continue }
             switch outcome.result {
             case .failure(let error):
                 report.failed.append(SyncReport.Failure(path: file.path, message: error.description, essential: file.essential))
-                // The Jellyfin server refusing its token mid-run wants a new sign-in, as a refused listing does.
-                if error.status == 401, Scope.of(key: file.key) == .media { report.needsSignIn = true }
+                if error.status == 401, Scope.of(key: file.key) == .media { refused = true }
             case .success(let success):
                 let placed = placements.withLock { $0[file.key] }
                     ?? Result { try place(file, success: success, placer: placer, previous: entries[file.key]) }
@@ -445,6 +452,9 @@ public final class MirrorSync: Sendable {
                 }
             }
         }
+        // A 401 on a download wants a new sign-in only when `/Users/Me` refuses the token too (Jellyfin answers 401
+        // for more than a bad token).
+        if refused, let server, !(await server.signInIsValid()) { report.needsSignIn = true }
         // A full disk stopped the batch: the files placed so far are kept and recorded; the run ends here.
         let full = result.outcomes.filter { $0.error?.isFatal == true }
         if let first = full.first(where: { !($0.error?.message.hasPrefix("not started") ?? false) }) ?? full.first {

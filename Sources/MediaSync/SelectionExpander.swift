@@ -53,12 +53,15 @@ public struct SelectionExpander: Sendable {
             }
         }
         for selection in selections {
+            // Ids listed for this selection count only once all of it was listed: a selection that fails halfway
+            // must not make its items look deliberately left out (their files would go without confirmation).
+            var listed = Set<String>()
             do {
                 switch selection.kind {
                 case .movie:
                     result.selectedTops.insert(selection.id)
                     let item = try await server.item(id: selection.id)
-                    result.listed.insert(item.id)
+                    listed.insert(item.id)
                     if let entry = try await movie(item, allVersions: selection.allVersions, rejected: &result.rejected)
                     {
                         addMovie(entry)
@@ -66,9 +69,9 @@ public struct SelectionExpander: Sendable {
                 case .series:
                     result.selectedTops.insert(selection.id)
                     let item = try await server.item(id: selection.id)
-                    result.listed.insert(item.id)
+                    listed.insert(item.id)
                     if let entry = try await seriesEntry(
-                        item, selection: selection, seasonId: nil, listedIds: &result.listed, rejected: &result.rejected)
+                        item, selection: selection, seasonId: nil, listedIds: &listed, rejected: &result.rejected)
                     {
                         addSeries(entry)
                     }
@@ -79,11 +82,11 @@ public struct SelectionExpander: Sendable {
                         continue
                     }
                     result.selectedTops.insert(seriesId)
-                    result.listed.insert(season.id)
+                    listed.insert(season.id)
                     let item = try await server.item(id: seriesId)
-                    result.listed.insert(item.id)
+                    listed.insert(item.id)
                     if let entry = try await seriesEntry(
-                        item, selection: selection, seasonId: season.id, listedIds: &result.listed,
+                        item, selection: selection, seasonId: season.id, listedIds: &listed,
                         rejected: &result.rejected)
                     {
                         addSeries(entry)
@@ -101,7 +104,7 @@ public struct SelectionExpander: Sendable {
                             includeItemTypes: ["Movie", "Series", "Season", "Episode"],
                             fields: SelectionExpander.fields, sortBy: SelectionExpander.listingOrder,
                             limit: pageSize))
-                    result.listed.formUnion(children.map(\.id))
+                    listed.formUnion(children.map(\.id))
                     var members: [String: Listed] = [:]
                     for child in children where !child.isVirtual {
                         if child.type == "Season", let series = child.seriesId ?? child.parentId {
@@ -120,13 +123,27 @@ public struct SelectionExpander: Sendable {
                         } else if child.type == "Series" {
                             if let entry = try await seriesEntry(
                                 child, selection: selection, seasonId: nil, listed: members[child.id] ?? Listed(),
-                                listedIds: &result.listed, rejected: &result.rejected)
+                                listedIds: &listed, rejected: &result.rejected)
                             {
                                 addSeries(entry)
                             }
                         }
                     }
                 }
+                result.listed.formUnion(listed)
+            } catch let error as JellyfinError where error.kind == .authenticationNeeded {
+                // Jellyfin answers 401 both for a token it no longer accepts and for a library the user may no
+                // longer access (`ItemsController.GetItems`): only a refused `/Users/Me` means signing in again.
+                guard await server.signInIsValid() else { throw error }
+                result.failed.append(
+                    "\(selection.kind.rawValue) \(selection.name ?? selection.id) is not accessible to this user "
+                        + "(\(error.detail ?? "401 Unauthorized")); nothing of it was synced or deleted")
+            } catch let error as JellyfinError where error.status == 400 || error.status == 404 {
+                // A library or item the server does not know (400 invalid parent id, 404), or an endpoint or a proxy
+                // that failed: reported; its files go only once the server confirms their items gone, by id.
+                result.failed.append(
+                    "\(selection.kind.rawValue) \(selection.name ?? selection.id) could not be listed (\(error.message)); "
+                        + "nothing of it was synced, its files are kept")
             } catch let error as JellyfinError where error.kind == .notFound && error.status == nil {
                 // Deleted on the server (a listing that succeeded does not hold it): nothing of it is wanted any
                 // more (its files go with `sync --delete`). A 404 answer is not that: an endpoint or a proxy in

@@ -135,7 +135,7 @@ extension TestServer {
             return .json(userDTO(library))
         }
         if match(["userviews"]) != nil || match(["users", "*", "views"]) != nil, isGet {
-            let views = library.views.map { JellyfinDTO.item($0, library: library, fields: [], allFields: false) }
+            let views = library.views.filter { !library.inaccessibleViews.contains($0.id) }.map { JellyfinDTO.item($0, library: library, fields: [], allFields: false) }
             return .json(JellyfinDTO.queryResult(views, total: views.count, startIndex: 0))
         }
         if match(["items"]) != nil, isGet {
@@ -148,7 +148,9 @@ extension TestServer {
             return itemsQuery(request, userId: c[0], library: library)
         }
         if let c = match(["items", "*"]) ?? match(["users", "*", "items", "*"]).map({ [$0[1]] }), isGet {
-            guard let item = library.item(withId: TestServer.normalizeID(c[0])) else { return .empty(404) }
+            guard let item = library.item(withId: TestServer.normalizeID(c[0])), !library.isInaccessible(item) else {
+                return .empty(404)
+            }
             return .json(JellyfinDTO.item(item, library: library, fields: [], allFields: true))
         }
         if let c = match(["shows", "*", "seasons"]), isGet {
@@ -308,6 +310,17 @@ extension TestServer {
 
     func itemsQuery(_ request: RecordedRequest, userId: String?, library: TestLibrary) -> HTTPResponse {
         if let userId, TestServer.normalizeID(userId) != library.userId { return .empty(404) }
+        if let parent = request.queryValue("parentId").map(TestServer.normalizeID), !parent.isEmpty {
+            // An unknown parent: `GetParentItem` throws ArgumentException, which ExceptionMiddleware answers with
+            // 400 and its generic text (LibraryManager.GetParentItem L2456–2460, ExceptionMiddleware L96–98, v10.10.7).
+            guard let folder = library.item(withId: parent) else {
+                return .text("Error processing request.", status: 400)
+            }
+            // A library the user may no longer access: 401 with the reason as a JSON string (ItemsController L298–306).
+            if library.inaccessibleViews.contains(folder.id) {
+                return .json(.string("\(library.userName) is not permitted to access Library \(folder.name)."), status: 401)
+            }
+        }
         let recursive = TestServer.flag(request.queryValue("recursive")) ?? false
         var candidates: [TestItem]
         let ids = TestServer.list(request.queryValue("ids")).map(TestServer.normalizeID)
@@ -406,6 +419,11 @@ extension TestServer {
             source = library.mediaSource(withId: id)
         }
         guard let source else { return .empty(404) }
+        if let owner = library.item(withId: id) ?? library.items.first(where: { $0.mediaSources.contains { $0.id == source.id } }),
+            library.isInaccessible(owner)
+        {
+            return .empty(404)
+        }
         let file = ServedFile(contents: mediaBytes(source, library: library), lastModified: source.lastModified,
                               contentType: TestServer.mimeType(forPath: source.path), etag: nil,
                               contentDispositionFilename: source.downloadFilename)

@@ -204,14 +204,9 @@ enum FaultMatrix {
         (.tooManyRequests, Array(repeating: recovered, count: 6)),
         (.unavailable, Array(repeating: recovered, count: 6)),
         (.stall, Array(repeating: recovered, count: 6)),
-        (
-            .unauthorized,
-            [
-                .cell(.sourceError(signIn: true)), .cell(.failed(essential: true, signIn: true)),
-                .cell(.failed(essential: false, signIn: true)), .cell(.failed(essential: false, signIn: true)), sourceError,
-                essential,
-            ]
-        ),
+        // One 401 while `/Users/Me` still accepts the token (what Jellyfin answers for a library the user may no
+        // longer access): reported, the sign-in kept (issue 10, 2.2). A refused token: ListingRefusalTests.
+        (.unauthorized, [sourceError, essential, optional, optional, sourceError, essential]),
         (.notFound, [sourceError, essential, optional, optional, sourceError, essential]),
         (.ignoredRange, [apiCall, recovered, small, small, apiCall, recovered]),
         (.rangeNotSatisfiable, [apiCall, recovered, small, small, apiCall, recovered]),
