@@ -15,6 +15,8 @@ public protocol MediaServer: Sendable {
     /// Whether the stored sign-in still holds (`GET /Users/Me` answers 200): asked after a 401, which Jellyfin also
     /// answers for a library the user may no longer access.
     func signInIsValid() async -> Bool
+    /// Whether the signed-in user may download (`Policy.EnableContentDownloading`); nil when unknown (an API key).
+    func userMayDownload() async -> Bool?
     /// The header that authenticates downloads, as for API calls.
     var authorizationHeader: (name: String, value: String) { get }
 }
@@ -26,5 +28,9 @@ extension JellyfinClient: MediaServer {
 
     public func signInIsValid() async -> Bool {
         (try? await currentUser()) != nil
+    }
+
+    public func userMayDownload() async -> Bool? {
+        try? await currentUser().policy?.enableContentDownloading
     }
 }

@@ -141,6 +141,19 @@ public final class MirrorSync: Sendable {
             report.unchanged = remoteFiles.count - plan.actions.filter(\.changesAWantedFile).count
             return report
         }
+        // A user without the download permission: one clear line up front, not one 403 per file
+        // (`Policy.EnableContentDownloading`; the server checks it before it looks the item up).
+        if let server, plan.downloads.contains(where: { $0.kind == .media && Scope.of(key: $0.key) == .media }),
+            await server.userMayDownload() == false
+        {
+            plan.actions.removeAll {
+                if case .download(let file, _) = $0 { return Scope.of(key: file.key) == .media }
+                return false
+            }
+            report.sourceErrors.append(
+                "Jellyfin: this user may not download (the server's Policy.EnableContentDownloading is off; an "
+                    + "administrator can allow it in the user's settings): nothing was downloaded from Jellyfin")
+        }
         try checkSpace(for: plan)
         let entriesByKey = Dictionary(entries.map { ($0.file.key, $0) }, uniquingKeysWith: { first, _ in first })
         try execute(moves: plan, placer: placer, entries: entriesByKey, events: events, report: &report)

@@ -14,7 +14,7 @@ public struct SelectionExpander: Sendable {
 
     /// The fields every listing asks for: media sources for the versions, Etag for change detection.
     public static let fields = [
-        "MediaSources", "Etag", "Path", "DateCreated", "ParentId", "ProviderIds", "MediaStreams",
+        "MediaSources", "Etag", "Path", "DateCreated", "ParentId", "ProviderIds", "MediaStreams", "CanDownload",
     ]
 
     /// Items per page of a whole-library listing.
@@ -235,6 +235,14 @@ public struct SelectionExpander: Sendable {
     }
 
     private func versions(of item: BaseItem, all: Bool, rejected: inout [String]) async throws -> [MediaSource] {
+        let name = item.name ?? item.id
+        if item.canDownload == false {
+            // A disc folder (VideoType Dvd, BluRay): the server's Download answers 400 (`Video.CanDownload`).
+            rejected.append(
+                "\(name) cannot be downloaded (the server says CanDownload false: a DVD or Blu-ray folder, "
+                    + "VideoType \(item.raw["VideoType"]?.stringValue ?? "unknown")); skipped")
+            return []
+        }
         var sources = item.mediaSources ?? []
         if sources.isEmpty {
             sources = try await server.playbackInfo(itemId: item.id)
@@ -249,6 +257,13 @@ public struct SelectionExpander: Sendable {
                 continue
             }
             guard seen.insert(versionId).inserted else { continue }
+            if source.protocol == "Http" || source.isRemote == true {
+                // A `.strm` or remote source: the server's Download would answer the `.strm` text, never the movie.
+                rejected.append(
+                    "a version of \(name) is a remote stream (Protocol \(source.protocol ?? "?"), a .strm file): it has "
+                        + "no file to download; skipped")
+                continue
+            }
             kept.append(source)
             if !all { break }
         }

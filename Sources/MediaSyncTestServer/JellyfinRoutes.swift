@@ -411,6 +411,8 @@ extension TestServer {
     }
 
     func download(_ request: RecordedRequest, id rawId: String, library: TestLibrary, ignoreRange: Bool) -> HTTPResponse {
+        // The download permission is checked before the item is looked up (LibraryController.GetDownload L662).
+        guard library.userMayDownload else { return .empty(403) }
         let id = TestServer.normalizeID(rawId)
         var source: TestMediaSource?
         if let item = library.item(withId: id) {
@@ -423,6 +425,18 @@ extension TestServer {
             library.isInaccessible(owner)
         {
             return .empty(404)
+        }
+        if source.videoType == "Dvd" || source.videoType == "BluRay" {
+            // `ArgumentException("Item does not support downloading")`, answered by ExceptionMiddleware with 400 and
+            // its generic text outside the Development environment (GetDownload L679–691, ExceptionMiddleware L127).
+            return .text("Error processing request.", status: 400)
+        }
+        if let url = source.strmURL {
+            // The `.strm` file itself: its URL and a newline (GetDownload L702 serves `item.Path` as it is).
+            let strm = ServedFile(contents: Array((url + "\n").utf8), lastModified: source.lastModified,
+                                  contentType: "application/octet-stream", etag: nil,
+                                  contentDispositionFilename: "\(source.name).strm")
+            return strm.response(method: request.method, headers: request.headers, ignoreRange: ignoreRange)
         }
         let file = ServedFile(contents: mediaBytes(source, library: library), lastModified: source.lastModified,
                               contentType: TestServer.mimeType(forPath: source.path), etag: nil,

@@ -1,6 +1,7 @@
 import Foundation
 import MediaSync
 import MediaSyncCore
+import MediaSyncHTTP
 import MediaSyncServer
 import MediaSyncTestServer
 import Testing
@@ -221,5 +222,89 @@ import Testing
             #expect(held == (movie.id == moved.id), "\(movie.name)")
         }
         #expect(report.keptUnconfirmed.count == 1 && report.keptUnconfirmed[0].contains(moved.id))
+    }
+}
+
+/// Items that cannot become a file are recognised before downloading (issue 10, 2.3).
+@Suite struct UndownloadableItemTests {
+    private static func library() -> TestLibrary {
+        var library = TestLibrary(movies: 3, series: 0, seasonsPerSeries: 0, episodesPerSeason: 0, mediaSize: 2_000, seed: 11)
+        let strm = library.movies[1].mediaSources[0].id
+        let disc = library.movies[2].mediaSources[0].id
+        library.updateMediaSource(strm) { $0.strmURL = "https://cdn.example.org/movie.mp4" }
+        library.updateMediaSource(disc) { $0.videoType = "Dvd" }
+        return library
+    }
+
+    @Test func aStrmAndADiscFolderAreReportedNeverFetchedNeverPlaced() async throws {
+        let library = Self.library()
+        let fixture = try await MirrorFixture(library: library)
+        defer { fixture.tearDown() }
+        try fixture.select(.library, library.moviesViewId)
+        for _ in 0..<2 {
+            fixture.server.resetStatistics()
+            let report = try await fixture.sync()
+            #expect(report.failed.isEmpty, "\(report.failed)")
+            #expect(report.rejected.count == 2, "\(report.rejected)")
+            #expect(report.rejected.contains { $0.contains(library.movies[1].name) && $0.contains("remote stream") })
+            #expect(report.rejected.contains { $0.contains(library.movies[2].name) && $0.contains("CanDownload false") })
+            for movie in library.movies[1...] {
+                #expect(fixture.server.requests(to: "/Items/\(movie.mediaSources[0].id)/Download").isEmpty)
+                #expect(!fixture.tree().contains { $0.hasPrefix("Downloads/\(movie.id)/") })
+            }
+            #expect(fixture.tree().contains { $0.hasPrefix("Downloads/\(library.movies[0].id)/") && $0.hasSuffix(".mkv") })
+            // Asked for: CanDownload on the listing.
+            let listing = fixture.server.allRequests.first { $0.path == "/Items" && $0.queryValue("parentId") != nil }
+            #expect(listing?.queryValue("fields")?.contains("CanDownload") == true)
+        }
+    }
+
+    @Test func theTestServerAnswersLikeJellyfinForThem() async throws {
+        let library = Self.library()
+        let fixture = try await MirrorFixture(library: library)
+        defer { fixture.tearDown() }
+        let strm = library.movies[1].mediaSources[0].id
+        let disc = library.movies[2].mediaSources[0].id
+        let client = HTTPClient()
+        var headers = HTTPHeaders()
+        headers.add(name: fixture.client.authorizationHeader.name, value: fixture.client.authorizationHeader.value)
+        let strmAnswer = try await client.send(
+            HTTPRequest(method: "GET", url: fixture.server.baseURL + "/Items/\(strm)/Download", headers: headers))
+        #expect(strmAnswer.status == 200 && String(decoding: strmAnswer.body, as: UTF8.self) == "https://cdn.example.org/movie.mp4\n")
+        do {
+            _ = try await client.send(
+                HTTPRequest(method: "GET", url: fixture.server.baseURL + "/Items/\(disc)/Download", headers: headers))
+            Issue.record("a disc folder's Download answered 2xx")
+        } catch let error as HTTPError {
+            #expect(error.status == 400 && error.message.contains("Error processing request."))
+        }
+        fixture.server.updateLibrary { $0.userMayDownload = false }
+        do {
+            _ = try await client.send(
+                HTTPRequest(method: "GET", url: fixture.server.baseURL + "/Items/\(strm)/Download", headers: headers))
+            Issue.record("a Download without permission answered 2xx")
+        } catch let error as HTTPError {
+            #expect(error.status == 403)
+        }
+    }
+
+    @Test func aUserWithoutTheDownloadPermissionGetsOneLineNotOne403PerFile() async throws {
+        let library = TestLibrary(movies: 3, series: 1, seasonsPerSeries: 1, episodesPerSeason: 2, mediaSize: 2_000, seed: 12)
+        let fixture = try await MirrorFixture(library: library)
+        defer { fixture.tearDown() }
+        fixture.server.updateLibrary { $0.userMayDownload = false }
+        try fixture.select(.library, library.moviesViewId)
+        try fixture.select(.series, library.series[0].id)
+        let report = try await fixture.sync()
+        #expect(report.sourceErrors.count == 1 && report.sourceErrors[0].contains("may not download"), "\(report.sourceErrors)")
+        #expect(report.failed.isEmpty, "\(report.failed)")
+        #expect(report.hasEssentialFailures && !report.needsSignIn)
+        #expect(!fixture.server.allRequests.contains { $0.path.hasSuffix("/Download") })
+        #expect(fixture.tree().isEmpty)
+        // Allowed again: the next sync does the job.
+        fixture.server.updateLibrary { $0.userMayDownload = true }
+        let next = try await fixture.sync()
+        #expect(next.sourceErrors.isEmpty && next.failed.isEmpty)
+        #expect(fixture.tree().contains { $0.hasSuffix(".mkv") })
     }
 }
