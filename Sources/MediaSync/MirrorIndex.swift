@@ -13,10 +13,13 @@ public struct IndexEntry: Equatable, Sendable {
     public var downloadedAt: String
     /// The id of the download that placed it.
     public var taskId: String
+    /// The validator the server sent with the bytes placed (`ETag`, else `Last-Modified`): what was really
+    /// served, which can differ from what the server's database says (a file replaced before its next scan).
+    public var validator: String?
 
     public init(
         file: LocalFile, versionId: String?, mediaSourceId: String?, container: String?, downloadedAt: String,
-        taskId: String
+        taskId: String, validator: String? = nil
     ) {
         self.file = file
         self.versionId = versionId
@@ -24,6 +27,7 @@ public struct IndexEntry: Equatable, Sendable {
         self.container = container
         self.downloadedAt = downloadedAt
         self.taskId = taskId
+        self.validator = validator
     }
 }
 
@@ -102,6 +106,10 @@ public final class MirrorIndex: Sendable {
             // `parent` is the movie, series or podcast folder the item sat in: selecting it again lifts the exclusion.
             try db.execute(
                 sql: "CREATE TABLE exclusion (id TEXT PRIMARY KEY NOT NULL, parent TEXT, addedAt TEXT NOT NULL)")
+        }
+        migrator.registerMigration("v4-validator") { db in
+            // The validator of the bytes served (issue 10, 2.4: the served bytes are the truth).
+            try db.execute(sql: "ALTER TABLE file ADD COLUMN validator TEXT")
         }
         return migrator
     }
@@ -250,13 +258,14 @@ public final class MirrorIndex: Sendable {
 
     /// The columns ``entry(_:)`` reads, by position (a lookup by name per column was a tenth of a no-op sync).
     private static let entryColumns =
-        "key, path, kind, size, signature, itemId, versionId, mediaSourceId, container, downloadedAt, taskId"
+        "key, path, kind, size, signature, itemId, versionId, mediaSourceId, container, downloadedAt, taskId, validator"
 
     private static func entry(_ row: Row) -> IndexEntry? {
         guard let kind = RemoteFile.Kind(rawValue: row[2]) else { return nil }
         return IndexEntry(
             file: LocalFile(key: row[0], path: row[1], kind: kind, size: row[3], signature: row[4], itemId: row[5]),
-            versionId: row[6], mediaSourceId: row[7], container: row[8], downloadedAt: row[9], taskId: row[10])
+            versionId: row[6], mediaSourceId: row[7], container: row[8], downloadedAt: row[9], taskId: row[10],
+            validator: row[11])
     }
 
     /// Records a placed file, replacing the record of the same key or of the same path.
@@ -266,13 +275,14 @@ public final class MirrorIndex: Sendable {
             try db.execute(
                 sql: """
                     INSERT OR REPLACE INTO file
-                        (key, path, kind, itemId, versionId, mediaSourceId, container, size, signature, downloadedAt, taskId)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        (key, path, kind, itemId, versionId, mediaSourceId, container, size, signature, downloadedAt, taskId,
+                         validator)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [
                     entry.file.key, entry.file.path, entry.file.kind.rawValue, entry.file.itemId, entry.versionId,
                     entry.mediaSourceId, entry.container, entry.file.size, entry.file.signature, entry.downloadedAt,
-                    entry.taskId,
+                    entry.taskId, entry.validator,
                 ])
         }
     }

@@ -429,7 +429,7 @@ public final class MirrorSync: Sendable {
         // later in the batch does not fetch it again.
         let plannedFiles = planned
         let placements = Locked<[String: Result<String, any Error>]>([:])
-        let result = await engine.download(requests, progress: progress) { outcome in
+        let onOutcome: @Sendable (TransferOutcome) -> Void = { outcome in
             guard let file = plannedFiles[outcome.request.id] else { return }
             switch outcome.result {
             case .success(let success):
@@ -446,12 +446,39 @@ public final class MirrorSync: Sendable {
                 events?(SyncEvent(action: "failed", path: file.path, message: error.description, essential: file.essential))
             }
         }
+        let first = await engine.download(requests, progress: progress, finished: onOutcome)
+        var result = Outcomes(outcomes: first.outcomes.map { Outcome(request: $0.request, result: $0.result) })
+        // The served bytes are the truth: a Jellyfin media file whose complete body differs from MediaSource `Size`
+        // (replaced on the server's disk before its next scan) is asked again with the size the server serves now,
+        // once a one-byte probe shows media, not an error page. The engine discards the first body (its size check
+        // is final), so such a file costs two transfers in this run, none in the next.
+        var again: [TransferRequest] = []
+        var refusals: [String: String] = [:]
+        for outcome in result.outcomes where outcome.error?.kind == .sizeMismatch {
+            guard let file = planned[outcome.request.id], file.kind == .media, Scope.of(key: file.key) == .media else { continue }
+            switch await servedSize(outcome.request) {
+            case .success(let size):
+                var request = outcome.request
+                request.expectedSize = size
+                again.append(request)
+            case .failure(let error):
+                refusals[outcome.request.id] = error.description
+            }
+        }
+        if !again.isEmpty || !refusals.isEmpty {
+            let second = again.isEmpty ? [] : await engine.download(again, finished: onOutcome).outcomes
+            let replaced = Dictionary(
+                second.map { ($0.request.id, Outcome(request: $0.request, result: $0.result)) },
+                uniquingKeysWith: { first, _ in first })
+            result.outcomes = result.outcomes.map { replaced[$0.request.id] ?? $0 }
+        }
         var refused = false
         for outcome in result.outcomes {
             guard let file = planned[outcome.request.id] else { continue }
             switch outcome.result {
             case .failure(let error):
-                report.failed.append(SyncReport.Failure(path: file.path, message: error.description, essential: file.essential))
+                let message = refusals[outcome.request.id].map { "\(error.description); \($0)" } ?? error.description
+                report.failed.append(SyncReport.Failure(path: file.path, message: message, essential: file.essential))
                 if error.status == 401, Scope.of(key: file.key) == .media { refused = true }
             case .success(let success):
                 let placed = placements.withLock { $0[file.key] }
@@ -479,6 +506,31 @@ public final class MirrorSync: Sendable {
         }
     }
 
+    /// What the server serves now at a download URL, asked with `Range: bytes=0-0`: its total size, or why the answer
+    /// is not media (an HTML or JSON page from a proxy, an answer that ignores the range).
+    private func servedSize(_ request: TransferRequest) async -> Result<Int64, SyncError> {
+        var configuration = client.configuration
+        configuration.maxBodySize = 64 * 1024
+        let probe = HTTPClient(configuration: configuration, retryPolicy: RetryPolicy(maxAttempts: 2))
+        var headers = request.headers
+        headers.replaceOrAdd(name: "Range", value: "bytes=0-0")
+        do {
+            let response = try await probe.send(HTTPRequest(url: request.url, headers: headers))
+            let type = (response.headers["Content-Type"] ?? "").lowercased()
+            if type.hasPrefix("text/") || type.contains("json") || type.contains("html") {
+                return .failure(SyncError(.fileSystem, "the server answered \(type) instead of the media"))
+            }
+            guard response.status == 206, let range = response.headers["Content-Range"],
+                let total = range.split(separator: "/").last.flatMap({ Int64($0.trimmingCharacters(in: .whitespaces)) })
+            else {
+                return .failure(SyncError(.fileSystem, "the server's size for the media is unknown (no Content-Range)"))
+            }
+            return .success(total)
+        } catch {
+            return .failure(SyncError(.fileSystem, "the size probe failed: \(error)"))
+        }
+    }
+
     /// Gives a downloaded media file the extension its MIME type calls for, removes a replaced file left at an
     /// older path, and records the file in the index.
     private func place(_ file: RemoteFile, success: TransferSuccess, placer: FilePlacer, previous: IndexEntry?) throws -> String {
@@ -497,18 +549,39 @@ public final class MirrorSync: Sendable {
         if let previous, previous.file.path != path {
             try placer.remove(previous.file.path)
         }
-        try index.record(entry(for: file, path: path, size: success.size, container: container, previous: nil))
+        // The served bytes are the truth: recorded with the size received and the validator they came with, whatever
+        // the server's MediaSource Size says (it stays stale until the server's next scan).
+        try index.record(
+            entry(
+                for: file, path: path, size: success.size, container: container, previous: nil,
+                validator: success.etag ?? success.lastModified))
         return path
     }
 
-    private func entry(for file: RemoteFile, path: String, size: Int64, container: String?, previous: IndexEntry?) -> IndexEntry {
+    private func entry(
+        for file: RemoteFile, path: String, size: Int64, container: String?, previous: IndexEntry?, validator: String? = nil
+    ) -> IndexEntry {
         let mediaSourceId = file.kind == .media || file.kind == .subtitle ? file.versionId : nil
         return IndexEntry(
             file: LocalFile(key: file.key, path: path, kind: file.kind, size: size, signature: file.signature, itemId: file.itemId),
             versionId: file.versionId, mediaSourceId: mediaSourceId, container: container ?? previous?.container,
             downloadedAt: previous?.downloadedAt ?? ISO8601DateFormatter().string(from: now()),
-            taskId: previous?.taskId ?? UUID().uuidString.lowercased())
+            taskId: previous?.taskId ?? UUID().uuidString.lowercased(), validator: validator ?? previous?.validator)
     }
+}
+
+/// One transfer's outcome, as the engine reported it or as a second attempt replaced it.
+private struct Outcome {
+    var request: TransferRequest
+    var result: Result<TransferSuccess, HTTPError>
+    var error: HTTPError? {
+        if case .failure(let error) = result { return error }
+        return nil
+    }
+}
+
+private struct Outcomes {
+    var outcomes: [Outcome]
 }
 
 extension SyncAction {

@@ -175,7 +175,7 @@ import Testing
         #expect(report.sourceErrors.first?.contains("not permitted to access Library Movies") == true)
         #expect(report.hasEssentialFailures)
         #expect(report.deleted.isEmpty, "\(report.deleted)")
-        #expect(fixture.server.requests(to: "/Users/Me").count == 1)
+        #expect(!fixture.server.requests(to: "/Users/Me").isEmpty)
         // The other selection synced: the new episode is there.
         #expect(report.downloaded.contains { $0.contains(episode.id) && $0.hasSuffix(".mkv") })
         #expect(Set(before).isSubset(of: Set(fixture.tree())))
@@ -306,5 +306,57 @@ import Testing
         let next = try await fixture.sync()
         #expect(next.sourceErrors.isEmpty && next.failed.isEmpty)
         #expect(fixture.tree().contains { $0.hasSuffix(".mkv") })
+    }
+}
+
+/// The served bytes are the truth (issue 10, 2.4): `MediaSource.Size` comes from the server's database and stays
+/// stale until its next scan, while Download serves the file as it is now (`GetVersionInfo` L1111–1130, v10.10.7).
+@Suite struct StaleSizeTests {
+    @Test(arguments: [-700, 900])
+    func aFileReplacedBeforeTheServersScanIsKeptAsServedAndNotFetchedAgain(_ delta: Int) async throws {
+        let library = TestLibrary(movies: 2, series: 0, seasonsPerSeries: 0, episodesPerSeason: 0, mediaSize: 4_000, seed: 13)
+        let movie = library.movies[1]
+        let source = movie.mediaSources[0]
+        let served = (0..<(source.size + delta)).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) }
+        // The file on the server's disk changed; its database row (Size, ETag) did not.
+        var changed = library
+        changed.updateMediaSource(source.id) { $0.contentOverride = served }
+        let fixture = try await MirrorFixture(library: changed)
+        defer { fixture.tearDown() }
+        try fixture.select(.movie, movie.id)
+        let first = try await fixture.sync()
+        #expect(first.failed.isEmpty, "\(first.failed)")
+        let path = "Downloads/\(movie.id)/\(movie.id)-\(source.id).mkv"
+        #expect(fixture.bytes(path) == served)
+        let entry = try #require(try fixture.index.entries().first { $0.file.path == path })
+        #expect(entry.file.size == Int64(served.count))
+        #expect(entry.validator != nil)
+        // The next run fetches nothing again and finds nothing damaged.
+        fixture.server.resetStatistics()
+        let second = try await fixture.sync()
+        #expect(second.downloaded.isEmpty && second.failed.isEmpty, "\(second)")
+        #expect(fixture.server.requests(to: "/Items/\(source.id)/Download").isEmpty)
+        // The dry run plans with the server's Size (the free-space plan), not a refusal.
+        let other = TestLibrary(movies: 2, series: 0, seasonsPerSeries: 0, episodesPerSeason: 0, mediaSize: 4_000, seed: 13)
+        try fixture.select(.movie, other.movies[0].id)
+        let plan = try await fixture.sync(SyncOptions(dryRun: true))
+        let planned = plan.planned.first { $0.action == "download" && $0.path.hasSuffix("-\(other.movies[0].mediaSources[0].id).mkv") }
+        #expect(planned?.bytes == Int64(other.movies[0].mediaSources[0].size))
+    }
+
+    @Test func anErrorPageInsteadOfTheMediaIsNeverPlaced() async throws {
+        let library = TestLibrary(movies: 1, series: 0, seasonsPerSeries: 0, episodesPerSeason: 0, mediaSize: 4_000, seed: 14)
+        let movie = library.movies[0]
+        let fixture = try await MirrorFixture(library: library)
+        defer { fixture.tearDown() }
+        try fixture.select(.movie, movie.id)
+        let page = Array("<html><body>502 Bad Gateway</body></html>".utf8)
+        for source in movie.mediaSources {
+            fixture.server.inject(
+                .body(status: 200, contentType: "text/html", bytes: page), path: "/Items/\(source.id)/Download", count: 100)
+        }
+        let report = try await fixture.sync()
+        #expect(report.failed.contains { $0.message.contains("text/html instead of the media") }, "\(report.failed)")
+        #expect(!fixture.tree().contains { $0.hasSuffix(".mkv") })
     }
 }
