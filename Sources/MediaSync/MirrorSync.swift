@@ -161,7 +161,12 @@ public final class MirrorSync: Sendable {
 
         // Phase 2: metadata, from what is now on disk.
         // Phase 1 recorded nothing when it planned nothing: the entries read before still hold.
-        let updated = plan.actions.contains(where: \.changesAWantedFile) ? try index.entries().filter(participating) : entries
+        var updated = plan.actions.contains(where: \.changesAWantedFile) ? try index.entries().filter(participating) : entries
+        // Files about to be deleted are not listed in the metadata written now (kept ones are: kept means usable).
+        let goingAway = Set(plan.actions.compactMap { action -> String? in
+            if case .delete(let file) = action { return file.key } else { return nil }
+        })
+        if !goingAway.isEmpty { updated.removeAll { goingAway.contains($0.file.key) } }
         let metadataEntries = updated.filter { $0.file.kind == .metadata }
         let composed = sources.values.flatMap { $0.metadata(updated) }
         let renderers = Dictionary(composed.map { ($0.file.key, $0.render) }, uniquingKeysWith: { first, _ in first })
@@ -325,7 +330,17 @@ public final class MirrorSync: Sendable {
             report.sourceErrors += items.failed.map { "Jellyfin: \($0)" }
             let (files, rejected) = MirrorFiles.files(for: items, server: server)
             report.rejected += rejected
-            return Source(files: files, metadata: { MetadataComposer.files(for: items, entries: $0) }, items: items)
+            let root = self.root
+            return Source(
+                files: files,
+                metadata: { entries in
+                    MetadataComposer.files(for: items, entries: entries) { path in
+                        guard let absolute = root.absolute(path), let data = FileManager.default.contents(atPath: absolute) else {
+                            return nil
+                        }
+                        return try? JSONDecoder().decode(DownloadMetadata.self, from: data)
+                    }
+                }, items: items)
         } catch let error as JellyfinError {
             if only == .media { throw error }
             report.sourceErrors.append("Jellyfin: \(error.description)")

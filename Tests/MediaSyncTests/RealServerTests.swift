@@ -360,3 +360,44 @@ import Testing
         #expect(!fixture.tree().contains { $0.hasSuffix(".mkv") })
     }
 }
+
+/// Kept means usable (issue 10, 2.7): an episode kept without `--delete` stays listed in its season and series
+/// `metadata.json` until its file is deleted.
+@Suite struct KeptEpisodeMetadataTests {
+    private func listed(_ fixture: MirrorFixture, _ path: String, episode: String) -> (episode: Bool, version: Bool) {
+        let json = fixture.json(path) ?? [:]
+        let episodes = (json["episodes"] as? [[String: Any]] ?? []).compactMap { $0["Id"] as? String }
+        let versions = (json["versions"] as? [[String: Any]] ?? []).compactMap { $0["itemId"] as? String }
+        return (episodes.contains(episode), versions.contains(episode))
+    }
+
+    @Test func anEpisodeGoneFromTheServerStaysInTheMetadataWhileItsFileIsKept() async throws {
+        let library = TestLibrary(movies: 0, series: 1, seasonsPerSeries: 1, episodesPerSeason: 3, mediaSize: 2_000, seed: 15)
+        let fixture = try await MirrorFixture(library: library)
+        defer { fixture.tearDown() }
+        let series = library.series[0]
+        try fixture.select(.series, series.id)
+        #expect(try await fixture.sync().failed.isEmpty)
+        let season = "Downloads/\(series.id)/Season-01/metadata.json"
+        let seriesFile = "Downloads/\(series.id)/metadata.json"
+        let gone = library.episodes[1]
+        #expect(listed(fixture, season, episode: gone.id) == (true, true))
+        // A new episode arrives (the metadata is rewritten) while one leaves the server.
+        fixture.server.updateLibrary { $0.removeItem(withId: gone.id) }
+        fixture.server.updateLibrary { library in
+            if let index = library.items.firstIndex(where: { $0.id == library.episodes[0].id }) {
+                library.items[index].name = "Renamed on the server"
+            }
+        }
+        let kept = try await fixture.sync()
+        #expect(kept.extraneous.contains { $0.contains(gone.id) })
+        #expect(kept.written.contains(season))
+        #expect(listed(fixture, season, episode: gone.id) == (true, true))
+        #expect(((fixture.json(seriesFile)?["versions"] as? [[String: Any]]) ?? []).contains { $0["itemId"] as? String == gone.id })
+        // Deleted with --delete (confirmed gone): then it leaves the metadata too.
+        let deleted = try await fixture.sync(delete: true)
+        #expect(deleted.deleted.contains { $0.contains(gone.id) })
+        #expect(listed(fixture, season, episode: gone.id) == (false, false))
+        #expect(!((fixture.json(seriesFile)?["versions"] as? [[String: Any]]) ?? []).contains { $0["itemId"] as? String == gone.id })
+    }
+}
