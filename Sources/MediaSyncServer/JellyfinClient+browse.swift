@@ -8,10 +8,19 @@ extension JellyfinClient {
 
     /// The user's library views (`GET /UserViews?userId=`): movies, shows, music…
     /// - Throws: ``JellyfinError``.
+    ///
+    /// Jellyfin 10.8 has only `GET /Users/{userId}/Views` (`UserViewsController`, v10.8.13 L69): a 404 or 405 from
+    /// `/UserViews` falls back to it.
     public func userViews() async throws -> [BaseItem] {
         let userId = try requireUserId()
         let call = Call(path: "/UserViews", query: [("userId", userId)], action: "list the libraries")
-        return try await fetch(QueryResult<BaseItem>.self, call).items
+        do {
+            return try await fetch(QueryResult<BaseItem>.self, call).items
+        } catch let error as JellyfinError where error.status == 404 || error.status == 405 {
+            let segment = try JellyfinID.pathSegment(userId, role: "user id")
+            let old = Call(path: "/Users/\(segment)/Views", action: "list the libraries")
+            return try await fetch(QueryResult<BaseItem>.self, old).items
+        }
     }
 
     /// Every item matching the query (`GET /Items?userId=…`), fetched page by page.

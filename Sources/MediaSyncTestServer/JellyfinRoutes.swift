@@ -73,6 +73,7 @@ extension TestServer {
             return captures
         }
         let isGet = method == "GET" || method == "HEAD"
+        let profile = self.profile
 
         // Anonymous routes.
         if match(["system", "info", "public"]) != nil, isGet {
@@ -85,6 +86,8 @@ extension TestServer {
             return .json(.bool(true))
         }
         if match(["quickconnect", "initiate"]) != nil {
+            // 10.8: GET only; 10.9+: POST, GET kept as obsolete (QuickConnectController L53, 10.9.11 L74).
+            guard isGet || (method == "POST" && profile.hasUnifiedRoutes) else { return .empty(405) }
             return quickConnectInitiate(request)
         }
         if match(["quickconnect", "connect"]) != nil, isGet {
@@ -118,7 +121,7 @@ extension TestServer {
         if match(["system", "info"]) != nil, isGet {
             var info = fixture("system-info.json") ?? .object([])
             info = info.setting("LocalAddress", .string(baseURL)).setting("ServerName", .string(library.serverName))
-                .setting("Version", .string("10.10.3")).setting("Id", .string(library.serverId))
+                .setting("Version", .string(profile.version)).setting("Id", .string(library.serverId))
             return .json(info)
         }
         if match(["users"]) != nil, isGet {
@@ -133,6 +136,15 @@ extension TestServer {
         if let c = match(["users", "*"]), isGet {
             guard TestServer.normalizeID(c[0]) == library.userId else { return .empty(404) }
             return .json(userDTO(library))
+        }
+        if match(["userviews"]) != nil, !profile.hasUnifiedRoutes {
+            return .empty(404)
+        }
+        if match(["items", "*"]) != nil, isGet, !profile.hasUnifiedRoutes {
+            // Other controllers own `/Items/{id}` in 10.8 (DELETE, POST): the router answers 405.
+            var response = HTTPResponse.empty(405)
+            response.headers.append(("Allow", "DELETE, POST"))
+            return response
         }
         if match(["userviews"]) != nil || match(["users", "*", "views"]) != nil, isGet {
             let views = library.views.filter { !library.inaccessibleViews.contains($0.id) }.map { JellyfinDTO.item($0, library: library, fields: [], allFields: false) }
@@ -160,6 +172,7 @@ extension TestServer {
             return episodes(request, seriesId: c[0], library: library)
         }
         if let c = match(["items", "*", "playbackinfo"]), isGet || method == "POST" {
+            if profile == .v10_8, request.queryValue("userId") == nil { return .empty(400) }
             guard let item = library.item(withId: TestServer.normalizeID(c[0])), !item.mediaSources.isEmpty else {
                 return .empty(404)
             }
@@ -185,14 +198,15 @@ extension TestServer {
     // MARK: - Route handlers
 
     func publicSystemInfo(_ library: TestLibrary) -> JSONValue {
+        let profile = self.profile
         let base = fixture("system-info-public.json") ?? .object([
             JSONMember("LocalAddress", .string(baseURL)), JSONMember("ServerName", .string(library.serverName)),
-            JSONMember("Version", .string("10.10.3")), JSONMember("ProductName", .string("Jellyfin Server")),
+            JSONMember("Version", .string(profile.version)), JSONMember("ProductName", .string("Jellyfin Server")),
             JSONMember("OperatingSystem", .string("")), JSONMember("Id", .string(library.serverId)),
             JSONMember("StartupWizardCompleted", .bool(true)),
         ])
         return base.setting("LocalAddress", .string(baseURL)).setting("ServerName", .string(library.serverName))
-            .setting("Version", .string("10.10.3")).setting("Id", .string(library.serverId))
+            .setting("Version", .string(profile.version)).setting("Id", .string(library.serverId))
     }
 
     func userDTO(_ library: TestLibrary) -> JSONValue {
@@ -353,22 +367,36 @@ extension TestServer {
         if let played = TestServer.flag(request.queryValue("isPlayed")) {
             candidates = candidates.filter { $0.played == played }
         }
-        let sortBy = TestServer.list(request.queryValue("sortBy")).map { $0.lowercased() }
+        var sortBy = TestServer.list(request.queryValue("sortBy")).map { $0.lowercased() }
+        let profile = self.profile
+        if profile == .v10_11 {
+            // 10.11 orders by SortName without sortBy, and adds Name after a first SortName (ApplyOrder, v10.11.11).
+            if sortBy.isEmpty { sortBy = ["sortname"] } else if sortBy.first == "sortname" { sortBy.insert("name", at: 1) }
+        }
         if !sortBy.isEmpty {
-            // Every key in turn (`ThenBy`), ties in library order (Swift's sort is stable).
+            // Ties: library order (10.8–10.10's SQLite), or a shuffle seeded per request (10.11: any order).
+            let shuffleSeed = lock.withLock { UInt64(state.requests.count) } ^ library.seed
+            let tieKey: [String: UInt64] =
+                profile == .v10_11
+                ? Dictionary(candidates.map { ($0.id, SplitMix64.hash("\(shuffleSeed)-\($0.id)")) }, uniquingKeysWith: { a, _ in a })
+                : [:]
+            let position = Dictionary(candidates.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { a, _ in a })
             func less(_ a: TestItem, _ b: TestItem) -> Bool {
                 for key in sortBy {
                     switch key {
-                    case "sortname", "name":
+                    case "sortname":
                         let (x, y) = (JellyfinDTO.sortName(a), JellyfinDTO.sortName(b))
                         if x != y { return x < y }
+                    case "name":
+                        if a.name != b.name { return a.name < b.name }
                     case "datecreated":
                         if a.dateCreated != b.dateCreated { return a.dateCreated < b.dateCreated }
                     default:
                         continue
                     }
                 }
-                return false
+                if let x = tieKey[a.id], let y = tieKey[b.id], x != y { return x < y }
+                return (position[a.id] ?? 0) < (position[b.id] ?? 0)
             }
             candidates.sort(by: less)
             if (request.queryValue("sortOrder") ?? "").lowercased().hasPrefix("desc") { candidates.reverse() }

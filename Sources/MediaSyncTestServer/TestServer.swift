@@ -42,6 +42,7 @@ public final class TestServer: @unchecked Sendable {
         var handlers: [String: @Sendable (RecordedRequest) -> CustomResponse] = [:]
         /// Paged `/Items` listing requests answered so far, and the scans waiting for their page.
         var listingPages = 0
+        var profile = JellyfinProfile.newest
         var scans: [(afterPage: Int, change: @Sendable (inout TestLibrary) -> Void)] = []
     }
 
@@ -157,6 +158,12 @@ public final class TestServer: @unchecked Sendable {
         lock.lock()
         change(&state.library)
         lock.unlock()
+    }
+
+    /// Which Jellyfin version the server answers like (routes, methods, `Version`, errors, listing order).
+    public var profile: JellyfinProfile {
+        get { lock.withLock { state.profile } }
+        set { lock.withLock { state.profile = newValue } }
     }
 
     /// A library scan meeting a sync: `change` is applied to the library right after the `afterPages`-th paged

@@ -47,9 +47,10 @@ import Testing
         return paths.sorted()
     }
 
-    @Test func mirrorsTheGoldenLibraryIntoSeed000sLayoutAndASecondSyncIsANoOp() async throws {
+    @Test(arguments: JellyfinProfile.allCases)
+    func mirrorsTheGoldenLibraryIntoSeed000sLayoutAndASecondSyncIsANoOp(_ profile: JellyfinProfile) async throws {
         let library = TestLibrary.golden()
-        let fixture = try await MirrorFixture(library: library)
+        let fixture = try await MirrorFixture(library: library, profile: profile)
         defer { fixture.tearDown() }
         let series = library.series[0]
         try fixture.select(.movie, library.movies[0].id, allVersions: true)

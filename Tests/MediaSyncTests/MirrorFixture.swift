@@ -12,8 +12,9 @@ struct MirrorFixture {
     let root: MirrorRoot
     let index: MirrorIndex
 
-    init(library: TestLibrary) async throws {
+    init(library: TestLibrary, profile: JellyfinProfile = .newest) async throws {
         server = try TestServer(library: library)
+        server.profile = profile
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("mediasync-mirror-\(UUID().uuidString)")
         root = MirrorRoot(path: folder.path)
         try root.prepare()

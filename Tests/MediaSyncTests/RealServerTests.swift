@@ -401,3 +401,59 @@ import Testing
         #expect(!((fixture.json(seriesFile)?["versions"] as? [[String: Any]]) ?? []).contains { $0["itemId"] as? String == gone.id })
     }
 }
+
+/// The test server answers like each Jellyfin version, and the client follows (issue 10, sections 1 and 2.5).
+@Suite struct ProfileTests {
+    private func raw(_ server: TestServer, _ client: JellyfinClient, _ method: String, _ path: String) async -> Int {
+        var headers = HTTPHeaders()
+        headers.add(name: client.authorizationHeader.name, value: client.authorizationHeader.value)
+        do {
+            return try await HTTPClient(retryPolicy: RetryPolicy(maxAttempts: 1))
+                .send(HTTPRequest(method: method, url: server.baseURL + path, headers: headers)).status
+        } catch let error as HTTPError {
+            return error.status ?? -1
+        } catch {
+            return -1
+        }
+    }
+
+    @Test(arguments: JellyfinProfile.allCases)
+    func eachVersionAnswersItsRoutesAndTheClientFollows(_ profile: JellyfinProfile) async throws {
+        let library = TestLibrary()
+        let fixture = try await MirrorFixture(library: library, profile: profile)
+        defer { fixture.tearDown() }
+        let server = fixture.server
+        let client = fixture.client
+        let old = profile == .v10_8
+        #expect(try await client.publicSystemInfo().version == profile.version)
+        #expect(await raw(server, client, "GET", "/UserViews?userId=\(library.userId)") == (old ? 404 : 200))
+        #expect(await raw(server, client, "GET", "/Users/\(library.userId)/Views") == 200)
+        #expect(await raw(server, client, "GET", "/Items/\(library.movies[0].id)?userId=\(library.userId)") == (old ? 405 : 200))
+        #expect(await raw(server, client, "POST", "/QuickConnect/Initiate") == (old ? 405 : 200))
+        #expect(await raw(server, client, "GET", "/QuickConnect/Initiate") == 200)
+        #expect(await raw(server, client, "GET", "/Items/\(library.movies[0].id)/PlaybackInfo") == (old ? 400 : 200))
+        // The client takes the route the version has.
+        #expect(try await client.userViews().count == 2)
+        #expect(try await client.quickConnectInitiate().code?.count == 6)
+        #expect(try await client.playbackInfo(itemId: library.movies[0].id).count == 2)
+    }
+
+    @Test func tiesInAnyOrderOn1011NeverCostAFileStillOnTheServer() async throws {
+        var library = TestLibrary(movies: 9, series: 0, seasonsPerSeries: 0, episodesPerSeason: 0, mediaSize: 1_000, seed: 16)
+        for index in library.items.indices { library.items[index].name = "Same Name" }
+        let fixture = try await MirrorFixture(library: library, profile: .v10_11)
+        defer { fixture.tearDown() }
+        try fixture.select(.library, library.moviesViewId)
+        var held = Set<String>()
+        for _ in 0..<4 {
+            // Two items a page, ties shuffled on every request: pages skip and repeat items.
+            let report = try await fixture.sync(SyncOptions(delete: true), listingPageSize: 2)
+            #expect(report.deleted.isEmpty, "\(report.deleted)")
+            #expect(report.failed.isEmpty, "\(report.failed)")
+            let now = Set(fixture.tree().filter { $0.hasSuffix(".mkv") })
+            #expect(held.isSubset(of: now))
+            held = now
+        }
+        #expect(!held.isEmpty)
+    }
+}
