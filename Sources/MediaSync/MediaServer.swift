@@ -7,9 +7,16 @@ public protocol MediaServer: Sendable {
     func seasons(seriesId: String) async throws -> [BaseItem]
     func episodes(seriesId: String, seasonId: String?) async throws -> [BaseItem]
     func playbackInfo(itemId: String) async throws -> [MediaSource]
+    /// Which of these items the server still has (below `parentId` when given), asked by id in batches.
+    func existingItems(ids: [String], below parentId: String?) async throws -> [BaseItem]
     func downloadURL(mediaSourceId: String) throws -> String
     func imageURL(itemId: String, type: String, index: Int?, tag: String?, maxWidth: Int?) throws -> String
     func subtitleURL(itemId: String, mediaSourceId: String, streamIndex: Int, format: String) throws -> String
+    /// Whether the stored sign-in still holds (`GET /Users/Me` answers 200): asked after a 401, which Jellyfin also
+    /// answers for a library the user may no longer access.
+    func signInIsValid() async -> Bool
+    /// Whether the signed-in user may download (`Policy.EnableContentDownloading`); nil when unknown (an API key).
+    func userMayDownload() async -> Bool?
     /// The header that authenticates downloads, as for API calls.
     var authorizationHeader: (name: String, value: String) { get }
 }
@@ -17,5 +24,13 @@ public protocol MediaServer: Sendable {
 extension JellyfinClient: MediaServer {
     public func item(id: String) async throws -> BaseItem {
         try await item(id: id, fields: SelectionExpander.fields)
+    }
+
+    public func signInIsValid() async -> Bool {
+        (try? await currentUser()) != nil
+    }
+
+    public func userMayDownload() async -> Bool? {
+        try? await currentUser().policy?.enableContentDownloading
     }
 }

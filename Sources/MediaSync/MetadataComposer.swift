@@ -16,11 +16,17 @@ public enum MetadataComposer {
         var render: () throws -> [UInt8]
     }
 
-    static func files(for items: MirrorItems, entries: [IndexEntry]) -> [Composed] {
+    /// - Parameter previous: the `metadata.json` held at a path, if any: episodes whose files are kept although the
+    ///   listing no longer holds them (deselected without `--delete`, not confirmed gone) stay listed in their
+    ///   season and series files with the item object recorded before, so a player still finds them offline.
+    static func files(
+        for items: MirrorItems, entries: [IndexEntry], previous: (String) -> DownloadMetadata? = { _ in nil }
+    ) -> [Composed] {
         var mediaByItem: [String: [IndexEntry]] = [:]
         for entry in entries where entry.file.kind == .media {
             mediaByItem[entry.file.itemId, default: []].append(entry)
         }
+        let items = withKeptEpisodes(items, entries: entries, previous: previous)
         var files: [Composed] = []
         for movie in items.movies {
             let versions = versionInfos(mediaByItem[movie.item.id] ?? [], itemId: nil)
@@ -60,6 +66,49 @@ public enum MetadataComposer {
             files.append(file(metadata, path: LibraryLayout.seriesMetadata(series.series.id), itemId: series.series.id))
         }
         return files
+    }
+
+    /// The series with their kept episodes added back: media held under a series' folder whose episode the listing
+    /// does not hold, with the episode's item object from the season's previous `metadata.json`.
+    static func withKeptEpisodes(
+        _ items: MirrorItems, entries: [IndexEntry], previous: (String) -> DownloadMetadata?
+    ) -> MirrorItems {
+        var result = items
+        for (position, series) in items.series.enumerated() {
+            let listed = Set(series.seasons.flatMap { $0.episodes.map(\.item.id) })
+            let prefix = "Downloads/\(series.series.id)/"
+            // Season folder name → the kept episode ids in it.
+            var kept: [String: [String]] = [:]
+            for entry in entries where entry.file.kind == .media && entry.file.path.hasPrefix(prefix) {
+                guard !listed.contains(entry.file.itemId) else { continue }
+                let rest = entry.file.path.dropFirst(prefix.count)
+                guard let slash = rest.firstIndex(of: "/") else { continue }
+                let folder = String(rest[..<slash])
+                if !(kept[folder]?.contains(entry.file.itemId) ?? false) { kept[folder, default: []].append(entry.file.itemId) }
+            }
+            guard !kept.isEmpty else { continue }
+            var seasons = series.seasons
+            for (folder, ids) in kept.sorted(by: { $0.key < $1.key }) {
+                guard folder.hasPrefix("Season-"), let number = Int(folder.dropFirst("Season-".count)) else { continue }
+                guard let old = previous(LibraryLayout.seasonMetadata(seriesId: series.series.id, seasonNumber: number))
+                else { continue }
+                let recorded = (old.episodes ?? []).compactMap { episode -> EpisodeEntry? in
+                    guard let id = episode["Id"]?.stringValue, ids.contains(id), let item = BaseItem(episode) else {
+                        return nil
+                    }
+                    return EpisodeEntry(item: item, versions: [])
+                }
+                guard !recorded.isEmpty else { continue }
+                if let index = seasons.firstIndex(where: { $0.number == number }) {
+                    seasons[index].episodes += recorded
+                } else {
+                    seasons.append(
+                        SeasonEntry(number: number, season: old.item.flatMap { BaseItem($0) }, episodes: recorded))
+                }
+            }
+            result.series[position].seasons = seasons.sorted { $0.number < $1.number }
+        }
+        return result
     }
 
     private static func versionInfos(_ entries: [IndexEntry], itemId: String?) -> [VersionInfo] {

@@ -82,6 +82,8 @@ public enum MirrorFiles {
             let signature = MirrorFiles.signature(of: version)
             do {
                 let url = try server.downloadURL(mediaSourceId: versionId)
+                // `Size` comes from the server's database and can be stale (a file replaced before the server's next
+                // scan): a download of another size is checked against what the server serves (MirrorSync).
                 add(
                     RemoteFile(
                         key: "media:\(item.id):\(versionId)", path: mediaPath, kind: .media,

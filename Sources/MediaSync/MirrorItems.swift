@@ -8,6 +8,18 @@ public struct MirrorItems: Sendable, Equatable {
     public var rejected: [String] = []
     /// Selections whose item the server no longer has; one line each.
     public var gone: [String] = []
+    /// Every item id a listing or a look-up by id returned, before the selections' own rules (season, next
+    /// unplayed, versions) left some out: an item held but not listed here needs its absence confirmed by id
+    /// before anything of it is deleted.
+    public var listed: Set<String> = []
+    /// The movies and series that movie, series and season selections name (whether or not they could be listed).
+    public var selectedTops: Set<String> = []
+    /// The libraries that library selections name.
+    public var libraries: [String] = []
+    /// Selections that could not be listed although the sign-in holds (a library the user may no longer access,
+    /// a library or item the server does not know), one line each: nothing of them is fetched, and their files
+    /// are deleted only when the server confirms their items gone.
+    public var failed: [String] = []
 
     public init(movies: [MovieEntry] = [], series: [SeriesEntry] = [], rejected: [String] = []) {
         self.movies = movies

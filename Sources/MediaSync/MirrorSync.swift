@@ -22,17 +22,20 @@ public final class MirrorSync: Sendable {
     let transferOptions: TransferOptions
     let now: @Sendable () -> Date
     let feedCredentials: FeedCredentialStore?
+    let listingPageSize: Int
 
     /// - Parameters:
     ///   - server: the Jellyfin server, or nil when not signed in (only podcasts are then synced).
     ///   - client: the HTTP client for feeds and downloads.
     ///   - feedCredentials: the private feeds' credentials (see ``FeedCredentialStore``).
+    ///   - listingPageSize: items per page of a whole-library listing.
     public init(
         root: MirrorRoot, index: MirrorIndex, server: (any MediaServer)?, client: HTTPClient = HTTPClient(),
         transferOptions: TransferOptions = TransferOptions(), now: @escaping @Sendable () -> Date = { Date() },
-        feedCredentials: FeedCredentialStore? = nil
+        feedCredentials: FeedCredentialStore? = nil, listingPageSize: Int = SelectionExpander.libraryPageSize
     ) {
         self.feedCredentials = feedCredentials
+        self.listingPageSize = listingPageSize
         self.root = root
         self.index = index
         self.server = server
@@ -59,6 +62,8 @@ public final class MirrorSync: Sendable {
     private struct Source {
         var files: [RemoteFile]
         var metadata: ([IndexEntry]) -> [MetadataComposer.Composed]
+        /// What the Jellyfin selections expanded to (nil for podcasts).
+        var items: MirrorItems? = nil
     }
 
     /// Runs one sync.
@@ -114,16 +119,44 @@ public final class MirrorSync: Sendable {
             }
         }
         let fileEntries = entries.filter { $0.file.kind != .metadata }
-        let plan = SyncPlanner.plan(
-            remote: RemoteSnapshot(files: remoteFiles),
-            local: LocalSnapshot(files: fileEntries.map(\.file), onDisk: onDisk(fileEntries, wanted: remoteFiles, placer: placer)),
-            options: options)
+        let local = LocalSnapshot(
+            files: fileEntries.map(\.file), onDisk: onDisk(fileEntries, wanted: remoteFiles, placer: placer))
+        var plan = SyncPlanner.plan(remote: RemoteSnapshot(files: remoteFiles), local: local, options: options)
+        // A deletion is confirmed, never inferred from a listing alone: the items of the Jellyfin files the plan
+        // would delete that no listing held are asked for by id; those the server did not confirm gone stay.
+        if let items = sources[.media]?.items {
+            let absent = SyncPlanner.absentItems(plan, listed: items.listed) { Scope.of(key: $0.key) == .media }
+            if !absent.isEmpty {
+                let unconfirmed = SyncPlanner.unconfirmed(absent: absent, answer: await confirm(absent, items: items))
+                if !unconfirmed.isEmpty {
+                    plan = SyncPlanner.plan(
+                        remote: RemoteSnapshot(files: remoteFiles, unconfirmed: unconfirmed), local: local, options: options)
+                    report.keptUnconfirmed = MirrorSync.unconfirmedLines(plan)
+                }
+            }
+        }
+        let keptPaths = plan.actions.compactMap { action -> String? in
+            if case .keepUnconfirmed(let file) = action { return file.path } else { return nil }
+        }
         if options.dryRun {
             var report = dryRunReport(
                 plan: plan, options: options, sources: Array(sources.values), entries: entries, placer: placer,
-                report: report)
+                keptPaths: keptPaths, report: report)
             report.unchanged = remoteFiles.count - plan.actions.filter(\.changesAWantedFile).count
             return report
+        }
+        // A user without the download permission: one clear line up front, not one 403 per file
+        // (`Policy.EnableContentDownloading`; the server checks it before it looks the item up).
+        if let server, plan.downloads.contains(where: { $0.kind == .media && Scope.of(key: $0.key) == .media }),
+            await server.userMayDownload() == false
+        {
+            plan.actions.removeAll {
+                if case .download(let file, _) = $0 { return Scope.of(key: file.key) == .media }
+                return false
+            }
+            report.sourceErrors.append(
+                "Jellyfin: this user may not download (the server's Policy.EnableContentDownloading is off; an "
+                    + "administrator can allow it in the user's settings): nothing was downloaded from Jellyfin")
         }
         try checkSpace(for: plan)
         let entriesByKey = Dictionary(entries.map { ($0.file.key, $0) }, uniquingKeysWith: { first, _ in first })
@@ -132,13 +165,18 @@ public final class MirrorSync: Sendable {
 
         // Phase 2: metadata, from what is now on disk.
         // Phase 1 recorded nothing when it planned nothing: the entries read before still hold.
-        let updated = plan.actions.contains(where: \.changesAWantedFile) ? try index.entries().filter(participating) : entries
+        var updated = plan.actions.contains(where: \.changesAWantedFile) ? try index.entries().filter(participating) : entries
+        // Files about to be deleted are not listed in the metadata written now (kept ones are: kept means usable).
+        let goingAway = Set(plan.actions.compactMap { action -> String? in
+            if case .delete(let file) = action { return file.key } else { return nil }
+        })
+        if !goingAway.isEmpty { updated.removeAll { goingAway.contains($0.file.key) } }
         let metadataEntries = updated.filter { $0.file.kind == .metadata }
         let composed = sources.values.flatMap { $0.metadata(updated) }
         let renderers = Dictionary(composed.map { ($0.file.key, $0.render) }, uniquingKeysWith: { first, _ in first })
         let metadataFiles = composed.map(\.file).sorted { $0.path < $1.path }
         let metadataPlan = SyncPlanner.plan(
-            remote: RemoteSnapshot(files: metadataFiles),
+            remote: RemoteSnapshot(files: metadataFiles, keptPaths: keptPaths),
             local: LocalSnapshot(
                 files: metadataEntries.map(\.file), onDisk: onDisk(metadataEntries, wanted: metadataFiles, placer: placer)),
             options: options)
@@ -199,13 +237,14 @@ public final class MirrorSync: Sendable {
     /// now (the real run writes it after the downloads).
     private func dryRunReport(
         plan: SyncPlan, options: SyncOptions, sources: [Source], entries: [IndexEntry], placer: FilePlacer,
-        report: SyncReport
+        keptPaths: [String], report: SyncReport
     ) -> SyncReport {
         var report = report
         report.dryRun = true
         let metadataEntries = entries.filter { $0.file.kind == .metadata }
         let metadataPlan = SyncPlanner.plan(
-            remote: RemoteSnapshot(files: sources.flatMap { $0.metadata(entries).map(\.file) }.sorted { $0.path < $1.path }),
+            remote: RemoteSnapshot(
+                files: sources.flatMap { $0.metadata(entries).map(\.file) }.sorted { $0.path < $1.path }, keptPaths: keptPaths),
             local: LocalSnapshot(
                 files: metadataEntries.map(\.file), onDisk: placer.sizes(of: metadataEntries.map(\.file.path))),
             options: options)
@@ -224,9 +263,56 @@ public final class MirrorSync: Sendable {
                 report.planned.append(.init(action: "delete", path: file.path, reason: nil, from: nil, bytes: nil))
             case .keepExtraneous(let file):
                 report.extraneous.append(file.path)
+            case .keepUnconfirmed:
+                break
             }
         }
         return report
+    }
+
+    /// One line per item whose files are kept because the server did not confirm it gone.
+    static func unconfirmedLines(_ plan: SyncPlan) -> [String] {
+        var files: [String: Int] = [:]
+        for action in plan.actions {
+            if case .keepUnconfirmed(let file) = action { files[file.itemId, default: 0] += 1 }
+        }
+        return files.keys.sorted().map { id in
+            let count = files[id] ?? 0
+            return "item \(id): absent from the listing but not confirmed gone by the server; its \(count) "
+                + (count == 1 ? "file is" : "files are") + " kept (the next sync decides)"
+        }
+    }
+
+    /// Asks the server about the items absent from the listings: gone (not returned by id, or virtual), still
+    /// there within a selection (its movie or series is selected, or it is below a selected library), or still
+    /// there outside every selection (deselected). Nil when the question failed: then nothing is confirmed.
+    private func confirm(_ absent: Set<String>, items: MirrorItems) async -> ConfirmationAnswer? {
+        let tops = Set(items.selectedTops.map { $0.lowercased() })
+        // Nothing selected that could hold them: every one of them was deselected or is gone.
+        guard !tops.isEmpty || !items.libraries.isEmpty else { return ConfirmationAnswer(gone: [], outsideSelections: absent) }
+        guard let server else { return nil }
+        do {
+            let asked = absent.sorted()
+            let present = try await server.existingItems(ids: asked, below: nil).filter { !$0.isVirtual }
+            let presentIds = Set(present.map { $0.id.lowercased() })
+            let gone = Set(asked.filter { !presentIds.contains($0.lowercased()) })
+            var outside = Set(
+                present.filter { !tops.contains(($0.seriesId ?? $0.id).lowercased()) && !tops.contains($0.id.lowercased()) }
+                    .map { $0.id.lowercased() })
+            for library in items.libraries where !outside.isEmpty {
+                do {
+                    let below = try await server.existingItems(ids: outside.sorted(), below: library)
+                    outside.subtract(below.map { $0.id.lowercased() })
+                } catch {
+                    // A library that cannot be asked (no longer accessible, no longer there) may hold any of them:
+                    // every item still on the server stays; those gone are still confirmed gone.
+                    outside = []
+                }
+            }
+            return ConfirmationAnswer(gone: gone, outsideSelections: Set(asked.filter { outside.contains($0.lowercased()) }))
+        } catch {
+            return nil
+        }
     }
 
     /// Lists the Jellyfin side. A failure to list leaves the media scope out of this run (nothing of it is
@@ -235,7 +321,7 @@ public final class MirrorSync: Sendable {
         let selections = try index.selections()
         guard !selections.isEmpty else {
             // Nothing selected: whatever the mirror holds is left over.
-            return Source(files: []) { _ in [] }
+            return Source(files: [], metadata: { _ in [] }, items: MirrorItems())
         }
         guard let server else {
             if only == .media { throw SyncError.notSignedIn }
@@ -244,12 +330,23 @@ public final class MirrorSync: Sendable {
             return nil
         }
         do {
-            let items = try await SelectionExpander(server: server).expand(selections)
+            let items = try await SelectionExpander(server: server, pageSize: listingPageSize).expand(selections)
             report.rejected += items.rejected
             report.gone += items.gone
+            report.sourceErrors += items.failed.map { "Jellyfin: \($0)" }
             let (files, rejected) = MirrorFiles.files(for: items, server: server)
             report.rejected += rejected
-            return Source(files: files) { MetadataComposer.files(for: items, entries: $0) }
+            let root = self.root
+            return Source(
+                files: files,
+                metadata: { entries in
+                    MetadataComposer.files(for: items, entries: entries) { path in
+                        guard let absolute = root.absolute(path), let data = FileManager.default.contents(atPath: absolute) else {
+                            return nil
+                        }
+                        return try? JSONDecoder().decode(DownloadMetadata.self, from: data)
+                    }
+                }, items: items)
         } catch let error as JellyfinError {
             if only == .media { throw error }
             report.sourceErrors.append("Jellyfin: \(error.description)")
@@ -353,7 +450,7 @@ public final class MirrorSync: Sendable {
         // later in the batch does not fetch it again.
         let plannedFiles = planned
         let placements = Locked<[String: Result<String, any Error>]>([:])
-        let result = await engine.download(requests, progress: progress) { outcome in
+        let onOutcome: @Sendable (TransferOutcome) -> Void = { outcome in
             guard let file = plannedFiles[outcome.request.id] else { return }
             switch outcome.result {
             case .success(let success):
@@ -370,13 +467,40 @@ public final class MirrorSync: Sendable {
                 events?(SyncEvent(action: "failed", path: file.path, message: error.description, essential: file.essential))
             }
         }
+        let first = await engine.download(requests, progress: progress, finished: onOutcome)
+        var result = Outcomes(outcomes: first.outcomes.map { Outcome(request: $0.request, result: $0.result) })
+        // The served bytes are the truth: a Jellyfin media file whose complete body differs from MediaSource `Size`
+        // (replaced on the server's disk before its next scan) is asked again with the size the server serves now,
+        // once a one-byte probe shows media, not an error page. The engine discards the first body (its size check
+        // is final), so such a file costs two transfers in this run, none in the next.
+        var again: [TransferRequest] = []
+        var refusals: [String: String] = [:]
+        for outcome in result.outcomes where outcome.error?.kind == .sizeMismatch {
+            guard let file = planned[outcome.request.id], file.kind == .media, Scope.of(key: file.key) == .media else { continue }
+            switch await servedSize(outcome.request) {
+            case .success(let size):
+                var request = outcome.request
+                request.expectedSize = size
+                again.append(request)
+            case .failure(let error):
+                refusals[outcome.request.id] = error.description
+            }
+        }
+        if !again.isEmpty || !refusals.isEmpty {
+            let second = again.isEmpty ? [] : await engine.download(again, finished: onOutcome).outcomes
+            let replaced = Dictionary(
+                second.map { ($0.request.id, Outcome(request: $0.request, result: $0.result)) },
+                uniquingKeysWith: { first, _ in first })
+            result.outcomes = result.outcomes.map { replaced[$0.request.id] ?? $0 }
+        }
+        var refused = false
         for outcome in result.outcomes {
             guard let file = planned[outcome.request.id] else { continue }
             switch outcome.result {
             case .failure(let error):
-                report.failed.append(SyncReport.Failure(path: file.path, message: error.description, essential: file.essential))
-                // The Jellyfin server refusing its token mid-run wants a new sign-in, as a refused listing does.
-                if error.status == 401, Scope.of(key: file.key) == .media { report.needsSignIn = true }
+                let message = refusals[outcome.request.id].map { "\(error.description); \($0)" } ?? error.description
+                report.failed.append(SyncReport.Failure(path: file.path, message: message, essential: file.essential))
+                if error.status == 401, Scope.of(key: file.key) == .media { refused = true }
             case .success(let success):
                 let placed = placements.withLock { $0[file.key] }
                     ?? Result { try place(file, success: success, placer: placer, previous: entries[file.key]) }
@@ -389,6 +513,9 @@ public final class MirrorSync: Sendable {
                 }
             }
         }
+        // A 401 on a download wants a new sign-in only when `/Users/Me` refuses the token too (Jellyfin answers 401
+        // for more than a bad token).
+        if refused, let server, !(await server.signInIsValid()) { report.needsSignIn = true }
         // A full disk stopped the batch: the files placed so far are kept and recorded; the run ends here.
         let full = result.outcomes.filter { $0.error?.isFatal == true }
         if let first = full.first(where: { !($0.error?.message.hasPrefix("not started") ?? false) }) ?? full.first {
@@ -397,6 +524,31 @@ public final class MirrorSync: Sendable {
             throw SyncError.diskFull(
                 "\(full.count) of \(result.outcomes.count) files not fetched (\(reason) writing \(path)); "
                     + "\(report.downloaded.count) fetched before it are kept")
+        }
+    }
+
+    /// What the server serves now at a download URL, asked with `Range: bytes=0-0`: its total size, or why the answer
+    /// is not media (an HTML or JSON page from a proxy, an answer that ignores the range).
+    private func servedSize(_ request: TransferRequest) async -> Result<Int64, SyncError> {
+        var configuration = client.configuration
+        configuration.maxBodySize = 64 * 1024
+        let probe = HTTPClient(configuration: configuration, retryPolicy: RetryPolicy(maxAttempts: 2))
+        var headers = request.headers
+        headers.replaceOrAdd(name: "Range", value: "bytes=0-0")
+        do {
+            let response = try await probe.send(HTTPRequest(url: request.url, headers: headers))
+            let type = (response.headers["Content-Type"] ?? "").lowercased()
+            if type.hasPrefix("text/") || type.contains("json") || type.contains("html") {
+                return .failure(SyncError(.fileSystem, "the server answered \(type) instead of the media"))
+            }
+            guard response.status == 206, let range = response.headers["Content-Range"],
+                let total = range.split(separator: "/").last.flatMap({ Int64($0.trimmingCharacters(in: .whitespaces)) })
+            else {
+                return .failure(SyncError(.fileSystem, "the server's size for the media is unknown (no Content-Range)"))
+            }
+            return .success(total)
+        } catch {
+            return .failure(SyncError(.fileSystem, "the size probe failed: \(error)"))
         }
     }
 
@@ -418,22 +570,41 @@ public final class MirrorSync: Sendable {
         if let previous, previous.file.path != path {
             try placer.remove(previous.file.path)
         }
-        var placed = entry(for: file, path: path, size: success.size, container: container, previous: nil)
-        placed.validator = success.validator
+        // The served bytes are the truth: recorded with the size received, the validator they came with and their
+        // content hash, whatever the server's MediaSource Size says (it stays stale until the server's next scan).
+        var placed = entry(
+            for: file, path: path, size: success.size, container: container, previous: nil,
+            validator: success.validator ?? success.etag ?? success.lastModified)
         placed.contentHash = success.contentHash
         try index.record(placed)
         return path
     }
 
-    private func entry(for file: RemoteFile, path: String, size: Int64, container: String?, previous: IndexEntry?) -> IndexEntry {
+    private func entry(
+        for file: RemoteFile, path: String, size: Int64, container: String?, previous: IndexEntry?, validator: String? = nil
+    ) -> IndexEntry {
         let mediaSourceId = file.kind == .media || file.kind == .subtitle ? file.versionId : nil
         return IndexEntry(
             file: LocalFile(key: file.key, path: path, kind: file.kind, size: size, signature: file.signature, itemId: file.itemId),
             versionId: file.versionId, mediaSourceId: mediaSourceId, container: container ?? previous?.container,
             downloadedAt: previous?.downloadedAt ?? ISO8601DateFormatter().string(from: now()),
-            taskId: previous?.taskId ?? UUID().uuidString.lowercased(), validator: previous?.validator,
+            taskId: previous?.taskId ?? UUID().uuidString.lowercased(), validator: validator ?? previous?.validator,
             contentHash: previous?.contentHash)
     }
+}
+
+/// One transfer's outcome, as the engine reported it or as a second attempt replaced it.
+private struct Outcome {
+    var request: TransferRequest
+    var result: Result<TransferSuccess, HTTPError>
+    var error: HTTPError? {
+        if case .failure(let error) = result { return error }
+        return nil
+    }
+}
+
+private struct Outcomes {
+    var outcomes: [Outcome]
 }
 
 extension SyncAction {
@@ -441,7 +612,7 @@ extension SyncAction {
     var changesAWantedFile: Bool {
         switch self {
         case .download, .write, .move, .adopt: return true
-        case .delete, .keepExtraneous: return false
+        case .delete, .keepExtraneous, .keepUnconfirmed: return false
         }
     }
 }

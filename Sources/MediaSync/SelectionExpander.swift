@@ -4,18 +4,24 @@ import MediaSyncServer
 /// Expands selections into the items, seasons, episodes and versions to mirror.
 public struct SelectionExpander: Sendable {
     let server: any MediaServer
+    /// Items per page of a whole-library listing (``libraryPageSize`` unless a test asks for small pages).
+    let pageSize: Int
 
-    public init(server: any MediaServer) {
+    public init(server: any MediaServer, pageSize: Int = SelectionExpander.libraryPageSize) {
         self.server = server
+        self.pageSize = max(1, pageSize)
     }
 
     /// The fields every listing asks for: media sources for the versions, Etag for change detection.
     public static let fields = [
-        "MediaSources", "Etag", "Path", "DateCreated", "ParentId", "ProviderIds", "MediaStreams",
+        "MediaSources", "Etag", "Path", "DateCreated", "ParentId", "ProviderIds", "MediaStreams", "CanDownload",
     ]
 
     /// Items per page of a whole-library listing.
     public static let libraryPageSize = 500
+
+    /// The order asked for on listings: as stable as every version allows (see the library listing).
+    public static let listingOrder = ["SortName", "DateCreated"]
 
     /// A series' seasons and episodes, when a library listing already brought them.
     struct Listed {
@@ -47,18 +53,25 @@ public struct SelectionExpander: Sendable {
             }
         }
         for selection in selections {
+            // Ids listed for this selection count only once all of it was listed: a selection that fails halfway
+            // must not make its items look deliberately left out (their files would go without confirmation).
+            var listed = Set<String>()
             do {
                 switch selection.kind {
                 case .movie:
+                    result.selectedTops.insert(selection.id)
                     let item = try await server.item(id: selection.id)
+                    listed.insert(item.id)
                     if let entry = try await movie(item, allVersions: selection.allVersions, rejected: &result.rejected)
                     {
                         addMovie(entry)
                     }
                 case .series:
+                    result.selectedTops.insert(selection.id)
                     let item = try await server.item(id: selection.id)
+                    listed.insert(item.id)
                     if let entry = try await seriesEntry(
-                        item, selection: selection, seasonId: nil, rejected: &result.rejected)
+                        item, selection: selection, seasonId: nil, listedIds: &listed, rejected: &result.rejected)
                     {
                         addSeries(entry)
                     }
@@ -68,20 +81,30 @@ public struct SelectionExpander: Sendable {
                         result.rejected.append("season \(selection.id) names no series; skipped")
                         continue
                     }
+                    result.selectedTops.insert(seriesId)
+                    listed.insert(season.id)
                     let item = try await server.item(id: seriesId)
+                    listed.insert(item.id)
                     if let entry = try await seriesEntry(
-                        item, selection: selection, seasonId: season.id, rejected: &result.rejected)
+                        item, selection: selection, seasonId: season.id, listedIds: &listed,
+                        rejected: &result.rejected)
                     {
                         addSeries(entry)
                     }
                 case .library:
                     // One paged listing of everything in the library (movies, series, seasons, episodes): no
-                    // request per series, and the full id listing that shows deletions.
+                    // request per series, and the full id listing that shows deletions. Sorted explicitly
+                    // (`SortName`, then `DateCreated`): without `sortBy` 10.10 sends no ORDER BY at all and 10.11
+                    // orders by `SortName` only (`BaseItemRepository.ApplyOrder`, v10.11.11), so pages would be
+                    // less stable than the server allows. `Id` is no `ItemSortBy` value (an unknown one is refused).
+                    result.libraries.append(selection.id)
                     let children = try await server.items(
                         ItemsQuery(
                             parentId: selection.id, recursive: true,
                             includeItemTypes: ["Movie", "Series", "Season", "Episode"],
-                            fields: SelectionExpander.fields, limit: SelectionExpander.libraryPageSize))
+                            fields: SelectionExpander.fields, sortBy: SelectionExpander.listingOrder,
+                            limit: pageSize))
+                    listed.formUnion(children.map(\.id))
                     var members: [String: Listed] = [:]
                     for child in children where !child.isVirtual {
                         if child.type == "Season", let series = child.seriesId ?? child.parentId {
@@ -100,13 +123,27 @@ public struct SelectionExpander: Sendable {
                         } else if child.type == "Series" {
                             if let entry = try await seriesEntry(
                                 child, selection: selection, seasonId: nil, listed: members[child.id] ?? Listed(),
-                                rejected: &result.rejected)
+                                listedIds: &listed, rejected: &result.rejected)
                             {
                                 addSeries(entry)
                             }
                         }
                     }
                 }
+                result.listed.formUnion(listed)
+            } catch let error as JellyfinError where error.kind == .authenticationNeeded {
+                // Jellyfin answers 401 both for a token it no longer accepts and for a library the user may no
+                // longer access (`ItemsController.GetItems`): only a refused `/Users/Me` means signing in again.
+                guard await server.signInIsValid() else { throw error }
+                result.failed.append(
+                    "\(selection.kind.rawValue) \(selection.name ?? selection.id) is not accessible to this user "
+                        + "(\(error.detail ?? "401 Unauthorized")); nothing of it was synced or deleted")
+            } catch let error as JellyfinError where error.status == 400 || error.status == 404 {
+                // A library or item the server does not know (400 invalid parent id, 404), or an endpoint or a proxy
+                // that failed: reported; its files go only once the server confirms their items gone, by id.
+                result.failed.append(
+                    "\(selection.kind.rawValue) \(selection.name ?? selection.id) could not be listed (\(error.message)); "
+                        + "nothing of it was synced, its files are kept")
             } catch let error as JellyfinError where error.kind == .notFound && error.status == nil {
                 // Deleted on the server (a listing that succeeded does not hold it): nothing of it is wanted any
                 // more (its files go with `sync --delete`). A 404 answer is not that: an endpoint or a proxy in
@@ -139,7 +176,8 @@ public struct SelectionExpander: Sendable {
 
     /// - Parameter listed: the seasons and episodes when already listed; nil asks the server for them.
     private func seriesEntry(
-        _ item: BaseItem, selection: Selection, seasonId: String?, listed: Listed? = nil, rejected: inout [String]
+        _ item: BaseItem, selection: Selection, seasonId: String?, listed: Listed? = nil, listedIds: inout Set<String>,
+        rejected: inout [String]
     ) async throws -> SeriesEntry? {
         guard SafeName.id(item.id) != nil else {
             rejected.append("series \(item.id.debugDescription): its id cannot be a folder name; skipped")
@@ -153,6 +191,8 @@ public struct SelectionExpander: Sendable {
         } else {
             seasons = try await server.seasons(seriesId: item.id)
             episodes = try await server.episodes(seriesId: item.id, seasonId: seasonId).filter { !$0.isVirtual }
+            listedIds.formUnion(seasons.map(\.id))
+            listedIds.formUnion(episodes.map(\.id))
         }
         func number(of episode: BaseItem) -> Int {
             if let number = episode.parentIndexNumber { return number }
@@ -195,6 +235,14 @@ public struct SelectionExpander: Sendable {
     }
 
     private func versions(of item: BaseItem, all: Bool, rejected: inout [String]) async throws -> [MediaSource] {
+        let name = item.name ?? item.id
+        if item.canDownload == false {
+            // A disc folder (VideoType Dvd, BluRay): the server's Download answers 400 (`Video.CanDownload`).
+            rejected.append(
+                "\(name) cannot be downloaded (the server says CanDownload false: a DVD or Blu-ray folder, "
+                    + "VideoType \(item.raw["VideoType"]?.stringValue ?? "unknown")); skipped")
+            return []
+        }
         var sources = item.mediaSources ?? []
         if sources.isEmpty {
             sources = try await server.playbackInfo(itemId: item.id)
@@ -209,6 +257,13 @@ public struct SelectionExpander: Sendable {
                 continue
             }
             guard seen.insert(versionId).inserted else { continue }
+            if source.protocol == "Http" || source.isRemote == true {
+                // A `.strm` or remote source: the server's Download would answer the `.strm` text, never the movie.
+                rejected.append(
+                    "a version of \(name) is a remote stream (Protocol \(source.protocol ?? "?"), a .strm file): it has "
+                        + "no file to download; skipped")
+                continue
+            }
             kept.append(source)
             if !all { break }
         }

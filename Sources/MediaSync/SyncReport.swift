@@ -33,6 +33,9 @@ public struct SyncReport: Codable, Sendable, Equatable {
     public var rejected: [String] = []
     /// Selections whose item was deleted on the server, one line each (their files are left over).
     public var gone: [String] = []
+    /// Items absent from the listings that the server did not confirm gone, one line each: their files are kept,
+    /// even with `--delete` (a library scan during the sync, ties listed in another order).
+    public var keptUnconfirmed: [String] = []
     /// Files already up to date.
     public var unchanged = 0
     /// Sources that could not be listed (a feed that failed, the server refusing the sign-in), one line each.

@@ -87,9 +87,24 @@ public struct LocalFile: Hashable, Sendable {
 /// What the remote side wants the mirror to hold.
 public struct RemoteSnapshot: Sendable, Equatable {
     public var files: [RemoteFile]
+    /// Items absent from the listings whose absence the server did not confirm: their files are never deleted.
+    public var unconfirmed: Set<String>
+    /// Paths of the files kept for ``unconfirmed`` items: a `metadata.json` in their folder (or above it, within the
+    /// item's folder) stays with them, so a player still finds what is kept.
+    public var keptPaths: [String]
 
-    public init(files: [RemoteFile]) {
+    public init(files: [RemoteFile], unconfirmed: Set<String> = [], keptPaths: [String] = []) {
         self.files = files
+        self.unconfirmed = unconfirmed
+        self.keptPaths = keptPaths
+    }
+
+    /// Whether a file nothing wants must be kept anyway (its item's absence is not confirmed).
+    func keeps(_ file: LocalFile) -> Bool {
+        if unconfirmed.contains(file.itemId) { return true }
+        guard file.kind == .metadata, let slash = file.path.lastIndex(of: "/") else { return false }
+        let folder = file.path[...slash]
+        return keptPaths.contains { $0.hasPrefix(folder) }
     }
 }
 

@@ -41,6 +41,9 @@ public enum SyncAction: Hashable, Sendable {
     case delete(LocalFile)
     /// A file nothing wants any more, kept because deletion was not asked for.
     case keepExtraneous(LocalFile)
+    /// A file of an item absent from the listings that the server did not confirm gone (a library scan shifted the
+    /// pages, ties came in another order, the item could not be asked about): kept even with `--delete`.
+    case keepUnconfirmed(LocalFile)
 }
 
 /// The result of planning: the actions, in order.
@@ -63,7 +66,25 @@ public struct SyncPlan: Sendable, Equatable {
 
     /// Whether the plan changes nothing.
     public var isEmpty: Bool {
-        actions.allSatisfy { if case .keepExtraneous = $0 { return true } else { return false } }
+        actions.allSatisfy {
+            switch $0 {
+            case .keepExtraneous, .keepUnconfirmed: return true
+            default: return false
+            }
+        }
+    }
+}
+
+/// What the server answered when the items absent from the listings were asked for by id.
+public struct ConfirmationAnswer: Sendable, Equatable {
+    /// Items the server does not have any more (not returned by id, or only as a virtual item without a file).
+    public var gone: Set<String>
+    /// Items the server still has, but outside every current selection (the user deselected them).
+    public var outsideSelections: Set<String>
+
+    public init(gone: Set<String>, outsideSelections: Set<String> = []) {
+        self.gone = gone
+        self.outsideSelections = outsideSelections
     }
 }
 
@@ -84,9 +105,39 @@ public enum SyncPlanner {
             }
         }
         for file in local.files where !wanted.contains(file.key) {
-            actions.append(options.delete ? .delete(file) : .keepExtraneous(file))
+            if !options.delete {
+                actions.append(.keepExtraneous(file))
+            } else if remote.keeps(file) {
+                actions.append(.keepUnconfirmed(file))
+            } else {
+                actions.append(.delete(file))
+            }
         }
         return SyncPlan(actions: actions)
+    }
+
+    /// The items whose files a plan deletes although no listing held them: their absence must be confirmed by id
+    /// before anything of them is deleted. Items a listing held and the selection's own rules left out (a
+    /// retention window, a season filter, `mediasync rm`) need no confirmation; metadata follows its media.
+    /// - Parameter guarded: which files the rule applies to (the Jellyfin side; a podcast's feed is its own truth).
+    public static func absentItems(
+        _ plan: SyncPlan, listed: Set<String>, guarded: (LocalFile) -> Bool = { _ in true }
+    ) -> Set<String> {
+        var absent = Set<String>()
+        for action in plan.actions {
+            guard case .delete(let file) = action, file.kind != .metadata, guarded(file), !listed.contains(file.itemId)
+            else { continue }
+            absent.insert(file.itemId)
+        }
+        return absent
+    }
+
+    /// Of the absent items, those whose files are kept: every one the server did not confirm gone. An item is
+    /// confirmed gone when the server's answer by id does not hold it, or holds it outside every selection
+    /// (deselected). Without an answer (the question failed) nothing is confirmed.
+    public static func unconfirmed(absent: Set<String>, answer: ConfirmationAnswer?) -> Set<String> {
+        guard let answer else { return absent }
+        return absent.filter { !answer.gone.contains($0) && !answer.outsideSelections.contains($0) }
     }
 
     private static func compare(_ remote: RemoteFile, _ local: LocalFile?, onDisk: [String: Int64]) -> SyncAction? {

@@ -82,14 +82,14 @@ public struct HTTPError: Error, Equatable, Sendable, CustomStringConvertible {
         return message
     }
 
-    /// Whether another attempt may succeed: connection resets, timeouts, stalls, 5xx, 408, 425 and 429.
+    /// Whether another attempt may succeed: connection resets, timeouts, stalls, 5xx, 408 and 429 (no other 4xx).
     public var isRetryable: Bool {
         switch kind {
         case .transport, .timedOut, .stalled:
             return true
         case .status:
             guard let status else { return false }
-            return status == 408 || status == 425 || status == 429 || (status >= 500 && status != 501 && status != 505)
+            return status == 408 || status == 429 || (status >= 500 && status != 501 && status != 505)
         default:
             return false
         }

@@ -4,14 +4,23 @@ extension JellyfinClient {
     /// The fields asked for on seasons.
     static let seasonFields = ["Etag", "Path", "DateCreated", "ParentId", "ProviderIds"]
     /// The fields asked for on episodes: versions, change signals and paths.
-    static let episodeFields = ["MediaSources", "Etag", "Path", "DateCreated", "ParentId", "ProviderIds"]
+    static let episodeFields = ["MediaSources", "Etag", "Path", "DateCreated", "ParentId", "ProviderIds", "CanDownload"]
 
     /// The user's library views (`GET /UserViews?userId=`): movies, shows, music…
     /// - Throws: ``JellyfinError``.
+    ///
+    /// Jellyfin 10.8 has only `GET /Users/{userId}/Views` (`UserViewsController`, v10.8.13 L69): a 404 or 405 from
+    /// `/UserViews` falls back to it.
     public func userViews() async throws -> [BaseItem] {
         let userId = try requireUserId()
         let call = Call(path: "/UserViews", query: [("userId", userId)], action: "list the libraries")
-        return try await fetch(QueryResult<BaseItem>.self, call).items
+        do {
+            return try await fetch(QueryResult<BaseItem>.self, call).items
+        } catch let error as JellyfinError where error.status == 404 || error.status == 405 {
+            let segment = try JellyfinID.pathSegment(userId, role: "user id")
+            let old = Call(path: "/Users/\(segment)/Views", action: "list the libraries")
+            return try await fetch(QueryResult<BaseItem>.self, old).items
+        }
     }
 
     /// Every item matching the query (`GET /Items?userId=…`), fetched page by page.
@@ -39,6 +48,28 @@ extension JellyfinClient {
             throw JellyfinError(.notFound, "not found: the server has no item \(id) (or this user may not see it)")
         }
         return item
+    }
+
+    /// Ids asked about in one `/Items?ids=` request (33 bytes each in the URL).
+    public static let idsPerRequest = 100
+
+    /// Which of these items the server still has, asked by id (`GET /Items?ids=…&userId=…`, batched), with no
+    /// heavy fields. With `parentId`, only those below that folder or library (`recursive=true`): Jellyfin applies
+    /// the parent as a filter next to the ids (`ItemsController.GetItems`). Unusable ids are never sent.
+    /// - Throws: ``JellyfinError``.
+    public func existingItems(ids: [String], below parentId: String?) async throws -> [BaseItem] {
+        let usable = ids.filter { (try? JellyfinID.validate($0, role: "item id")) != nil }
+        var found: [BaseItem] = []
+        var start = 0
+        while start < usable.count {
+            let batch = Array(usable[start..<min(usable.count, start + JellyfinClient.idsPerRequest)])
+            start += batch.count
+            found += try await items(
+                ItemsQuery(
+                    parentId: parentId, recursive: parentId == nil ? nil : true, ids: batch, fields: ["ParentId"],
+                    limit: JellyfinClient.idsPerRequest))
+        }
+        return found
     }
 
     /// The seasons of a series (`GET /Shows/{id}/Seasons?userId=&fields=`), without virtual ones.
@@ -101,10 +132,28 @@ extension JellyfinClient {
     ///
     /// The first page is asked alone; when its `TotalRecordCount` says more are to come, up to ``pageWindow``
     /// pages are asked for together and read in order, with the same stopping rules as one by one.
+    ///
+    /// Pages are independent queries: a library scan between two of them shifts the later ones, so an item can
+    /// be skipped. A listing whose distinct items fall short of the last `TotalRecordCount` is listed once more and
+    /// the two are merged (what is still missing then is caught by the confirmation by id before any deletion).
     func allPages(
         path: String, parameters: [(name: String, value: String)], pageSize requested: Int, action: String,
         resource: String?
     ) async throws -> [BaseItem] {
+        let first = try await onePass(
+            path: path, parameters: parameters, pageSize: requested, action: action, resource: resource)
+        guard let total = first.total, first.items.count < total else { return first.items }
+        let second = try await onePass(
+            path: path, parameters: parameters, pageSize: requested, action: action, resource: resource)
+        var seen = Set(first.items.map { Array($0.id.utf8) })
+        return first.items + second.items.filter { seen.insert(Array($0.id.utf8)).inserted }
+    }
+
+    private func onePass(
+        path: String, parameters: [(name: String, value: String)], pageSize requested: Int, action: String,
+        resource: String?
+    ) async throws -> (items: [BaseItem], total: Int?) {
+        var total: Int?
         let pageSize = max(1, min(requested, 10_000))
         var items: [BaseItem] = []
         // By the ids' bytes: Swift's String equality would take two ids that differ only by Unicode normalisation
@@ -136,6 +185,7 @@ extension JellyfinClient {
             }
             for page in fetched {
                 pages += 1
+                total = page.totalRecordCount ?? total
                 var fresh = 0
                 for item in page.items where seen.insert(Array(item.id.utf8)).inserted {
                     items.append(item)
@@ -147,7 +197,7 @@ extension JellyfinClient {
                 // the real count would otherwise hide items that are still there (and `sync --delete` would
                 // delete their files). That costs one empty page when the length is a multiple of the page size.
                 if page.items.count < pageSize || fresh == 0 {
-                    return items
+                    return (items, total)
                 }
                 moreAnnounced = page.totalRecordCount.map { $0 > start + pageSize } ?? false
             }

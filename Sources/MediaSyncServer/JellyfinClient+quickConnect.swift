@@ -18,7 +18,13 @@ extension JellyfinClient {
     public func quickConnectInitiate() async throws -> QuickConnectState {
         let call = Call(method: "POST", path: "/QuickConnect/Initiate", action: "start Quick Connect", signingIn: true)
         do {
-            return try await fetch(QuickConnectState.self, call)
+            do {
+                return try await fetch(QuickConnectState.self, call)
+            } catch let error as JellyfinError where error.status == 405 || error.status == 404 {
+                // Jellyfin 10.8 starts Quick Connect with GET only (`QuickConnectController`, v10.8.13 L53).
+                let old = Call(path: "/QuickConnect/Initiate", action: "start Quick Connect", signingIn: true)
+                return try await fetch(QuickConnectState.self, old)
+            }
         } catch let error as JellyfinError where error.kind == .invalidCredentials || error.kind == .forbidden {
             throw JellyfinError.quickConnectOff
         }

@@ -62,13 +62,17 @@ public struct JellyfinError: Error, Equatable, Sendable, CustomStringConvertible
     public let message: String
     /// The HTTP status behind the failure, when there was one.
     public let status: Int?
+    /// What the server itself said, when its error answer had a text body (a 401 for a library the user may no
+    /// longer access says so: `"<user> is not permitted to access Library <name>."`).
+    public let detail: String?
     private let retryable: Bool
 
-    init(_ kind: Kind, _ message: String, status: Int? = nil, retryable: Bool = false) {
+    init(_ kind: Kind, _ message: String, status: Int? = nil, retryable: Bool = false, detail: String? = nil) {
         self.kind = kind
         self.message = message
         self.status = status
         self.retryable = retryable
+        self.detail = detail
     }
 
     /// The message.
@@ -118,7 +122,7 @@ public struct JellyfinError: Error, Equatable, Sendable, CustomStringConvertible
                     .invalidCredentials, "the server did not accept these credentials (401 Unauthorized)",
                     status: status)
             case 401:
-                return JellyfinError(.authenticationNeeded, signInAgain, status: status)
+                return JellyfinError(.authenticationNeeded, signInAgain, status: status, detail: error.message)
             case 403:
                 return JellyfinError(.forbidden, "this user may not \(action) (403 Forbidden)", status: status)
             case 404:
@@ -157,8 +161,9 @@ public struct JellyfinError: Error, Equatable, Sendable, CustomStringConvertible
 
     /// This error with every occurrence of `secret` replaced, so a token echoed by a server never shows.
     func redacting(_ secret: String?) -> JellyfinError {
-        guard let secret, secret.count >= 4, message.contains(secret) else { return self }
+        guard let secret, secret.count >= 4, message.contains(secret) || detail?.contains(secret) == true else { return self }
         return JellyfinError(
-            kind, message.replacingOccurrences(of: secret, with: "<token>"), status: status, retryable: retryable)
+            kind, message.replacingOccurrences(of: secret, with: "<token>"), status: status, retryable: retryable,
+            detail: detail?.replacingOccurrences(of: secret, with: "<token>"))
     }
 }

@@ -45,7 +45,7 @@ enum JellyfinDTO {
         ]
         if wants("etag") { m.append(JSONMember("Etag", .string(item.etag))) }
         if wants("datecreated") { m.append(JSONMember("DateCreated", .string(date(item.dateCreated)))) }
-        if wants("candownload") { m.append(JSONMember("CanDownload", .bool(isVideo))) }
+        if wants("candownload") { m.append(JSONMember("CanDownload", .bool(isVideo && item.canDownload))) }
         if isVideo {
             m.append(JSONMember("HasSubtitles", .bool(true)))
             m.append(JSONMember("Container", .string(item.mediaSources.first?.container ?? "mkv")))
@@ -79,7 +79,7 @@ enum JellyfinDTO {
         if let seriesId = item.seriesId { m.append(JSONMember("SeriesId", .string(seriesId))) }
         if let seasonId = item.seasonId { m.append(JSONMember("SeasonId", .string(seasonId))) }
         if let seasonName = item.seasonName { m.append(JSONMember("SeasonName", .string(seasonName))) }
-        if isVideo { m.append(JSONMember("VideoType", .string("VideoFile"))) }
+        if isVideo { m.append(JSONMember("VideoType", .string(item.mediaSources.first?.videoType ?? "VideoFile"))) }
         let tags = item.imageTags.sorted { $0.key < $1.key }.map { JSONMember($0.key, .string($0.value)) }
         m.append(JSONMember("ImageTags", .object(tags)))
         m.append(JSONMember("BackdropImageTags", .array(item.backdropImageTags.map { .string($0) })))
@@ -152,6 +152,18 @@ enum JellyfinDTO {
     /// A MediaSourceInfo (one element of `MediaSources`).
     static func mediaSource(_ source: TestMediaSource, item: TestItem) -> JSONValue {
         let bitrate = source.runTimeTicks > 0 ? Int64(Double(source.size) * 8 / (Double(source.runTimeTicks) / 10_000_000)) : 0
+        if let url = source.strmURL {
+            return .object([
+                JSONMember("Protocol", .string("Http")), JSONMember("Id", .string(source.id)),
+                JSONMember("Path", .string(url)), JSONMember("Type", .string("Default")),
+                JSONMember("Container", .string("strm")), JSONMember("Name", .string(source.name)),
+                JSONMember("IsRemote", .bool(true)), JSONMember("ETag", .string(source.etag)),
+                JSONMember("SupportsTranscoding", .bool(true)), JSONMember("SupportsDirectStream", .bool(true)),
+                JSONMember("SupportsDirectPlay", .bool(true)), JSONMember("VideoType", .string(source.videoType)),
+                JSONMember("MediaStreams", .array([])), JSONMember("MediaAttachments", .array([])),
+                JSONMember("Formats", .array([])), JSONMember("RequiredHttpHeaders", .object([])),
+            ])
+        }
         return .object([
             JSONMember("Protocol", .string("File")),
             JSONMember("Id", .string(source.id)),
@@ -175,7 +187,7 @@ enum JellyfinDTO {
             JSONMember("RequiresClosing", .bool(false)),
             JSONMember("RequiresLooping", .bool(false)),
             JSONMember("SupportsProbing", .bool(true)),
-            JSONMember("VideoType", .string("VideoFile")),
+            JSONMember("VideoType", .string(source.videoType)),
             JSONMember("MediaStreams", mediaStreams(source, item: item)),
             JSONMember("MediaAttachments", .array([])),
             JSONMember("Formats", .array([])),
@@ -208,7 +220,7 @@ enum JellyfinDTO {
             JSONMember("Configuration", .object([])),
             JSONMember("Policy", .object([
                 JSONMember("IsAdministrator", .bool(false)),
-                JSONMember("EnableContentDownloading", .bool(true)),
+                JSONMember("EnableContentDownloading", .bool(library.userMayDownload)),
             ])),
         ])
     }

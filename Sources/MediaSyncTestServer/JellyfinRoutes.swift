@@ -73,6 +73,7 @@ extension TestServer {
             return captures
         }
         let isGet = method == "GET" || method == "HEAD"
+        let profile = self.profile
 
         // Anonymous routes.
         if match(["system", "info", "public"]) != nil, isGet {
@@ -85,6 +86,8 @@ extension TestServer {
             return .json(.bool(true))
         }
         if match(["quickconnect", "initiate"]) != nil {
+            // 10.8: GET only; 10.9+: POST, GET kept as obsolete (QuickConnectController L53, 10.9.11 L74).
+            guard isGet || (method == "POST" && profile.hasUnifiedRoutes) else { return .empty(405) }
             return quickConnectInitiate(request)
         }
         if match(["quickconnect", "connect"]) != nil, isGet {
@@ -118,7 +121,7 @@ extension TestServer {
         if match(["system", "info"]) != nil, isGet {
             var info = fixture("system-info.json") ?? .object([])
             info = info.setting("LocalAddress", .string(baseURL)).setting("ServerName", .string(library.serverName))
-                .setting("Version", .string("10.10.3")).setting("Id", .string(library.serverId))
+                .setting("Version", .string(profile.version)).setting("Id", .string(library.serverId))
             return .json(info)
         }
         if match(["users"]) != nil, isGet {
@@ -134,8 +137,17 @@ extension TestServer {
             guard TestServer.normalizeID(c[0]) == library.userId else { return .empty(404) }
             return .json(userDTO(library))
         }
+        if match(["userviews"]) != nil, !profile.hasUnifiedRoutes {
+            return .empty(404)
+        }
+        if match(["items", "*"]) != nil, isGet, !profile.hasUnifiedRoutes {
+            // Other controllers own `/Items/{id}` in 10.8 (DELETE, POST): the router answers 405.
+            var response = HTTPResponse.empty(405)
+            response.headers.append(("Allow", "DELETE, POST"))
+            return response
+        }
         if match(["userviews"]) != nil || match(["users", "*", "views"]) != nil, isGet {
-            let views = library.views.map { JellyfinDTO.item($0, library: library, fields: [], allFields: false) }
+            let views = library.views.filter { !library.inaccessibleViews.contains($0.id) }.map { JellyfinDTO.item($0, library: library, fields: [], allFields: false) }
             return .json(JellyfinDTO.queryResult(views, total: views.count, startIndex: 0))
         }
         if match(["items"]) != nil, isGet {
@@ -148,7 +160,9 @@ extension TestServer {
             return itemsQuery(request, userId: c[0], library: library)
         }
         if let c = match(["items", "*"]) ?? match(["users", "*", "items", "*"]).map({ [$0[1]] }), isGet {
-            guard let item = library.item(withId: TestServer.normalizeID(c[0])) else { return .empty(404) }
+            guard let item = library.item(withId: TestServer.normalizeID(c[0])), !library.isInaccessible(item) else {
+                return .empty(404)
+            }
             return .json(JellyfinDTO.item(item, library: library, fields: [], allFields: true))
         }
         if let c = match(["shows", "*", "seasons"]), isGet {
@@ -158,6 +172,7 @@ extension TestServer {
             return episodes(request, seriesId: c[0], library: library)
         }
         if let c = match(["items", "*", "playbackinfo"]), isGet || method == "POST" {
+            if profile == .v10_8, request.queryValue("userId") == nil { return .empty(400) }
             guard let item = library.item(withId: TestServer.normalizeID(c[0])), !item.mediaSources.isEmpty else {
                 return .empty(404)
             }
@@ -183,14 +198,15 @@ extension TestServer {
     // MARK: - Route handlers
 
     func publicSystemInfo(_ library: TestLibrary) -> JSONValue {
+        let profile = self.profile
         let base = fixture("system-info-public.json") ?? .object([
             JSONMember("LocalAddress", .string(baseURL)), JSONMember("ServerName", .string(library.serverName)),
-            JSONMember("Version", .string("10.10.3")), JSONMember("ProductName", .string("Jellyfin Server")),
+            JSONMember("Version", .string(profile.version)), JSONMember("ProductName", .string("Jellyfin Server")),
             JSONMember("OperatingSystem", .string("")), JSONMember("Id", .string(library.serverId)),
             JSONMember("StartupWizardCompleted", .bool(true)),
         ])
         return base.setting("LocalAddress", .string(baseURL)).setting("ServerName", .string(library.serverName))
-            .setting("Version", .string("10.10.3")).setting("Id", .string(library.serverId))
+            .setting("Version", .string(profile.version)).setting("Id", .string(library.serverId))
     }
 
     func userDTO(_ library: TestLibrary) -> JSONValue {
@@ -308,12 +324,30 @@ extension TestServer {
 
     func itemsQuery(_ request: RecordedRequest, userId: String?, library: TestLibrary) -> HTTPResponse {
         if let userId, TestServer.normalizeID(userId) != library.userId { return .empty(404) }
+        if let parent = request.queryValue("parentId").map(TestServer.normalizeID), !parent.isEmpty {
+            // An unknown parent: `GetParentItem` throws ArgumentException, which ExceptionMiddleware answers with
+            // 400 and its generic text (LibraryManager.GetParentItem L2456–2460, ExceptionMiddleware L96–98, v10.10.7).
+            guard let folder = library.item(withId: parent) else {
+                return .text("Error processing request.", status: 400)
+            }
+            // A library the user may no longer access: 401 with the reason as a JSON string (ItemsController L298–306).
+            if library.inaccessibleViews.contains(folder.id) {
+                return .json(.string("\(library.userName) is not permitted to access Library \(folder.name)."), status: 401)
+            }
+        }
         let recursive = TestServer.flag(request.queryValue("recursive")) ?? false
         var candidates: [TestItem]
         let ids = TestServer.list(request.queryValue("ids")).map(TestServer.normalizeID)
         if !ids.isEmpty {
             let wanted = Set(ids)
             candidates = (library.views + library.items).filter { wanted.contains($0.id) }
+            // Ids and a parent together: the parent filters the ids (`recursive=true`: below it, by the library's
+            // top parent; `LibraryManager.GetItemsResult` L1469–1476 and `SetTopParentIdsOrAncestors`, v10.10.7).
+            if let parent = request.queryValue("parentId").map(TestServer.normalizeID), !parent.isEmpty {
+                let below = Set((recursive ? library.descendants(of: parent) : library.children(of: parent)).map(\.id))
+                    .union(library.items.filter { $0.isAlternateVersion && $0.parentId == parent }.map(\.id))
+                candidates = candidates.filter { below.contains($0.id) }
+            }
         } else if let parent = request.queryValue("parentId").map(TestServer.normalizeID), !parent.isEmpty {
             candidates = recursive
                 ? library.descendants(of: parent)
@@ -333,18 +367,43 @@ extension TestServer {
         if let played = TestServer.flag(request.queryValue("isPlayed")) {
             candidates = candidates.filter { $0.played == played }
         }
-        if let sortBy = TestServer.list(request.queryValue("sortBy")).first?.lowercased() {
-            switch sortBy {
-            case "sortname", "name":
-                candidates.sort { JellyfinDTO.sortName($0) < JellyfinDTO.sortName($1) }
-            case "datecreated":
-                candidates.sort { $0.dateCreated < $1.dateCreated }
-            default:
-                break
+        var sortBy = TestServer.list(request.queryValue("sortBy")).map { $0.lowercased() }
+        let profile = self.profile
+        if profile == .v10_11 {
+            // 10.11 orders by SortName without sortBy, and adds Name after a first SortName (ApplyOrder, v10.11.11).
+            if sortBy.isEmpty { sortBy = ["sortname"] } else if sortBy.first == "sortname" { sortBy.insert("name", at: 1) }
+        }
+        if !sortBy.isEmpty {
+            // Ties: library order (10.8–10.10's SQLite), or a shuffle seeded per request (10.11: any order).
+            let shuffleSeed = lock.withLock { UInt64(state.requests.count) } ^ library.seed
+            let tieKey: [String: UInt64] =
+                profile == .v10_11
+                ? Dictionary(candidates.map { ($0.id, SplitMix64.hash("\(shuffleSeed)-\($0.id)")) }, uniquingKeysWith: { a, _ in a })
+                : [:]
+            let position = Dictionary(candidates.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { a, _ in a })
+            func less(_ a: TestItem, _ b: TestItem) -> Bool {
+                for key in sortBy {
+                    switch key {
+                    case "sortname":
+                        let (x, y) = (JellyfinDTO.sortName(a), JellyfinDTO.sortName(b))
+                        if x != y { return x < y }
+                    case "name":
+                        if a.name != b.name { return a.name < b.name }
+                    case "datecreated":
+                        if a.dateCreated != b.dateCreated { return a.dateCreated < b.dateCreated }
+                    default:
+                        continue
+                    }
+                }
+                if let x = tieKey[a.id], let y = tieKey[b.id], x != y { return x < y }
+                return (position[a.id] ?? 0) < (position[b.id] ?? 0)
             }
+            candidates.sort(by: less)
             if (request.queryValue("sortOrder") ?? "").lowercased().hasPrefix("desc") { candidates.reverse() }
         }
-        return page(candidates, request: request, library: library)
+        let response = page(candidates, request: request, library: library)
+        if request.queryValue("startIndex") != nil { listingPageAnswered() }
+        return response
     }
 
     func seasons(_ request: RecordedRequest, seriesId: String, library: TestLibrary) -> HTTPResponse {
@@ -380,6 +439,8 @@ extension TestServer {
     }
 
     func download(_ request: RecordedRequest, id rawId: String, library: TestLibrary, ignoreRange: Bool) -> HTTPResponse {
+        // The download permission is checked before the item is looked up (LibraryController.GetDownload L662).
+        guard library.userMayDownload else { return .empty(403) }
         let id = TestServer.normalizeID(rawId)
         var source: TestMediaSource?
         if let item = library.item(withId: id) {
@@ -388,6 +449,23 @@ extension TestServer {
             source = library.mediaSource(withId: id)
         }
         guard let source else { return .empty(404) }
+        if let owner = library.item(withId: id) ?? library.items.first(where: { $0.mediaSources.contains { $0.id == source.id } }),
+            library.isInaccessible(owner)
+        {
+            return .empty(404)
+        }
+        if source.videoType == "Dvd" || source.videoType == "BluRay" {
+            // `ArgumentException("Item does not support downloading")`, answered by ExceptionMiddleware with 400 and
+            // its generic text outside the Development environment (GetDownload L679–691, ExceptionMiddleware L127).
+            return .text("Error processing request.", status: 400)
+        }
+        if let url = source.strmURL {
+            // The `.strm` file itself: its URL and a newline (GetDownload L702 serves `item.Path` as it is).
+            let strm = ServedFile(contents: Array((url + "\n").utf8), lastModified: source.lastModified,
+                                  contentType: "application/octet-stream", etag: nil,
+                                  contentDispositionFilename: "\(source.name).strm")
+            return strm.response(method: request.method, headers: request.headers, ignoreRange: ignoreRange)
+        }
         let file = ServedFile(contents: mediaBytes(source, library: library), lastModified: source.lastModified,
                               contentType: TestServer.mimeType(forPath: source.path), etag: nil,
                               contentDispositionFilename: source.downloadFilename)

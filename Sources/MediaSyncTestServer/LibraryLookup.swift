@@ -88,4 +88,16 @@ extension TestLibrary {
     func unplayedCount(of id: String) -> Int {
         lookup.tables(for: self).unplayed[id] ?? 0
     }
+
+    /// Whether the item lies below a library the user may no longer access.
+    func isInaccessible(_ item: TestItem) -> Bool {
+        guard !inaccessibleViews.isEmpty else { return false }
+        var parent = item.parentId
+        var seen = Set<String>()
+        while let id = parent, seen.insert(id).inserted {
+            if inaccessibleViews.contains(id) { return true }
+            parent = lookup.tables(for: self).position[id].map { items[$0].parentId } ?? nil
+        }
+        return false
+    }
 }

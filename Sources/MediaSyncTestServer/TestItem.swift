@@ -77,3 +77,11 @@ public struct TestItem: Sendable, Equatable {
         self.isAlternateVersion = isAlternateVersion
     }
 }
+
+extension TestItem {
+    /// `CanDownload`: false for a disc folder (`VideoType` `Dvd` or `BluRay`; `Video.CanDownload`, v10.10.7).
+    public var canDownload: Bool {
+        guard let type = mediaSources.first?.videoType else { return true }
+        return type != "Dvd" && type != "BluRay"
+    }
+}

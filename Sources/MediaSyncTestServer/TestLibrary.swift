@@ -22,6 +22,13 @@ public struct TestLibrary: Sendable, Equatable {
     public var apiKey: String
     /// Number of `/QuickConnect/Connect` polls answered with `Authenticated: false` before it flips to true.
     public var quickConnectPollsBeforeAuthorized = 2
+    /// Library views the user may no longer access (an administrator took the library away): they leave
+    /// `/UserViews`, a listing below them answers 401 with a text body, their items answer 404 by id and on
+    /// Download, and `/Users/Me` still answers 200 (`ItemsController.GetItems` L298–306, v10.10.7).
+    public var inaccessibleViews: Set<String> = []
+    /// The user's `Policy.EnableContentDownloading`: without it Download answers 403 with an empty body before
+    /// the item is looked up (`[Authorize(Policy = Policies.Download)]` on `LibraryController.GetDownload` L662).
+    public var userMayDownload = true
     /// The seed everything is derived from.
     public var seed: UInt64
     /// The two library views (CollectionFolders): movies first, then tvshows.

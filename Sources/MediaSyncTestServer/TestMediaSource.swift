@@ -22,6 +22,13 @@ public struct TestMediaSource: Sendable, Equatable {
     public var contentVersion: UInt64
     /// Explicit bytes replacing the generated ones (see `TestLibrary.setMediaBytes`).
     public var contentOverride: [UInt8]?
+    /// For a `.strm` item: the URL its file holds. Its MediaSource is then `Protocol` `Http`, `IsRemote` true,
+    /// `Path` the URL, `Container` `strm`, no streams; Download serves the `.strm` file itself (the URL and a
+    /// newline) with 200 (`BaseVideoResolver` L147, `BaseItem.GetVersionInfo` L1099–1160, `GetDownload` L702, v10.10.7).
+    public var strmURL: String?
+    /// `VideoType`: `VideoFile`, or `Dvd` / `BluRay` for a disc folder, which cannot be downloaded
+    /// (`Video.CanDownload` L316–324: `CanDownload` false, Download answers 400, v10.10.7).
+    public var videoType = "VideoFile"
 
     /// Creates a media source.
     public init(id: String, name: String, path: String, container: String = "mkv", size: Int, etag: String,

@@ -41,6 +41,10 @@ public final class TestServer: @unchecked Sendable {
         var responseObserver: (@Sendable (ServedResponse) -> Void)?
         var handlers: [String: @Sendable (RecordedRequest) -> CustomResponse] = [:]
         var stallResets = 0
+        /// Paged `/Items` listing requests answered so far, and the scans waiting for their page.
+        var listingPages = 0
+        var profile = JellyfinProfile.newest
+        var scans: [(afterPage: Int, change: @Sendable (inout TestLibrary) -> Void)] = []
     }
 
     /// What a handler registered with ``setHandler(_:_:)`` answers.
@@ -163,6 +167,31 @@ public final class TestServer: @unchecked Sendable {
         lock.lock()
         change(&state.library)
         lock.unlock()
+    }
+
+    /// Which Jellyfin version the server answers like (routes, methods, `Version`, errors, listing order).
+    public var profile: JellyfinProfile {
+        get { lock.withLock { state.profile } }
+        set { lock.withLock { state.profile = newValue } }
+    }
+
+    /// A library scan meeting a sync: `change` is applied to the library right after the `afterPages`-th paged
+    /// `/Items` listing request (one with `startIndex`) from now has been answered, so the later pages of that
+    /// listing see the changed library. Jellyfin keeps no snapshot between pages: each is its own query
+    /// (`ItemsController.GetItems`, v10.10.7 L317–320).
+    public func scanDuringListing(afterPages: Int = 1, _ change: @escaping @Sendable (inout TestLibrary) -> Void) {
+        lock.withLock { state.scans.append((state.listingPages + max(1, afterPages), change)) }
+    }
+
+    /// Counts a paged listing answered and runs the scans due.
+    func listingPageAnswered() {
+        lock.withLock {
+            state.listingPages += 1
+            let answered = state.listingPages
+            let due = state.scans.filter { $0.afterPage <= answered }
+            state.scans.removeAll { $0.afterPage <= answered }
+            for scan in due { scan.change(&state.library) }
+        }
     }
 
     /// Serve arbitrary bytes at `path` (exact path match, query ignored) with Range/If-Range/Last-Modified semantics.

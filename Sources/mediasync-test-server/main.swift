@@ -16,13 +16,17 @@ struct Options {
     var mediaSizes: [Int] = []
     var requestLog: String?
     var control = false
+    var profile = JellyfinProfile.newest
 }
 
 let usage = """
     usage: mediasync-test-server [--port N] [--fixtures DIR] [--movies N] [--series N] [--media-size BYTES] [--files DIR]
                                  [--media-sizes BYTES,BYTES,...] [--throttle BYTES-PER-SECOND] [--request-log FILE] [--control]
+                                 [--jellyfin 10.8|10.9|10.10|10.11]
 
       --media-sizes      sizes given to the media sources in library order, repeated as needed (mixed sizes)
+      --jellyfin         answer like this Jellyfin version (routes, methods, Version, errors, listing order;
+                         default 10.11)
       --throttle         cap each response body at this rate (0: unlimited)
       --request-log      append one JSON line per finished response: method, path, range, status, body bytes
                          planned and sent, start and end on CLOCK_MONOTONIC (nanoseconds)
@@ -61,6 +65,10 @@ func parseOptions(_ arguments: [String]) -> Options {
         case "--throttle": options.throttle = integer(argument)
         case "--request-log": options.requestLog = value(argument)
         case "--control": options.control = true
+        case "--jellyfin":
+            let name = value(argument)
+            guard let profile = JellyfinProfile(rawValue: name) else { fail("invalid value for --jellyfin: \(name)") }
+            options.profile = profile
         case "--media-sizes":
             let text = value(argument)
             let sizes = text.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
@@ -132,6 +140,7 @@ if fixtures == nil {
 let server: TestServer
 do {
     server = try TestServer(library: library, fixturesDirectory: fixtures, port: options.port)
+    server.profile = options.profile
 } catch {
     fail("cannot start server: \(error)")
 }

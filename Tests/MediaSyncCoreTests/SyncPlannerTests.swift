@@ -34,6 +34,8 @@ import Testing
         var local: [LocalFile]
         var onDisk: [String: Int64]
         var options = SyncOptions()
+        var unconfirmed: Set<String> = []
+        var keptPaths: [String] = []
         var expected: [SyncAction]
         var testDescription: String { name }
     }
@@ -82,13 +84,71 @@ import Testing
              onDisk: [a.path: 1000, b.path: 1000], expected: [.keepExtraneous(held(b))]),
         Case(name: "deselected files are deleted with --delete", remote: [a], local: [held(a), held(b)],
              onDisk: [a.path: 1000, b.path: 1000], options: SyncOptions(delete: true), expected: [.delete(held(b))]),
+        // Deletions are confirmed, never inferred from a listing alone (issue 10, 2.1).
+        Case(name: "absent from the listing, not confirmed gone: kept even with --delete", remote: [a],
+             local: [held(a), held(b)], onDisk: [a.path: 1000, b.path: 1000], options: SyncOptions(delete: true),
+             unconfirmed: ["b"], expected: [.keepUnconfirmed(held(b))]),
+        Case(name: "absent and unconfirmed without --delete: kept and reported as left over", remote: [a],
+             local: [held(a), held(b)], onDisk: [a.path: 1000, b.path: 1000], unconfirmed: ["b"],
+             expected: [.keepExtraneous(held(b))]),
+        Case(name: "an unconfirmed item keeps the metadata.json of its folder", remote: [],
+             local: [held(metadata("b"), size: 3)], onDisk: [metadata("b").path: 3], options: SyncOptions(delete: true),
+             keptPaths: [b.path], expected: [.keepUnconfirmed(held(metadata("b"), size: 3))]),
+        Case(name: "a series metadata.json stays above a kept episode", remote: [],
+             local: [held(metadata("s"), size: 3)], onDisk: [metadata("s").path: 3], options: SyncOptions(delete: true),
+             keptPaths: ["Downloads/s/Season-01/e-e.mkv"], expected: [.keepUnconfirmed(held(metadata("s"), size: 3))]),
+        Case(name: "a kept file elsewhere does not keep another item's metadata", remote: [],
+             local: [held(metadata("s"), size: 3)], onDisk: [metadata("s").path: 3], options: SyncOptions(delete: true),
+             keptPaths: ["Downloads/s2/Season-01/e-e.mkv"], expected: [.delete(held(metadata("s"), size: 3))]),
+        Case(name: "only the unconfirmed item is kept; a confirmed one goes", remote: [],
+             local: [held(a), held(b)], onDisk: [a.path: 1000, b.path: 1000], options: SyncOptions(delete: true),
+             unconfirmed: ["a"], expected: [.keepUnconfirmed(held(a)), .delete(held(b))]),
     ]
+
+    struct ConfirmationCase: Sendable, CustomTestStringConvertible {
+        var name: String
+        var deleted: [LocalFile]
+        var listed: Set<String>
+        var answer: ConfirmationAnswer?
+        var absent: Set<String>
+        var kept: Set<String>
+        var testDescription: String { name }
+    }
+
+    static let confirmationCases: [ConfirmationCase] = [
+        ConfirmationCase(
+            name: "listed, left out by the selection's rules (retention): no question, deleted", deleted: [held(b)],
+            listed: ["b"], answer: ConfirmationAnswer(gone: []), absent: [], kept: []),
+        ConfirmationCase(
+            name: "absent, the server has it no more: confirmed gone", deleted: [held(b)], listed: [],
+            answer: ConfirmationAnswer(gone: ["b"]), absent: ["b"], kept: []),
+        ConfirmationCase(
+            name: "absent, still on the server within a selection (a scan shifted the pages): kept", deleted: [held(b)],
+            listed: [], answer: ConfirmationAnswer(gone: []), absent: ["b"], kept: ["b"]),
+        ConfirmationCase(
+            name: "absent, still on the server but deselected: deleted", deleted: [held(b)], listed: [],
+            answer: ConfirmationAnswer(gone: [], outsideSelections: ["b"]), absent: ["b"], kept: []),
+        ConfirmationCase(
+            name: "the question failed: nothing confirmed, all kept", deleted: [held(a), held(b)], listed: [],
+            answer: nil, absent: ["a", "b"], kept: ["a", "b"]),
+        ConfirmationCase(
+            name: "metadata is never asked about: it follows its media", deleted: [held(metaA, size: 3)], listed: [],
+            answer: nil, absent: [], kept: []),
+    ]
+
+    @Test(arguments: confirmationCases)
+    func confirmsAbsences(_ table: ConfirmationCase) {
+        let plan = SyncPlan(actions: table.deleted.map { .delete($0) })
+        let absent = SyncPlanner.absentItems(plan, listed: table.listed)
+        #expect(absent == table.absent)
+        #expect(SyncPlanner.unconfirmed(absent: absent, answer: table.answer) == table.kept)
+    }
 
     @Test(arguments: cases)
     func plans(_ table: Case) {
         let plan = SyncPlanner.plan(
-            remote: RemoteSnapshot(files: table.remote), local: LocalSnapshot(files: table.local, onDisk: table.onDisk),
-            options: table.options)
+            remote: RemoteSnapshot(files: table.remote, unconfirmed: table.unconfirmed, keptPaths: table.keptPaths),
+            local: LocalSnapshot(files: table.local, onDisk: table.onDisk), options: table.options)
         #expect(plan.actions == table.expected)
     }
 

@@ -19,14 +19,14 @@ import Testing
         #expect(RetryPolicy.none.delay(afterAttempt: 1, error: reset, random: 0.5) == nil)
     }
 
-    @Test(arguments: [408, 425, 429, 500, 502, 503, 504])
+    @Test(arguments: [408, 429, 500, 502, 503, 504])
     func retriesTransientStatuses(status: Int) {
         let error = HTTPError.fromStatus(status, url: "http://x/", retryAfter: nil, bodyExcerpt: nil)
         #expect(error.isRetryable)
         #expect(policy.delay(afterAttempt: 1, error: error, random: 0) != nil)
     }
 
-    @Test(arguments: [400, 401, 403, 404, 410, 416, 501])
+    @Test(arguments: [400, 401, 403, 404, 410, 416, 425, 501])
     func doesNotRetryClientErrors(status: Int) {
         let error = HTTPError.fromStatus(status, url: "http://x/", retryAfter: nil, bodyExcerpt: nil)
         #expect(!error.isRetryable)

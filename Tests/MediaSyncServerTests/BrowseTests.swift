@@ -53,6 +53,8 @@ import Testing
     @Test func pagingAcrossSeveralPages() async throws {
         let server = try TestServer()
         defer { server.shutdown() }
+        // Library order without sortBy: 10.10's (10.11 sorts by SortName and shuffles ties: ProfileTests).
+        server.profile = .v10_10
         let library = server.library
         let expected = library.items.filter { !$0.isAlternateVersion }.map(\.id)
         #expect(expected.count == 11)
@@ -94,7 +96,8 @@ import Testing
             .body(status: 200, contentType: "application/json", bytes: jsonBytes(body)), path: "/Items", count: 1000)
         let items = try await makeUserClient(server).items(ItemsQuery(recursive: true))
         #expect(items.map(\.name) == ["Only"])
-        #expect(server.requests(to: "/Items").count == 1)
+        // Fewer distinct items than the total claims: listed once more (a scan may have shifted the pages), no further.
+        #expect(server.requests(to: "/Items").count == 2)
     }
 
     @Test func repeatedPagesAreNotDuplicated() async throws {
@@ -108,8 +111,9 @@ import Testing
         let items = try await makeUserClient(server).items(ItemsQuery(recursive: true, limit: 3))
         #expect(items.map(\.id) == ["a1", "b2"])
         #expect(items.first?.name == "A")
-        // The first page, then one window of pages asked together (the total announced more): no further.
-        #expect(server.requests(to: "/Items").count == 5)
+        // The first page, then one window of pages asked together (the total announced more), and the same once
+        // more because the distinct items fall short of the total: no further.
+        #expect(server.requests(to: "/Items").count == 10)
     }
 
     @Test func idsThatDifferOnlyByNormalisationAreTwoItems() async throws {

@@ -167,7 +167,7 @@ import Testing
         defer { server.shutdown() }
         let info = try await makeClient(server).publicSystemInfo()
         #expect(info.id == server.library.serverId)
-        #expect(info.version == "10.10.3")
+        #expect(info.version == JellyfinProfile.newest.version)
         #expect(info.serverName == server.library.serverName)
     }
 

@@ -11,7 +11,7 @@ import Testing
         #expect(info.status == 200)
         #expect(info.headers["content-type"] == "application/json; charset=utf-8")
         #expect(info.json?["Id"]?.stringValue == library.serverId)
-        #expect(info.json?["Version"]?.stringValue == "10.10.3")
+        #expect(info.json?["Version"]?.stringValue == JellyfinProfile.newest.version)
         #expect(info.json?["ProductName"]?.stringValue == "Jellyfin Server")
 
         let body = Array(#"{"Username":"demo","Pw":"demo"}"#.utf8)

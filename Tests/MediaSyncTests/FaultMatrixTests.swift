@@ -205,14 +205,9 @@ enum FaultMatrix {
         (.tooManyRequests, Array(repeating: recovered, count: 6)),
         (.unavailable, Array(repeating: recovered, count: 6)),
         (.stall, Array(repeating: recovered, count: 6)),
-        (
-            .unauthorized,
-            [
-                .cell(.sourceError(signIn: true)), .cell(.failed(essential: true, signIn: true)),
-                .cell(.failed(essential: false, signIn: true)), .cell(.failed(essential: false, signIn: true)), sourceError,
-                essential,
-            ]
-        ),
+        // One 401 while `/Users/Me` still accepts the token (what Jellyfin answers for a library the user may no
+        // longer access): reported, the sign-in kept (issue 10, 2.2). A refused token: ListingRefusalTests.
+        (.unauthorized, [sourceError, essential, optional, optional, sourceError, essential]),
         (.notFound, [sourceError, essential, optional, optional, sourceError, essential]),
         (.ignoredRange, [apiCall, recovered, small, small, apiCall, recovered]),
         (.rangeNotSatisfiable, [apiCall, recovered, small, small, apiCall, recovered]),
@@ -221,7 +216,10 @@ enum FaultMatrix {
         (
             .notJSON,
             [
-                sourceError, essential,
+                // Media: the page's size differs from MediaSource Size; a probe of what the server serves now sees
+                // media again, so the file is fetched with the served size (issue 10, 2.4). A page that stays is
+                // refused: StaleSizeTests.
+                sourceError, recovered,
                 .notApplicable("an image has no shape to check: a 200 body is the image"),
                 .notApplicable("a subtitle has no shape to check: a 200 body is the subtitle"), sourceError,
                 .notApplicable("enclosure lengths are advisory: a 200 body is the episode"),

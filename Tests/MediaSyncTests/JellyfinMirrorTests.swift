@@ -47,9 +47,10 @@ import Testing
         return paths.sorted()
     }
 
-    @Test func mirrorsTheGoldenLibraryIntoSeed000sLayoutAndASecondSyncIsANoOp() async throws {
+    @Test(arguments: JellyfinProfile.allCases)
+    func mirrorsTheGoldenLibraryIntoSeed000sLayoutAndASecondSyncIsANoOp(_ profile: JellyfinProfile) async throws {
         let library = TestLibrary.golden()
-        let fixture = try await MirrorFixture(library: library)
+        let fixture = try await MirrorFixture(library: library, profile: profile)
         defer { fixture.tearDown() }
         let series = library.series[0]
         try fixture.select(.movie, library.movies[0].id, allVersions: true)
@@ -563,18 +564,27 @@ import Testing
         #expect(fixture.tree() == tree)
     }
 
-    @Test func aDownloadRefusedWith401AsksForANewSignIn() async throws {
+    @Test(arguments: [false, true])
+    func aDownloadRefusedWith401AsksForANewSignInOnlyWhenTheTokenIsRefusedToo(_ revoked: Bool) async throws {
         let library = TestLibrary.golden()
         let fixture = try await MirrorFixture(library: library)
         defer { fixture.tearDown() }
         let movie = library.movies[1]
         try fixture.select(.movie, movie.id)
-        fixture.server.inject(.status(401), path: "/Items/\(movie.mediaSources[0].id)/Download")
+        let server = fixture.server
+        fixture.server.inject(.status(401), path: "/Items/\(movie.mediaSources[0].id)/Download") {
+            // The token revoked while the run downloads: `/Users/Me` refuses it too.
+            if revoked { server.updateLibrary { $0.accessToken = "revoked" } }
+        }
         let report = try await fixture.sync()
-        #expect(report.needsSignIn)
-        #expect(report.failed.map(\.path) == ["Downloads/\(movie.id)/\(movie.id)-\(movie.mediaSources[0].id).mp4"])
+        // `/Users/Me` answers 200 while the token holds: a refused file, reported (exit 3), the sign-in kept.
+        #expect(report.needsSignIn == revoked)
+        #expect(!fixture.server.requests(to: "/Users/Me").isEmpty)
+        #expect(report.failed.map(\.path).contains("Downloads/\(movie.id)/\(movie.id)-\(movie.mediaSources[0].id).mp4"))
         #expect(report.failed.first?.message.contains("401") == true)
-        #expect(!(try await fixture.sync().needsSignIn))
+        if !revoked {
+            #expect(!(try await fixture.sync().needsSignIn))
+        }
     }
 
     @Test func changedMediaOnTheServerIsFetchedAgainAndReplacedAtomically() async throws {

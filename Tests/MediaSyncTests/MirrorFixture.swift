@@ -12,8 +12,9 @@ struct MirrorFixture {
     let root: MirrorRoot
     let index: MirrorIndex
 
-    init(library: TestLibrary) async throws {
+    init(library: TestLibrary, profile: JellyfinProfile = .newest) async throws {
         server = try TestServer(library: library)
+        server.profile = profile
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("mediasync-mirror-\(UUID().uuidString)")
         root = MirrorRoot(path: folder.path)
         try root.prepare()
@@ -28,10 +29,11 @@ struct MirrorFixture {
         try await sync(SyncOptions(delete: delete))
     }
 
-    func sync(_ options: SyncOptions) async throws -> SyncReport {
+    func sync(_ options: SyncOptions, listingPageSize: Int = SelectionExpander.libraryPageSize) async throws -> SyncReport {
         let sync = MirrorSync(
             root: root, index: index, server: client,
-            transferOptions: TransferOptions(durable: false, retryPolicy: RetryPolicy(maxAttempts: 2, baseDelay: 0.01)))
+            transferOptions: TransferOptions(durable: false, retryPolicy: RetryPolicy(maxAttempts: 2, baseDelay: 0.01)),
+            listingPageSize: listingPageSize)
         return try await sync.run(options: options)
     }
 

@@ -73,6 +73,30 @@ import Glibc
         #expect(try FileManager.default.subpathsOfDirectory(atPath: sandbox.folder + "/mirror/Downloads").sorted() == tree)
     }
 
+    /// Jellyfin answers 401 for a library the user may no longer access as for a revoked token: `/Users/Me` tells
+    /// them apart (issue 10, 2.2).
+    @Test(arguments: [false, true])
+    func a401IsASignInProblemOnlyWhenTheTokenIsRefused(_ revoked: Bool) async throws {
+        let sandbox = try JellyfinCommandTests.Sandbox()
+        defer { sandbox.tearDown() }
+        #expect(try await sandbox.login().status == 0)
+        let library = sandbox.server.library
+        #expect(try await sandbox.run(["select", "library", library.moviesViewId]).status == 0)
+        #expect(try await sandbox.run(["select", "series", library.series[0].id]).status == 0)
+        #expect(try await sandbox.run(["sync", "--quiet"]).status == 0)
+        let tree = try FileManager.default.subpathsOfDirectory(atPath: sandbox.folder + "/mirror/Downloads").sorted()
+        sandbox.server.updateLibrary { library in
+            if revoked { library.accessToken = "revoked" } else { library.inaccessibleViews = [library.moviesViewId] }
+        }
+        let run = try await sandbox.run(["sync", "--delete", "--quiet"])
+        #expect(run.status == (revoked ? 4 : 3), "\(run.stderr)")
+        if !revoked {
+            #expect(run.stderr.contains("not accessible"), "\(run.stderr)")
+            #expect(run.stderr.contains("not permitted to access Library Movies"), "\(run.stderr)")
+        }
+        #expect(try FileManager.default.subpathsOfDirectory(atPath: sandbox.folder + "/mirror/Downloads").sorted() == tree)
+    }
+
     @Test func aRootThatIsAFileIsFatal() async throws {
         let sandbox = try await signedInWithAMovie()
         defer { sandbox.tearDown() }
