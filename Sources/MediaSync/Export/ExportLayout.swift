@@ -80,7 +80,7 @@ public enum ExportLayout {
         var targets: [ExportTarget] = []
         var stems: [(id: String, stem: String)] = []
         for version in versions {
-            let label = versions.count > 1 ? ExportNaming.versionLabel(version.name, itemName: itemName) : ""
+            let label = versions.count > 1 ? ExportNaming.versionLabel(version.name, itemName: itemName, otherNames: [itemStem]) : ""
             stems.append((version.versionId, label.isEmpty ? itemStem : "\(itemStem) - \(label)"))
         }
         let suffixes = ExportNaming.resolve(stems)

@@ -144,15 +144,18 @@ public enum ExportNaming {
         return shape ? "\(day) - \(title)" : title
     }
 
-    /// A version's label for a file name: the version's name without the item's own `Title (Year)` prefix
-    /// (Jellyfin names versions after their files: `Title (Year) - 720p` gives `720p`); empty when nothing is left.
-    public static func versionLabel(_ name: String?, itemName: String) -> String {
-        guard var label = name.map(clean), !label.isEmpty else { return "" }
-        let base = clean(itemName)
-        if foldKey(label) == foldKey(base) { return "" }
-        if foldKey(label).hasPrefix(foldKey(base)) {
-            label = String(label.dropFirst(base.count))
-            while let first = label.first, first == " " || first == "-" || first == "_" { label.removeFirst() }
+    /// A version's label for a file name: the version's name without the item's own name as a prefix (Jellyfin
+    /// names versions after their files: `Title (Year) - 720p` gives `720p`); empty when nothing is left. `itemName`
+    /// and `otherNames` (such as an episode's `Series - S01E02 - Title`) are the prefixes tried, longest first.
+    public static func versionLabel(_ name: String?, itemName: String, otherNames: [String] = []) -> String {
+        guard let label = name.map(clean), !label.isEmpty else { return "" }
+        for base in ([itemName] + otherNames).map(clean).filter({ !$0.isEmpty }).sorted(by: { $0.count > $1.count }) {
+            if foldKey(label) == foldKey(base) { return "" }
+            if foldKey(label).hasPrefix(foldKey(base)) {
+                var rest = String(label.dropFirst(base.count))
+                while let first = rest.first, first == " " || first == "-" || first == "_" { rest.removeFirst() }
+                if !rest.isEmpty { return rest }
+            }
         }
         return label
     }

@@ -142,7 +142,10 @@ extension ExportSource {
         func versions(of item: BaseItem) -> [Version] {
             let names = Dictionary(
                 (item.mediaSources ?? []).compactMap { source in source.id.map { ($0, source.name) } }, uniquingKeysWith: { a, _ in a })
-            return (mediaKeys[item.id] ?? []).sorted { $0.file.key < $1.file.key }.compactMap { entry -> Version? in
+            // The primary version (its id is the item's) first: it names playlists' entries.
+            return (mediaKeys[item.id] ?? []).sorted { left, right in
+                ((left.versionId ?? item.id) == item.id ? 0 : 1, left.file.key) < ((right.versionId ?? item.id) == item.id ? 0 : 1, right.file.key)
+            }.compactMap { entry -> Version? in
                 guard let media = file(entry.file.key) else { return nil }
                 let versionId = entry.versionId ?? item.id
                 let subtitles = (subtitleKeys[item.id] ?? []).filter { $0.versionId == versionId }.sorted { $0.file.key < $1.file.key }
