@@ -142,4 +142,63 @@ import Glibc
         #expect(after.map(\.0) == before.map(\.0))
         #expect(zip(after, before).allSatisfy { $0.1 == $1.1 })
     }
+
+    @Test func aUsersFilesAreNeverOverwrittenAndDeleteIsGuarded() async throws {
+        let fixture = try await Self.mirror()
+        defer { fixture.tearDown() }
+        let destination = try TemporaryDirectory()
+        defer { destination.remove() }
+        let folder = destination.file("Movies/Test Movie 1 (2000)")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let mine = Data("my own poster".utf8)
+        #expect(FileManager.default.createFile(atPath: folder + "/poster.jpg", contents: mine))
+        #expect(FileManager.default.createFile(atPath: folder + "/notes.txt", contents: Data("notes".utf8)))
+
+        let first = try Self.export(fixture, to: destination.path)
+        #expect(first.skipped.map(\.path) == ["Movies/Test Movie 1 (2000)/poster.jpg"])
+        #expect(first.skipped.first?.reason.contains("did not write") == true)
+        #expect(FileManager.default.contents(atPath: folder + "/poster.jpg") == mine)
+        #expect(first.exported.count == Self.goldenTree.count - 1)
+
+        // The movie leaves the mirror: its exported files are leftovers, kept without --delete.
+        let movie = fixture.server.library.movies[0].id
+        _ = try Removal(root: fixture.root, index: fixture.index).remove(id: movie)
+        let kept = try Self.export(fixture, to: destination.path)
+        #expect(kept.leftover.count == 5, "\(kept.leftover)")  // two versions, their subtitles, the backdrop
+        #expect(kept.deleted.isEmpty)
+        // More than --max-delete would go: nothing is deleted.
+        let guarded = try Self.export(fixture, to: destination.path, ExportOptions(playlists: true, delete: true, maxDelete: 4))
+        #expect(guarded.deletionAborted?.contains("--max-delete 4") == true)
+        #expect(guarded.deleted.isEmpty)
+        #expect(FileManager.default.fileExists(atPath: folder + "/Test Movie 1 (2000).mkv"))
+        // Within the guard: the export's own files go; the user's poster and notes and their folder stay.
+        let deleted = try Self.export(fixture, to: destination.path, ExportOptions(playlists: true, delete: true, maxDelete: 5))
+        #expect(deleted.deleted.count == 5)
+        #expect(deleted.deletionAborted == nil)
+        let left = (try? FileManager.default.contentsOfDirectory(atPath: folder))?.sorted()
+        #expect(left == ["notes.txt", "poster.jpg"])
+        #expect(FileManager.default.contents(atPath: folder + "/poster.jpg") == mine)
+        // Nothing else was touched, and the next export is a no-op.
+        let again = try Self.export(fixture, to: destination.path, ExportOptions(playlists: true, delete: true))
+        #expect(again.changedNothing && again.leftover.isEmpty)
+        #expect(again.skipped.isEmpty)
+    }
+
+    @Test func aSourceReplacedInTheMirrorIsExportedAgainAndOnlyIt() async throws {
+        let fixture = try await Self.mirror()
+        defer { fixture.tearDown() }
+        let destination = try TemporaryDirectory()
+        defer { destination.remove() }
+        _ = try Self.export(fixture, to: destination.path, ExportOptions(copyOnly: true))
+        // Another sync replaced one podcast episode (a new file under the same name).
+        let entry = try #require(try fixture.index.entries().first { $0.file.key.hasSuffix(":g-1") })
+        let path = fixture.root.path + "/" + entry.file.path
+        let bytes = [UInt8](repeating: UInt8(ascii: "z"), count: Int(entry.file.size))
+        try Data(bytes).write(to: URL(fileURLWithPath: path + ".new"))
+        #expect(rename(path + ".new", path) == 0)
+        let second = try Self.export(fixture, to: destination.path, ExportOptions(copyOnly: true))
+        #expect(second.exported == ["Podcasts/The Show_ Daily/2025-01-01 - Pilot.mp3"])
+        #expect(second.methods == ["copy": 1])
+        #expect(FileManager.default.contents(atPath: destination.file("Podcasts/The Show_ Daily/2025-01-01 - Pilot.mp3")) == Data(bytes))
+    }
 }
