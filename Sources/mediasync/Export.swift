@@ -46,6 +46,9 @@ struct Export: AsyncParsableCommand {
     @Flag(help: "Always copy the bytes (no hardlink or reflink to the mirror's files).")
     var copy = false
 
+    @Flag(help: "Skip files over 4 GiB - 1 even when the destination is not FAT32 (a folder to be copied to a FAT32 stick later).")
+    var fat32 = false
+
     @Flag(help: "Print the plan (with --dry-run) or the result as one JSON document.")
     var json = false
 
@@ -77,7 +80,8 @@ struct Export: AsyncParsableCommand {
             }
             let result = try MirrorExport(root: root, index: index, destination: destination).run(
                 options: ExportOptions(
-                    only: only, playlists: playlists, delete: delete, maxDelete: maxDelete, dryRun: dryRun, copyOnly: copy),
+                    only: only, playlists: playlists, delete: delete, maxDelete: maxDelete, dryRun: dryRun, copyOnly: copy,
+                    assumeFAT32: fat32),
                 progress: progress, events: events)
             console.clearLine()
             withExtendedLifetime(lock) {}

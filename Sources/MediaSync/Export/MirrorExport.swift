@@ -19,10 +19,12 @@ public struct ExportOptions: Sendable, Equatable {
     public var dryRun: Bool
     /// Never hardlink or reflink: always copy the bytes.
     public var copyOnly: Bool
+    /// Apply FAT32's 4 GiB limit whatever the destination's file system (a folder to be copied to a stick later).
+    public var assumeFAT32: Bool
 
     public init(
         only: MirrorSync.Scope? = nil, playlists: Bool = false, delete: Bool = false, maxDelete: Int? = nil,
-        dryRun: Bool = false, copyOnly: Bool = false
+        dryRun: Bool = false, copyOnly: Bool = false, assumeFAT32: Bool = false
     ) {
         self.only = only
         self.playlists = playlists
@@ -30,6 +32,7 @@ public struct ExportOptions: Sendable, Equatable {
         self.maxDelete = maxDelete
         self.dryRun = dryRun
         self.copyOnly = copyOnly
+        self.assumeFAT32 = assumeFAT32
     }
 }
 
@@ -149,7 +152,7 @@ public struct MirrorExport: Sendable {
         }
         let scopes: Set<String> = options.only.map { [$0.rawValue] } ?? ["media", "podcasts"]
         let plan = ExportPlanner.plan(
-            targets: targets, manifest: manifest, facts: facts, maximumFileSize: ExportFileSystem.maximumFileSize(type: type),
+            targets: targets, manifest: manifest, facts: facts, maximumFileSize: options.assumeFAT32 ? ExportPlanner.fat32Limit : ExportFileSystem.maximumFileSize(type: type),
             scopes: scopes, delete: options.delete, maxDelete: options.maxDelete)
 
         var result = ExportResult(destination: destination, fileSystem: type, dryRun: options.dryRun)
