@@ -218,10 +218,12 @@ final class ExportExecutor {
         }
     }
 
-    /// Flushes what this run wrote, then folds the journal into the manifest (written under a temporary name and
+    /// Flushes what this run wrote to the disk, then folds the journal into the manifest (written under a temporary name and
     /// renamed); the journal is removed only once the manifest is in place.
     private func finish() {
-        for path in written + writtenFolders.sorted() { ExportFileSystem.flush(path) }
+        // One flush of everything written (Swift's Glibc has no syncfs; an fsync per file costs a journal commit
+        // each on ext4), before the manifest records the files as exported.
+        if !written.isEmpty || !writtenFolders.isEmpty { sync() }
         if journal >= 0 { _ = fsync(journal) }
         do {
             try ExportExecutor.save(manifest, destination: destination)
