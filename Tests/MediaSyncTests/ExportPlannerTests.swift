@@ -132,3 +132,19 @@ import Testing
         #expect(ExportManifest.journalLines(Data((text + "\n{\"op\":\"pu").utf8)).count == 5)
     }
 }
+
+@Suite struct ExportJournalTextTests {
+    @Test func journalLinesWrittenByHandDecodeToTheSameValues() throws {
+        let lines = [
+            ExportManifest.JournalLine(op: "tmp", path: "A/.mediasync-export-1.tmp"),
+            ExportManifest.JournalLine(
+                op: "put", path: "Movies/Q\"uote\\d \u{1}\n東 ✨.mkv",
+                entry: ExportManifest.Entry(key: "media:a:b", source: "Downloads/a/a-b.mkv", identity: "1:2:3:4", size: 42, scope: "media")),
+            ExportManifest.JournalLine(
+                op: "put", path: "P/x.m3u8", entry: ExportManifest.Entry(key: "playlist:p", source: nil, identity: "sha1:00", size: 7, scope: "podcasts")),
+            ExportManifest.JournalLine(op: "del", path: "old"),
+        ]
+        let text = lines.flatMap(ExportManifest.journalText)
+        #expect(ExportManifest.journalLines(Data(text)) == lines)
+    }
+}

@@ -207,10 +207,7 @@ final class ExportExecutor {
     }
 
     private func append(_ line: ExportManifest.JournalLine) throws(ExportFileSystem.Failure) {
-        guard var data = try? JSONEncoder().encode(line) else {
-            throw ExportFileSystem.Failure(number: EINVAL, what: "cannot encode a journal line for \(line.path)")
-        }
-        data.append(UInt8(ascii: "\n"))
+        let data = ExportManifest.journalText(line)
         let count = data.count
         let written = data.withUnsafeBytes { Glibc.write(journal, $0.baseAddress, count) }
         guard written == count else {

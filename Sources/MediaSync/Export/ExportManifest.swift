@@ -52,6 +52,45 @@ public struct ExportManifest: Codable, Sendable, Equatable {
         }
     }
 
+    /// One journal line as JSON text ending in a newline (written by hand: the journal gets two lines per file, and
+    /// `JSONEncoder` per line was a measurable part of an export of many small files).
+    public static func journalText(_ line: JournalLine) -> [UInt8] {
+        var out = Array(#"{"op":"#.utf8)
+        appendString(line.op, to: &out)
+        out += Array(#","path":"#.utf8)
+        appendString(line.path, to: &out)
+        if let entry = line.entry {
+            out += Array(#","entry":{"key":"#.utf8)
+            appendString(entry.key, to: &out)
+            if let source = entry.source {
+                out += Array(#","source":"#.utf8)
+                appendString(source, to: &out)
+            }
+            out += Array(#","identity":"#.utf8)
+            appendString(entry.identity, to: &out)
+            out += Array(#","size":\#(entry.size),"scope":"#.utf8)
+            appendString(entry.scope, to: &out)
+            out.append(UInt8(ascii: "}"))
+        }
+        out += Array("}\n".utf8)
+        return out
+    }
+
+    private static func appendString(_ text: String, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): out += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]
+            case UInt8(ascii: "\\"): out += [UInt8(ascii: "\\"), UInt8(ascii: "\\")]
+            case 0..<0x20:
+                let hex = Array("0123456789abcdef".utf8)
+                out += Array("\\u00".utf8) + [hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]
+            default: out.append(byte)
+            }
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+
     /// The manifest after a killed run's journal: `put` lines count only when the file is at its path with the
     /// recorded size (`sizeAt`); `del` lines drop entries. Returns the temporary files the journal names.
     public mutating func replay(_ lines: [JournalLine], sizeAt: (String) -> Int64?) -> [String] {
