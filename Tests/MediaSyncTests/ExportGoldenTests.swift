@@ -201,4 +201,15 @@ import Glibc
         #expect(second.methods == ["copy": 1])
         #expect(FileManager.default.contents(atPath: destination.file("Podcasts/The Show_ Daily/2025-01-01 - Pilot.mp3")) == Data(bytes))
     }
+
+    @Test func aDestinationOverlappingTheMirrorIsRefused() async throws {
+        let fixture = try await MirrorFixture(library: TestLibrary(movies: 1, series: 0))
+        defer { fixture.tearDown() }
+        for destination in [fixture.root.path, fixture.root.path + "/Downloads/usb", (fixture.root.path as NSString).deletingLastPathComponent] {
+            #expect(throws: SyncError.self) {
+                _ = try MirrorExport(root: fixture.root, index: fixture.index, destination: destination).run(options: ExportOptions())
+            }
+        }
+        #expect(!FileManager.default.fileExists(atPath: fixture.root.path + "/Downloads/usb"))
+    }
 }
