@@ -238,9 +238,7 @@ final class ExportExecutor {
 
     /// Writes the manifest atomically.
     static func save(_ manifest: ExportManifest, destination: String) throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-        let data = try encoder.encode(manifest)
+        let data = Data(manifest.rendered())
         let temporary = destination + "/" + temporaryPrefix + "manifest.tmp"
         unlink(temporary)
         guard FileManager.default.createFile(atPath: temporary, contents: data) else {

@@ -1,4 +1,5 @@
 import Foundation
+import MediaSyncCore
 
 /// What an export wrote to a destination, kept there as `.mediasync-export.json`: each exported file by its path
 /// relative to the destination. Only files listed here are ever replaced, moved or deleted by a later export.
@@ -31,6 +32,36 @@ public struct ExportManifest: Codable, Sendable, Equatable {
         self.files = files
     }
 
+    /// Reads a manifest (through the byte-level parser: `JSONDecoder` on tens of thousands of entries was slow).
+    public init(parsing bytes: [UInt8]) throws {
+        let document = try JSONValue(parsing: bytes)
+        guard document["format"]?.intValue == 1, let files = document["files"]?.objectValue else {
+            throw JSONParseError.unexpectedEnd
+        }
+        for (path, value) in files {
+            guard let key = value["key"]?.stringValue, let identity = value["identity"]?.stringValue,
+                let size = value["size"]?.intValue, let scope = value["scope"]?.stringValue
+            else { throw JSONParseError.unexpectedEnd }
+            self.files[path] = Entry(key: key, source: value["source"]?.stringValue, identity: identity, size: size, scope: scope)
+        }
+    }
+
+    /// The manifest as JSON text: sorted, one file per line.
+    public func rendered() -> [UInt8] {
+        var out = Array("{\"format\":1,\"files\":{".utf8)
+        var first = true
+        for path in files.keys.sorted() {
+            guard let entry = files[path] else { continue }
+            out += Array((first ? "\n" : ",\n").utf8)
+            first = false
+            ExportManifest.appendString(path, to: &out)
+            out.append(UInt8(ascii: ":"))
+            ExportManifest.appendEntry(entry, to: &out)
+        }
+        out += Array("\n}}\n".utf8)
+        return out
+    }
+
     /// The manifest's file name in the destination.
     public static let fileName = ".mediasync-export.json"
     /// The journal of a run in progress: a line per file placed, removed or being written, folded into the manifest
@@ -60,20 +91,25 @@ public struct ExportManifest: Codable, Sendable, Equatable {
         out += Array(#","path":"#.utf8)
         appendString(line.path, to: &out)
         if let entry = line.entry {
-            out += Array(#","entry":{"key":"#.utf8)
-            appendString(entry.key, to: &out)
-            if let source = entry.source {
-                out += Array(#","source":"#.utf8)
-                appendString(source, to: &out)
-            }
-            out += Array(#","identity":"#.utf8)
-            appendString(entry.identity, to: &out)
-            out += Array(#","size":\#(entry.size),"scope":"#.utf8)
-            appendString(entry.scope, to: &out)
-            out.append(UInt8(ascii: "}"))
+            out += Array(#","entry":"#.utf8)
+            appendEntry(entry, to: &out)
         }
         out += Array("}\n".utf8)
         return out
+    }
+
+    private static func appendEntry(_ entry: Entry, to out: inout [UInt8]) {
+        out += Array(#"{"key":"#.utf8)
+        appendString(entry.key, to: &out)
+        if let source = entry.source {
+            out += Array(#","source":"#.utf8)
+            appendString(source, to: &out)
+        }
+        out += Array(#","identity":"#.utf8)
+        appendString(entry.identity, to: &out)
+        out += Array(#","size":\#(entry.size),"scope":"#.utf8)
+        appendString(entry.scope, to: &out)
+        out.append(UInt8(ascii: "}"))
     }
 
     private static func appendString(_ text: String, to out: inout [UInt8]) {

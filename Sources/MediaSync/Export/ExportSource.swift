@@ -165,24 +165,37 @@ extension ExportSource {
                 source.problems.append("\(entry.file.path): cannot be read")
                 continue
             }
+            // Read through the byte-level parser into JSONValue: JSONDecoder on these documents (the server's whole
+            // item objects) was most of a no-op export's time.
+            guard let document = try? JSONValue(parsing: [UInt8](data)) else {
+                source.problems.append("\(entry.file.path): not valid JSON")
+                continue
+            }
             if entry.file.key.hasPrefix("podcast") {
-                guard let podcast = try? JSONDecoder().decode(PodcastMetadata.self, from: data) else {
+                guard let podcastId = document["podcastID"]?.stringValue, let episodesValue = document["episodes"]?.arrayValue else {
                     source.problems.append("\(entry.file.path): not a podcast's metadata")
                     continue
                 }
-                let episodes = podcast.episodes.compactMap { episode -> PodcastEpisode? in
-                    guard let media = file("podcast:\(podcast.podcastID):\(episode.episodeID)") else { return nil }
-                    return PodcastEpisode(id: episode.episodeID, title: episode.title, published: episode.published, file: media)
+                let episodes = episodesValue.compactMap { episode -> PodcastEpisode? in
+                    guard let episodeId = episode["episodeID"]?.stringValue,
+                        let media = file("podcast:\(podcastId):\(episodeId)")
+                    else { return nil }
+                    return PodcastEpisode(
+                        id: episodeId, title: episode["title"]?.stringValue ?? episodeId, published: episode["published"]?.stringValue,
+                        file: media)
                 }
-                source.podcasts.append(Podcast(id: podcast.podcastID, title: podcast.podcastTitle, episodes: episodes))
+                source.podcasts.append(
+                    Podcast(id: podcastId, title: document["podcastTitle"]?.stringValue ?? podcastId, episodes: episodes))
                 continue
             }
-            guard let metadata = try? JSONDecoder().decode(DownloadMetadata.self, from: data),
-                let item = metadata.item.flatMap(BaseItem.init)
-            else {
+            guard let item = document["item"].flatMap(BaseItem.init) else {
                 source.problems.append("\(entry.file.path): not an item's metadata")
                 continue
             }
+            let metadata = (
+                itemType: document["itemType"]?.stringValue, displayTitle: document["displayTitle"]?.stringValue ?? item.id,
+                episodes: document["episodes"]?.arrayValue
+            )
             switch metadata.itemType {
             case "Movie":
                 source.movies.append(

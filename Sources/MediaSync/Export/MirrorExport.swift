@@ -183,7 +183,7 @@ public struct MirrorExport: Sendable {
         let path = destination + "/" + ExportManifest.fileName
         guard let data = FileManager.default.contents(atPath: path) else { return ExportManifest() }
         do {
-            return try JSONDecoder().decode(ExportManifest.self, from: data)
+            return try ExportManifest(parsing: [UInt8](data))
         } catch {
             throw SyncError(
                 .fileSystem,
