@@ -33,6 +33,11 @@ final class ExportExecutor {
     private var written: [String] = []
     private var writtenFolders = Set<String>()
     private var foldersToPrune = Set<String>()
+    /// Folders known to exist (made or seen by this run).
+    private var knownFolders = Set<String>()
+    /// Temporary names: a random tag per run and a counter.
+    private let runTag = String(UInt64.random(in: 0...UInt64.max), radix: 36)
+    private var temporaryCount = 0
 
     init(destination: String, root: MirrorRoot, allowLinks: Bool, manifest: ExportManifest, result: ExportResult) {
         self.destination = destination
@@ -96,8 +101,12 @@ final class ExportExecutor {
     ) throws(ExportFileSystem.Failure) {
         let final = absolute(target.path)
         let folder = (final as NSString).deletingLastPathComponent
-        try ExportFileSystem.makeFolders(folder)
-        let temporary = folder + "/" + ExportExecutor.temporaryPrefix + String(UInt64.random(in: 0...UInt64.max), radix: 16) + ".tmp"
+        if !knownFolders.contains(folder) {
+            try ExportFileSystem.makeFolders(folder)
+            knownFolders.insert(folder)
+        }
+        temporaryCount += 1
+        let temporary = folder + "/" + ExportExecutor.temporaryPrefix + runTag + "-\(temporaryCount).tmp"
         try append(ExportManifest.JournalLine(op: "tmp", path: relative(temporary)))
         let method: ExportFileSystem.Method
         switch target.content {

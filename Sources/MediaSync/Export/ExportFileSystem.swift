@@ -161,6 +161,7 @@ public enum ExportFileSystem {
         let chunk = 8 * 1024 * 1024
         var buffer: [UInt8] = []
         while true {
+            if done == size { break }  // saves the call that would return 0
             if useSendfile {
                 let sent = sendfile(output, input, nil, chunk)
                 if sent > 0 {

@@ -50,7 +50,7 @@ public enum ExportNaming {
     static func clean(_ raw: String) -> String {
         var out = ""
         var lastWasSpace = false
-        for character in raw.precomposedStringWithCanonicalMapping {
+        for character in nfc(raw) {
             var replacement = character
             if refused.contains(character) || character.unicodeScalars.contains(where: isControl) {
                 replacement = "_"
@@ -102,7 +102,12 @@ public enum ExportNaming {
 
     /// How two names compare on a case-insensitive file system (FAT32, exFAT, NTFS): NFC, then lowercased.
     public static func foldKey(_ name: String) -> String {
-        name.precomposedStringWithCanonicalMapping.lowercased()
+        nfc(name).lowercased()
+    }
+
+    /// Unicode NFC; ASCII text (most names) is returned as is without the costly Foundation conversion.
+    static func nfc(_ text: String) -> String {
+        text.utf8.allSatisfy { $0 < 0x80 } ? text : text.precomposedStringWithCanonicalMapping
     }
 
     /// ` [a1b2c3]`: six hex digits of the SHA-1 of an id, the suffix that tells colliding names apart.

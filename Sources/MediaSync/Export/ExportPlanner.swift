@@ -74,7 +74,8 @@ public enum ExportPlanner {
         func fact(_ path: String) -> DestinationFact { facts[path] ?? .missing }
 
         // Entries whose file is gone or changed by someone else are forgotten first.
-        for (path, entry) in manifest.files.sorted(by: { $0.key < $1.key }) where scopes.contains(entry.scope) {
+        let sortedEntries = manifest.files.sorted(by: { $0.key < $1.key })
+        for (path, entry) in sortedEntries where scopes.contains(entry.scope) {
             switch fact(path) {
             case .missing:
                 manifest.files[path] = nil
@@ -90,8 +91,8 @@ public enum ExportPlanner {
         let targetPaths = Set(targets.map(\.path))
         // Where each key is held under a name no target wants (a candidate for a move).
         var movable: [String: String] = [:]
-        for (path, entry) in manifest.files.sorted(by: { $0.key < $1.key })
-        where scopes.contains(entry.scope) && !targetPaths.contains(path) && movable[entry.key] == nil {
+        for (path, entry) in sortedEntries
+        where manifest.files[path] != nil && scopes.contains(entry.scope) && !targetPaths.contains(path) && movable[entry.key] == nil {
             movable[entry.key] = path
         }
         var moved = Set<String>()
@@ -134,8 +135,8 @@ public enum ExportPlanner {
         var renamed: [ExportPlan.Step] = []
         var leftover: [String] = []
         let targetKeys = Set(targets.map(\.key))
-        for (path, entry) in manifest.files.sorted(by: { $0.key < $1.key })
-        where scopes.contains(entry.scope) && !targetPaths.contains(path) && !moved.contains(path) {
+        for (path, entry) in sortedEntries
+        where manifest.files[path] != nil && scopes.contains(entry.scope) && !targetPaths.contains(path) && !moved.contains(path) {
             if targetKeys.contains(entry.key) {
                 // The source is still in the mirror under another name: once the new name holds it, the old goes.
                 if placedKeys.contains(entry.key) { renamed.append(.delete(path: path, reason: "renamed")) }
