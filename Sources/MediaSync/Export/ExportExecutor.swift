@@ -38,6 +38,8 @@ final class ExportExecutor {
     /// Temporary names: a random tag per run and a counter.
     private let runTag = String(UInt64.random(in: 0...UInt64.max), radix: 36)
     private var temporaryCount = 0
+    /// Per folder: whether its file system takes `O_TMPFILE` (nil: not tried yet).
+    private var unnamedFiles: [String: Bool] = [:]
 
     init(destination: String, root: MirrorRoot, allowLinks: Bool, manifest: ExportManifest, result: ExportResult) {
         self.destination = destination
@@ -105,6 +107,36 @@ final class ExportExecutor {
             try ExportFileSystem.makeFolders(folder)
             knownFolders.insert(folder)
         }
+        let entry = ExportManifest.Entry(
+            key: target.key, source: target.sourcePath, identity: target.identity, size: target.size, scope: target.scope)
+        if !replacing, case .file(let file) = target.content, unnamedFiles[folder] != false {
+            guard let source = root.absolute(file.path) else {
+                throw ExportFileSystem.Failure(number: EINVAL, what: "refusing the mirror path \(file.path)", atDestination: false)
+            }
+            guard ExportFileSystem.fact(final) == .missing else {
+                skipUsersFile(target, events: events)
+                return
+            }
+            var journaled = false
+            do throws(ExportFileSystem.Failure) {
+                let placed = try ExportFileSystem.placeNew(
+                    source: source, final: final, folder: folder, allowLink: allowLinks,
+                    beforeNaming: { () throws(ExportFileSystem.Failure) in
+                        try self.append(ExportManifest.JournalLine(op: "put", path: target.path, entry: entry))
+                        journaled = true
+                    }, progress: progress)
+                if let method = placed {
+                    unnamedFiles[folder] = true
+                    placedFile(target, entry: entry, method: method, final: final, folder: folder, events: events)
+                    return
+                }
+                unnamedFiles[folder] = false
+            } catch where error.number == EEXIST {
+                if journaled { try append(ExportManifest.JournalLine(op: "del", path: target.path)) }
+                skipUsersFile(target, events: events)
+                return
+            }
+        }
         temporaryCount += 1
         let temporary = folder + "/" + ExportExecutor.temporaryPrefix + runTag + "-\(temporaryCount).tmp"
         try append(ExportManifest.JournalLine(op: "tmp", path: relative(temporary)))
@@ -124,13 +156,9 @@ final class ExportExecutor {
         let ours = manifest.files[target.path].map { now == .file(size: $0.size) } ?? false
         guard now == .missing || (replacing && ours) else {
             unlink(temporary)
-            let issue = ExportIssue(path: target.path, reason: "a file the export did not write is at this name; left untouched")
-            result.skipped.append(issue)
-            events?(ExportEvent(action: "skipped", path: target.path, detail: issue.reason))
+            skipUsersFile(target, events: events)
             return
         }
-        let entry = ExportManifest.Entry(
-            key: target.key, source: target.sourcePath, identity: target.identity, size: target.size, scope: target.scope)
         do throws(ExportFileSystem.Failure) {
             try append(ExportManifest.JournalLine(op: "put", path: target.path, entry: entry))
         } catch {
@@ -142,6 +170,13 @@ final class ExportExecutor {
             unlink(temporary)
             throw ExportFileSystem.Failure(number: number, what: "cannot rename into \(final)")
         }
+        placedFile(target, entry: entry, method: method, final: final, folder: folder, events: events)
+    }
+
+    private func placedFile(
+        _ target: ExportTarget, entry: ExportManifest.Entry, method: ExportFileSystem.Method, final: String, folder: String,
+        events: (@Sendable (ExportEvent) -> Void)?
+    ) {
         manifest.files[target.path] = entry
         if method == .copy || method == .write { written.append(final) }
         writtenFolders.insert(folder)
@@ -149,6 +184,12 @@ final class ExportExecutor {
         result.bytesExported += target.size
         result.methods[method.rawValue, default: 0] += 1
         events?(ExportEvent(action: "exported", path: target.path, detail: method.rawValue))
+    }
+
+    private func skipUsersFile(_ target: ExportTarget, events: (@Sendable (ExportEvent) -> Void)?) {
+        let issue = ExportIssue(path: target.path, reason: "a file the export did not write is at this name; left untouched")
+        result.skipped.append(issue)
+        events?(ExportEvent(action: "skipped", path: target.path, detail: issue.reason))
     }
 
     private func move(from: String, to target: ExportTarget, events: (@Sendable (ExportEvent) -> Void)?) throws(ExportFileSystem.Failure) {

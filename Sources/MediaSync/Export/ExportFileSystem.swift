@@ -121,6 +121,63 @@ public enum ExportFileSystem {
         }
     }
 
+    /// `O_TMPFILE` (`__O_TMPFILE | O_DIRECTORY`; Swift's Glibc module does not export it).
+    static let unnamedFileFlag: Int32 = 0o20_000_000 | O_DIRECTORY
+
+    /// Places `source` at the new name `final` in one step, so that the name only ever shows a whole file:
+    /// a hardlink (`allowLink`, same file system), else an unnamed `O_TMPFILE` in the folder that gets its bytes by
+    /// reflink or copy and then its name with `linkat`. `beforeNaming` runs just before the name is made (to journal
+    /// it). Returns nil when the file system has no `O_TMPFILE` (FAT32): the caller uses a named temporary file.
+    /// Throws with `EEXIST` when a file appeared at `final` meanwhile (it is left as it is).
+    public static func placeNew(
+        source: String, final: String, folder: String, allowLink: Bool, beforeNaming: () throws(Failure) -> Void,
+        progress: (Int64) -> Void
+    ) throws(Failure) -> Method? {
+        if allowLink {
+            var sourceInfo = stat()
+            var folderInfo = stat()
+            if stat(source, &sourceInfo) == 0, stat(folder, &folderInfo) == 0, sourceInfo.st_dev == folderInfo.st_dev {
+                try beforeNaming()
+                if link(source, final) == 0 { return .hardlink }
+                if errno == EEXIST { throw Failure(number: EEXIST, what: "\(final) appeared meanwhile") }
+            }
+        }
+        let output = open(folder, unnamedFileFlag | O_WRONLY | O_CLOEXEC, 0o644)
+        guard output >= 0 else {
+            if [EOPNOTSUPP, EISDIR, EINVAL, ENOTSUP].contains(errno) { return nil }
+            throw Failure(number: errno, what: "cannot write in \(folder)")
+        }
+        defer { close(output) }
+        let method = try fill(output, from: source, name: final, allowLink: allowLink, progress: progress)
+        try beforeNaming()
+        guard linkat(AT_FDCWD, "/proc/self/fd/\(output)", AT_FDCWD, final, AT_SYMLINK_FOLLOW) == 0 else {
+            if errno == EEXIST { throw Failure(number: EEXIST, what: "\(final) appeared meanwhile") }
+            throw Failure(number: errno, what: "cannot name \(final)")
+        }
+        return method
+    }
+
+    /// Reflinks or copies `source` into the open file `output`, keeping the source's times.
+    private static func fill(_ output: Int32, from source: String, name: String, allowLink: Bool, progress: (Int64) -> Void)
+        throws(Failure) -> Method
+    {
+        let input = open(source, O_RDONLY | O_CLOEXEC)
+        guard input >= 0 else { throw Failure(number: errno, what: "cannot read \(source)", atDestination: false) }
+        defer { close(input) }
+        var info = stat()
+        guard fstat(input, &info) == 0 else { throw Failure(number: errno, what: "cannot read \(source)", atDestination: false) }
+        var method = Method.copy
+        if allowLink && ioctl(output, UInt(0x4004_9409), CInt(input)) == 0 {  // FICLONE
+            method = .reflink
+            progress(Int64(info.st_size))
+        } else {
+            try copyBytes(from: input, to: output, size: Int64(info.st_size), name: name, progress: progress)
+        }
+        var times = [info.st_atim, info.st_mtim]
+        _ = futimens(output, &times)
+        return method
+    }
+
     /// Links (`allowLink`), reflinks or copies `source` to the new file `temporary`, keeping the source's
     /// modification time; `progress` gets the bytes copied so far. On failure the temporary file is removed.
     public static func place(
