@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# bench-export.sh — how fast is `mediasync export` against `cp`? (issue 15, "Tests and benchmark")
+#
+# 1. Builds the release binaries (mediasync, mediasync-test-server) unless MEDIASYNC_BIN_DIR is given.
+# 2. Starts the test server with a generated library (--movies/--series, like bench-sync.sh: each series is
+#    1 series + 2 seasons + 6 episodes) and syncs the whole of it into a scratch mirror.
+# 3. Times, in alternating rounds (medians), on the same file system:
+#      export   `mediasync export DEST --copy` into an empty folder (bytes copied, never hardlinked), which ends
+#               with one sync(2) before its manifest is written
+#      cp -r    `cp -r Downloads DEST && sync` (every file of the mirror, metadata.json included)
+#      cp list  `cp --parents` of exactly the files the export copied (from its manifest) `&& sync`
+#    and reports ratio = anchor time / export time (>= 0.9 is the goal: the export at most ~10% slower).
+# 4. Times ROUNDS no-op exports (a second export of an unchanged mirror: nothing copied).
+#
+# Environment:
+#   ROUNDS          alternated rounds (default 3)
+#   MOVIES, SERIES  library size (default 5000 movies + 556 series = 10,004 items, bench-sync.sh's mirror)
+#   MEDIA_SIZE      --media-size of the test server (default 2000 bytes)
+#   MEDIASYNC_BIN_DIR  use the binaries in this folder; skips the build
+#   SWIFT_SCRATCH   swift scratch path (default <repo>/.build-benchexport)
+#   BENCH_KEEP=1    keep the scratch folder
+set -euo pipefail
+
+SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO_DIR=$(cd "$SCRIPT_DIR/.." && pwd)
+cd "$REPO_DIR"
+
+ROUNDS=${ROUNDS:-3}
+MOVIES=${MOVIES:-5000}
+SERIES=${SERIES:-556}
+MEDIA_SIZE=${MEDIA_SIZE:-2000}
+SWIFT_SCRATCH=${SWIFT_SCRATCH:-$REPO_DIR/.build-benchexport}
+BENCH_KEEP=${BENCH_KEEP:-0}
+
+log() { echo "bench-export: $*" >&2; }
+
+if [ -n "${MEDIASYNC_BIN_DIR:-}" ]; then
+    bin=$MEDIASYNC_BIN_DIR
+else
+    log "building the release binaries ($SWIFT_SCRATCH)"
+    swift build -c release --scratch-path "$SWIFT_SCRATCH" --product mediasync >&2
+    swift build -c release --scratch-path "$SWIFT_SCRATCH" --product mediasync-test-server >&2
+    bin=$(swift build -c release --scratch-path "$SWIFT_SCRATCH" --show-bin-path)
+fi
+ms="$bin/mediasync"
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/bench-export.XXXXXX")
+server=""
+cleanup() {
+    if [ -n "$server" ]; then kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; fi
+    if [ "$BENCH_KEEP" = 1 ]; then log "kept $work"; else rm -rf "$work"; fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+export MEDIASYNC_ROOT="$work/mirror" MEDIASYNC_CONFIG_DIR="$work/config"
+
+"$bin/mediasync-test-server" --movies "$MOVIES" --series "$SERIES" --media-size "$MEDIA_SIZE" \
+    >"$work/server.out" 2>"$work/server.err" &
+server=$!
+for _ in $(seq 1 300); do grep -q '^listening on ' "$work/server.out" && break; sleep 0.1; done
+base=$(sed -n 's/^listening on \(http[^ ]*\).*/\1/p' "$work/server.out")
+[ -n "$base" ] || { cat "$work/server.out" "$work/server.err" >&2; log "the test server did not start"; exit 1; }
+for _ in $(seq 1 50); do grep -q '^user ' "$work/server.err" && break; sleep 0.1; done
+user=$(sed -n 's|^user \([^/]*\)/\([^,]*\),.*|\1|p' "$work/server.err")
+password=$(sed -n 's|^user \([^/]*\)/\([^,]*\),.*|\2|p' "$work/server.err")
+log "server $base, $((MOVIES + SERIES * 9)) items"
+
+printf '%s\n' "$password" | timeout 60 "$ms" login "$base" --username "$user" --password-stdin >&2
+timeout 60 "$ms" browse --json >"$work/views.json"
+for view in $(python3 -c 'import json,sys; print(" ".join(v["id"] for v in json.load(open(sys.argv[1]))))' "$work/views.json"); do
+    timeout 60 "$ms" select library "$view" >/dev/null
+done
+log "first sync"
+timeout 900 "$ms" sync --quiet
+files=$(find "$MEDIASYNC_ROOT/Downloads" -type f | wc -l)
+bytes=$(du -sb "$MEDIASYNC_ROOT/Downloads" | cut -f1)
+log "mirror: $files files, $bytes bytes"
+
+now_ns() { date +%s%N; }
+median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+
+# The list of exactly the files the export copies, from a first export's manifest.
+"$ms" export "$work/probe" --copy --quiet --json >"$work/probe.json"
+python3 - "$work/probe/.mediasync-export.json" "$work/list" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+with open(sys.argv[2], "wb") as out:
+    for entry in m["files"].values():
+        if entry.get("source"):
+            out.write(entry["source"].encode() + b"\0")
+PY
+exported_files=$(tr -cd '\0' <"$work/list" | wc -c)
+exported_bytes=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["bytesExported"])' "$work/probe.json")
+rm -rf "$work/probe"
+log "the export copies $exported_files files, $exported_bytes bytes"
+
+export_ms=(); cp_ms=(); list_ms=(); noop_ms=()
+for round in $(seq 1 "$ROUNDS"); do
+    sync
+    t0=$(now_ns); "$ms" export "$work/dest-export" --copy --quiet; export_ms+=($(( ($(now_ns) - t0) / 1000000 )))
+    sync
+    t0=$(now_ns); cp -r "$MEDIASYNC_ROOT/Downloads" "$work/dest-cp" && sync; cp_ms+=($(( ($(now_ns) - t0) / 1000000 )))
+    sync
+    mkdir -p "$work/dest-list"
+    t0=$(now_ns); (cd "$MEDIASYNC_ROOT" && xargs -0 cp --parents -t "$work/dest-list" <"$work/list") && sync
+    list_ms+=($(( ($(now_ns) - t0) / 1000000 )))
+    t0=$(now_ns); "$ms" export "$work/dest-export" --copy --quiet; noop_ms+=($(( ($(now_ns) - t0) / 1000000 )))
+    log "round $round: export ${export_ms[-1]} ms, cp -r ${cp_ms[-1]} ms, cp list ${list_ms[-1]} ms, no-op export ${noop_ms[-1]} ms"
+    rm -rf "$work/dest-export" "$work/dest-cp" "$work/dest-list"
+done
+
+e=$(median "${export_ms[@]}"); c=$(median "${cp_ms[@]}"); l=$(median "${list_ms[@]}"); n=$(median "${noop_ms[@]}")
+echo "mirror: $files files, $bytes bytes ($MOVIES movies, $SERIES series, media $MEDIA_SIZE bytes); export copies $exported_files files, $exported_bytes bytes"
+echo "export --copy: median $e ms (rounds: ${export_ms[*]})"
+echo "cp -r + sync:  median $c ms (rounds: ${cp_ms[*]}), ratio cp/export $(python3 -c "print(f'{$c/$e:.2f}')")"
+echo "cp list + sync: median $l ms (rounds: ${list_ms[*]}), ratio cp/export $(python3 -c "print(f'{$l/$e:.2f}')")"
+echo "no-op export:  median $n ms (rounds: ${noop_ms[*]})"

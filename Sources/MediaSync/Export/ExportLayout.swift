@@ -1,0 +1,219 @@
+import Foundation
+import MediaSyncCore
+
+/// One file the export should hold at the destination.
+public struct ExportTarget: Sendable, Equatable {
+    public enum Content: Sendable, Equatable {
+        /// Copied (or linked) from the mirror.
+        case file(ExportSource.File)
+        /// Written as given (a playlist).
+        case generated([UInt8])
+    }
+
+    /// The path relative to the destination.
+    public var path: String
+    /// The mirror's index key of the source, or `playlist:…`.
+    public var key: String
+    /// `media` or `podcasts`.
+    public var scope: String
+    public var content: Content
+
+    public init(path: String, key: String, scope: String, content: Content) {
+        self.path = path
+        self.key = key
+        self.scope = scope
+        self.content = content
+    }
+
+    public var size: Int64 {
+        switch content {
+        case .file(let file): return file.size
+        case .generated(let bytes): return Int64(bytes.count)
+        }
+    }
+
+    /// What the manifest records to tell an unchanged file.
+    public var identity: String {
+        switch content {
+        case .file(let file): return file.identity
+        case .generated(let bytes): return "sha1:" + SHA1.hex(bytes)
+        }
+    }
+
+    public var sourcePath: String? {
+        if case .file(let file) = content { return file.path }
+        return nil
+    }
+}
+
+/// The plain layout: where each file of the mirror goes (see ``ExportNaming``). Pure.
+public enum ExportLayout {
+    public static func targets(_ source: ExportSource, scope: MirrorSync.Scope?, playlists: Bool) -> [ExportTarget] {
+        var targets: [ExportTarget] = []
+        if scope == nil || scope == .media {
+            targets += movies(source.movies)
+            targets += series(source.series, playlists: playlists)
+        }
+        if scope == nil || scope == .podcasts {
+            targets += podcasts(source.podcasts, playlists: playlists)
+        }
+        return separateCollisions(targets)
+    }
+
+    static func movies(_ movies: [ExportSource.Movie]) -> [ExportTarget] {
+        var targets: [ExportTarget] = []
+        let suffixes = ExportNaming.resolve(movies.map { ($0.id, ExportNaming.titled($0.title, year: $0.year)) })
+        for movie in movies {
+            let folderName = ExportNaming.component(
+                ExportNaming.titled(movie.title, year: movie.year), suffix: suffixes[movie.id] ?? "")
+            let folder = "Movies/" + folderName
+            targets += versions(movie.versions, itemStem: folderName, itemName: ExportNaming.titled(movie.title, year: movie.year), folder: folder)
+            if let poster = movie.poster { targets.append(file(folder + "/poster.jpg", poster, scope: "media")) }
+            if let backdrop = movie.backdrop { targets.append(file(folder + "/backdrop.jpg", backdrop, scope: "media")) }
+        }
+        return targets
+    }
+
+    /// Media and subtitles of one item's versions: `stem.ext` for one version; with several, `stem - label.ext`
+    /// (the first version without a label of its own keeps `stem.ext`).
+    static func versions(_ versions: [ExportSource.Version], itemStem: String, itemName: String, folder: String) -> [ExportTarget] {
+        var targets: [ExportTarget] = []
+        var stems: [(id: String, stem: String)] = []
+        for version in versions {
+            let label = versions.count > 1 ? ExportNaming.versionLabel(version.name, itemName: itemName, otherNames: [itemStem]) : ""
+            stems.append((version.versionId, label.isEmpty ? itemStem : "\(itemStem) - \(label)"))
+        }
+        let suffixes = ExportNaming.resolve(stems)
+        for (version, stem) in zip(versions, stems) {
+            let suffix = suffixes[version.versionId] ?? ""
+            targets.append(
+                file(
+                    folder + "/" + ExportNaming.component(stem.stem, suffix: suffix, fileExtension: version.media.fileExtension),
+                    version.media, scope: "media"))
+            for subtitle in version.subtitles {
+                let tail = "\(subtitle.language)\(subtitle.forced ? ".forced" : "").\(subtitle.format)"
+                targets.append(
+                    file(folder + "/" + ExportNaming.component(stem.stem, suffix: suffix, fileExtension: tail), subtitle.file, scope: "media"))
+            }
+        }
+        return targets
+    }
+
+    static func series(_ allSeries: [ExportSource.Series], playlists: Bool) -> [ExportTarget] {
+        var targets: [ExportTarget] = []
+        let suffixes = ExportNaming.resolve(allSeries.map { ($0.id, ExportNaming.titled($0.title, year: $0.year)) })
+        for series in allSeries {
+            let folder = "Shows/" + ExportNaming.component(ExportNaming.titled(series.title, year: series.year), suffix: suffixes[series.id] ?? "")
+            if let poster = series.poster { targets.append(file(folder + "/poster.jpg", poster, scope: "media")) }
+            if let backdrop = series.backdrop { targets.append(file(folder + "/backdrop.jpg", backdrop, scope: "media")) }
+            let seriesName = ExportNaming.clean(series.title)
+            for season in series.seasons {
+                let seasonName = ExportNaming.seasonFolder(season.number)
+                let seasonFolder = folder + "/" + seasonName
+                if let poster = season.poster { targets.append(file(seasonFolder + "/folder.jpg", poster, scope: "media")) }
+                let stems = season.episodes.map { episode in
+                    (id: episode.id, stem: ExportNaming.episodeStem(
+                        series: seriesName, season: season.number, episode: episode.number, episodeEnd: episode.numberEnd,
+                        title: episode.title))
+                }
+                let episodeSuffixes = ExportNaming.resolve(stems)
+                var entries: [(title: String, seconds: Int?, name: String)] = []
+                let ordered = zip(season.episodes, stems).sorted { left, right in
+                    (left.0.number ?? Int.max, left.0.id) < (right.0.number ?? Int.max, right.0.id)
+                }
+                for (episode, stem) in ordered {
+                    let itemStem = ExportNaming.component(stem.stem, suffix: episodeSuffixes[episode.id] ?? "")
+                    let made = versions(episode.versions, itemStem: itemStem, itemName: episode.title ?? "", folder: seasonFolder)
+                    targets += made
+                    if let thumb = episode.thumb {
+                        targets.append(
+                            file(seasonFolder + "/" + ExportNaming.component(itemStem, suffix: "-thumb", fileExtension: "jpg"), thumb, scope: "media"))
+                    }
+                    if let first = made.first {
+                        entries.append((episode.title ?? itemStem, episode.runTimeSeconds, String(first.path.split(separator: "/").last ?? "")))
+                    }
+                }
+                if playlists && !entries.isEmpty {
+                    targets.append(
+                        ExportTarget(
+                            path: seasonFolder + "/" + ExportNaming.component(seasonName, fileExtension: "m3u8"),
+                            key: "playlist:season:\(series.id):\(season.number)", scope: "media",
+                            content: .generated(playlist(entries))))
+                }
+            }
+        }
+        return targets
+    }
+
+    static func podcasts(_ podcasts: [ExportSource.Podcast], playlists: Bool) -> [ExportTarget] {
+        var targets: [ExportTarget] = []
+        let suffixes = ExportNaming.resolve(podcasts.map { ($0.id, $0.title) })
+        for podcast in podcasts {
+            let folderName = ExportNaming.component(podcast.title, suffix: suffixes[podcast.id] ?? "")
+            let folder = "Podcasts/" + folderName
+            let ordered = podcast.episodes.sorted { ($0.published ?? "", $0.title, $0.id) < ($1.published ?? "", $1.title, $1.id) }
+            let stems = ordered.map { (id: $0.id, stem: ExportNaming.podcastEpisodeStem(published: $0.published, title: $0.title)) }
+            let episodeSuffixes = ExportNaming.resolve(stems)
+            var entries: [(title: String, seconds: Int?, name: String)] = []
+            for (episode, stem) in zip(ordered, stems) {
+                let name = ExportNaming.component(stem.stem, suffix: episodeSuffixes[episode.id] ?? "", fileExtension: episode.file.fileExtension)
+                targets.append(file(folder + "/" + name, episode.file, scope: "podcasts"))
+                entries.append((episode.title, nil, name))
+            }
+            if playlists && !entries.isEmpty {
+                targets.append(
+                    ExportTarget(
+                        path: folder + "/" + ExportNaming.component(folderName, fileExtension: "m3u8"), key: "playlist:podcast:\(podcast.id)",
+                        scope: "podcasts", content: .generated(playlist(entries))))
+            }
+        }
+        return targets
+    }
+
+    /// An extended M3U playlist in UTF-8 with paths relative to its own folder.
+    public static func playlist(_ entries: [(title: String, seconds: Int?, name: String)]) -> [UInt8] {
+        var text = "#EXTM3U\n"
+        for entry in entries {
+            let title = entry.title.replacingOccurrences(of: "\n", with: " ").replacingOccurrences(of: "\r", with: " ")
+            text += "#EXTINF:\(entry.seconds ?? -1),\(title)\n\(entry.name)\n"
+        }
+        return Array(text.utf8)
+    }
+
+    private static func file(_ path: String, _ source: ExportSource.File, scope: String) -> ExportTarget {
+        ExportTarget(path: path, key: source.key, scope: scope, content: .file(source))
+    }
+
+    /// The last safety net: two targets whose paths still fold alike (two subtitles of one language, names cut to
+    /// the same 255 bytes) — the one with the smaller key keeps the path, the others get a disambiguator.
+    static func separateCollisions(_ targets: [ExportTarget]) -> [ExportTarget] {
+        var groups: [String: [Int]] = [:]
+        for (position, target) in targets.enumerated() {
+            groups[ExportNaming.foldKey(target.path), default: []].append(position)
+        }
+        var result = targets
+        var used = Set(groups.keys)
+        for key in groups.keys.sorted() {
+            guard let members = groups[key], members.count > 1 else { continue }
+            for position in members.sorted(by: { targets[$0].key < targets[$1].key }).dropFirst() {
+                let path = targets[position].path
+                let slash = path.lastIndex(of: "/").map { path.index(after: $0) } ?? path.startIndex
+                let folder = String(path[..<slash])
+                let name = String(path[slash...])
+                let firstDot = name.firstIndex(of: ".") ?? name.endIndex
+                let stem = String(name[..<firstDot])
+                let tail = firstDot < name.endIndex ? String(name[name.index(after: firstDot)...]) : nil
+                var extra = 0
+                var candidate: String
+                repeat {
+                    let id = extra == 0 ? targets[position].key : targets[position].key + "#\(extra)"
+                    candidate = folder + ExportNaming.component(stem, suffix: ExportNaming.disambiguator(id), fileExtension: tail)
+                    extra += 1
+                } while used.contains(ExportNaming.foldKey(candidate))
+                used.insert(ExportNaming.foldKey(candidate))
+                result[position].path = candidate
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,150 @@
+import Foundation
+import MediaSync
+import Testing
+
+@Suite struct ExportPlannerTests {
+    static func target(_ path: String, key: String, identity: String = "id1", size: Int64 = 10, scope: String = "media") -> ExportTarget {
+        ExportTarget(
+            path: path, key: key, scope: scope,
+            content: .file(ExportSource.File(key: key, path: "Downloads/\(key)", size: size, identity: identity)))
+    }
+
+    static func entry(key: String, identity: String = "id1", size: Int64 = 10, scope: String = "media") -> ExportManifest.Entry {
+        ExportManifest.Entry(key: key, source: "Downloads/\(key)", identity: identity, size: size, scope: scope)
+    }
+
+    static func plan(
+        _ targets: [ExportTarget], manifest: [String: ExportManifest.Entry] = [:], facts: [String: DestinationFact] = [:],
+        limit: Int64? = nil, scopes: Set<String> = ["media", "podcasts"], delete: Bool = false, maxDelete: Int? = nil
+    ) -> ExportPlan {
+        ExportPlanner.plan(
+            targets: targets, manifest: ExportManifest(files: manifest), facts: facts, maximumFileSize: limit, scopes: scopes,
+            delete: delete, maxDelete: maxDelete)
+    }
+
+    static func actions(_ plan: ExportPlan) -> [String] {
+        plan.steps.map { step in
+            switch step {
+            case .copy(let target, let replacing): return "\(replacing ? "replace" : "copy") \(target.path)"
+            case .move(let from, let target): return "move \(from) -> \(target.path)"
+            case .delete(let path, let reason): return "delete \(path) (\(reason))"
+            }
+        }
+    }
+
+    @Test func newFilesAreCopiedAndUnchangedOnesLeftAlone() {
+        let a = Self.target("A/a.mkv", key: "k1")
+        let b = Self.target("B/b.mkv", key: "k2")
+        let plan = Self.plan([a, b], manifest: ["A/a.mkv": Self.entry(key: "k1")], facts: ["A/a.mkv": .file(size: 10)])
+        #expect(Self.actions(plan) == ["copy B/b.mkv"])
+        #expect(plan.unchanged == ["A/a.mkv"])
+    }
+
+    @Test func aReplacedSourceIsExportedAgainOverTheExportsOwnFile() {
+        let a = Self.target("A/a.mkv", key: "k1", identity: "id2", size: 12)
+        let plan = Self.plan([a], manifest: ["A/a.mkv": Self.entry(key: "k1")], facts: ["A/a.mkv": .file(size: 10)])
+        #expect(Self.actions(plan) == ["replace A/a.mkv"])
+    }
+
+    @Test func aUsersFileAtATargetNameIsNeverTouched() {
+        let a = Self.target("A/a.mkv", key: "k1")
+        let plan = Self.plan([a], facts: ["A/a.mkv": .file(size: 99)])
+        #expect(plan.steps.isEmpty)
+        #expect(plan.skipped.map(\.path) == ["A/a.mkv"])
+        let folder = Self.plan([a], facts: ["A/a.mkv": .other])
+        #expect(folder.steps.isEmpty && folder.skipped.count == 1)
+    }
+
+    @Test func anExportedFileTheUserChangedIsForgottenNotOverwritten() {
+        // The manifest's file was replaced by one of another size: the export no longer owns it.
+        let a = Self.target("A/a.mkv", key: "k1")
+        let plan = Self.plan([a], manifest: ["A/a.mkv": Self.entry(key: "k1")], facts: ["A/a.mkv": .file(size: 5)])
+        #expect(plan.steps.isEmpty)
+        #expect(plan.forgotten.map(\.path) == ["A/a.mkv"])
+        #expect(plan.skipped.map(\.path) == ["A/a.mkv"])
+        #expect(plan.manifest.files.isEmpty)
+    }
+
+    @Test func aFileRemovedFromTheDestinationIsExportedAgain() {
+        let a = Self.target("A/a.mkv", key: "k1")
+        let plan = Self.plan([a], manifest: ["A/a.mkv": Self.entry(key: "k1")], facts: [:])
+        #expect(Self.actions(plan) == ["copy A/a.mkv"])
+        #expect(plan.forgotten.isEmpty)
+    }
+
+    @Test func aRenamedTargetIsMovedNotCopied() {
+        let a = Self.target("New/a.mkv", key: "k1")
+        let plan = Self.plan([a], manifest: ["Old/a.mkv": Self.entry(key: "k1")], facts: ["Old/a.mkv": .file(size: 10)])
+        #expect(Self.actions(plan) == ["move Old/a.mkv -> New/a.mkv"])
+        #expect(plan.leftover.isEmpty)
+        // A changed source under a new name: copied, and the old name removed once the new one is placed.
+        let changed = Self.target("New/a.mkv", key: "k1", identity: "id2")
+        let replan = Self.plan([changed], manifest: ["Old/a.mkv": Self.entry(key: "k1")], facts: ["Old/a.mkv": .file(size: 10)])
+        #expect(Self.actions(replan) == ["copy New/a.mkv", "delete Old/a.mkv (renamed)"])
+    }
+
+    @Test func leftoversAreReportedAndDeletedOnlyWithDeleteWithinTheGuard() {
+        let manifest = ["A/a.mkv": Self.entry(key: "gone1"), "B/b.mkv": Self.entry(key: "gone2"), "C/c.mkv": Self.entry(key: "k3")]
+        let facts: [String: DestinationFact] = ["A/a.mkv": .file(size: 10), "B/b.mkv": .file(size: 10), "C/c.mkv": .file(size: 10)]
+        let c = Self.target("C/c.mkv", key: "k3")
+        let kept = Self.plan([c], manifest: manifest, facts: facts)
+        #expect(kept.steps.isEmpty)
+        #expect(kept.leftover == ["A/a.mkv", "B/b.mkv"])
+        let guarded = Self.plan([c], manifest: manifest, facts: facts, delete: true, maxDelete: 1)
+        #expect(guarded.steps.isEmpty)
+        #expect(guarded.deletionAborted?.contains("more than --max-delete 1") == true)
+        let deleted = Self.plan([c], manifest: manifest, facts: facts, delete: true, maxDelete: 2)
+        #expect(Self.actions(deleted) == ["delete A/a.mkv (its source left the mirror)", "delete B/b.mkv (its source left the mirror)"])
+    }
+
+    @Test func otherScopesAreLeftAsTheyAre() {
+        let manifest = ["Podcasts/P/e.mp3": Self.entry(key: "podcast:p:e", scope: "podcasts")]
+        let plan = Self.plan(
+            [], manifest: manifest, facts: ["Podcasts/P/e.mp3": .file(size: 10)], scopes: ["media"], delete: true)
+        #expect(plan.steps.isEmpty && plan.leftover.isEmpty)
+        #expect(plan.manifest.files.count == 1)
+    }
+
+    @Test func filesOverFourGiBAreSkippedOnFAT32() {
+        let big = Self.target("A/big.mkv", key: "k1", size: ExportPlanner.fat32Limit + 1)
+        let edge = Self.target("A/edge.mkv", key: "k2", size: ExportPlanner.fat32Limit)
+        let plan = Self.plan([big, edge], limit: ExportPlanner.fat32Limit)
+        #expect(Self.actions(plan) == ["copy A/edge.mkv"])
+        #expect(plan.skipped.map(\.path) == ["A/big.mkv"])
+        #expect(plan.skipped.first?.reason.contains("FAT32") == true)
+        #expect(Self.actions(Self.plan([big, edge])) == ["copy A/big.mkv", "copy A/edge.mkv"])
+    }
+
+    @Test func theJournalOfAKilledRunCountsOnlyFilesThatReachedTheirName() {
+        var manifest = ExportManifest(files: ["old.mkv": Self.entry(key: "k0")])
+        let lines = [
+            ExportManifest.JournalLine(op: "tmp", path: "A/.mediasync-export-1.tmp"),
+            ExportManifest.JournalLine(op: "put", path: "A/a.mkv", entry: Self.entry(key: "k1")),
+            ExportManifest.JournalLine(op: "tmp", path: "A/.mediasync-export-2.tmp"),
+            ExportManifest.JournalLine(op: "put", path: "A/b.mkv", entry: Self.entry(key: "k2")),
+            ExportManifest.JournalLine(op: "del", path: "old.mkv"),
+        ]
+        let temporaries = manifest.replay(lines) { $0 == "A/a.mkv" ? 10 : nil }
+        #expect(temporaries == ["A/.mediasync-export-1.tmp", "A/.mediasync-export-2.tmp"])
+        #expect(manifest.files.keys.sorted() == ["A/a.mkv"])
+        let text = lines.compactMap { try? JSONEncoder().encode($0) }.map { String(decoding: $0, as: UTF8.self) }.joined(separator: "\n")
+        // A torn last line is ignored.
+        #expect(ExportManifest.journalLines(Data((text + "\n{\"op\":\"pu").utf8)).count == 5)
+    }
+}
+
+@Suite struct ExportJournalTextTests {
+    @Test func journalLinesWrittenByHandDecodeToTheSameValues() throws {
+        let lines = [
+            ExportManifest.JournalLine(op: "tmp", path: "A/.mediasync-export-1.tmp"),
+            ExportManifest.JournalLine(
+                op: "put", path: "Movies/Q\"uote\\d \u{1}\n東 ✨.mkv",
+                entry: ExportManifest.Entry(key: "media:a:b", source: "Downloads/a/a-b.mkv", identity: "1:2:3:4", size: 42, scope: "media")),
+            ExportManifest.JournalLine(
+                op: "put", path: "P/x.m3u8", entry: ExportManifest.Entry(key: "playlist:p", source: nil, identity: "sha1:00", size: 7, scope: "podcasts")),
+            ExportManifest.JournalLine(op: "del", path: "old"),
+        ]
+        let text = lines.flatMap(ExportManifest.journalText)
+        #expect(ExportManifest.journalLines(Data(text)) == lines)
+    }
+}
