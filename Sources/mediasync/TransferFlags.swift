@@ -24,17 +24,23 @@ struct TransferFlags: ParsableArguments {
     @Flag(help: "Do not verify TLS certificates (dangerous).")
     var insecure = false
 
+    @Option(
+        name: .customLong("stall-timeout"),
+        help: "Seconds without a byte (below 1 byte/s) after which a transfer counts as stalled and is retried.")
+    var stallTimeout = 30
+
     func validate() throws {
         guard concurrency >= 1 else { throw ValidationError("--concurrency must be at least 1") }
         if let perHost, perHost < 1 { throw ValidationError("--per-host must be at least 1") }
         guard attempts >= 1 else { throw ValidationError("--attempts must be at least 1") }
+        guard stallTimeout >= 1 else { throw ValidationError("--stall-timeout must be at least 1 second") }
         if let limitRate, TransferFlags.parseRate(limitRate) == nil {
             throw ValidationError("--limit-rate \(limitRate) is not a rate such as 500K or 20M")
         }
     }
 
     var httpConfiguration: HTTPClientConfiguration {
-        HTTPClientConfiguration(caFile: caFile, insecure: insecure)
+        HTTPClientConfiguration(lowSpeedTime: stallTimeout, caFile: caFile, insecure: insecure)
     }
 
     var options: TransferOptions {

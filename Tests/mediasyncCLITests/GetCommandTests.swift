@@ -75,8 +75,10 @@ import Glibc
         server.setFile("/movie.mkv", contents: media)
         // The first response stops after 3 MiB and hangs: the process is killed while it waits, whatever
         // the machine's load (no race with the download finishing).
-        server.inject(.stall(afterBytes: 3 << 20, seconds: 120), path: "/movie.mkv")
-        let arguments = ["get", "--quiet", "--output-dir", folder, server.baseURL + "/movie.mkv"]
+        server.inject(.stall(afterBytes: 3 << 20, seconds: 300), path: "/movie.mkv")
+        // The client's stall window is longer than the stall: it never gives up and resumes by itself before the kill,
+        // however long a loaded machine takes to see the partial file.
+        let arguments = ["get", "--quiet", "--stall-timeout", "600", "--output-dir", folder, server.baseURL + "/movie.mkv"]
         let (process, _, _) = try CommandRunner.start(arguments)
         let staging = folder + "/.mediasync-staging"
         // Wait until a resumable partial file (past the 1 MiB record threshold) is in staging, then kill -9.
@@ -85,7 +87,7 @@ import Glibc
         let partial = await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
                 var partial = 0
-                for _ in 0..<3000 where partial < 2 << 20 {
+                for _ in 0..<12_000 where partial < 2 << 20 {
                     usleep(10_000)
                     let names = (try? FileManager.default.contentsOfDirectory(atPath: staging)) ?? []
                     partial = names.filter { $0.hasSuffix(".part") }.compactMap {
