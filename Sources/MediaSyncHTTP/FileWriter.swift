@@ -151,13 +151,16 @@ final class FileWriter: CurlResponseHandler, @unchecked Sendable {
                 restart = .rangeMismatch
                 return restartError
             }
-            guard let validator, let sentValidator else {
-                restart = .validatorMissing
-                return restartError
-            }
-            guard validator == sentValidator else {
-                restart = .validatorChanged
-                return restartError
+            // (A 206 from byte 0 to a request that continued nothing is one response: nothing to tie.)
+            if resumeOffset > 0 {
+                guard let validator, let sentValidator else {
+                    restart = .validatorMissing
+                    return restartError
+                }
+                guard validator == sentValidator else {
+                    restart = .validatorChanged
+                    return restartError
+                }
             }
             let total = range.total ?? contentLength.map { resumeOffset + $0 }
             if let sentTotal, let total, sentTotal != total {
