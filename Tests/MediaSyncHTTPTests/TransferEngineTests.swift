@@ -47,11 +47,14 @@ import Testing
         // reset drops what the client has not read yet: resetting at a byte count raced the client's reading.)
         server.inject(.stall(afterBytes: 3 * Self.mib, seconds: 120), path: "/media.mkv")
         let staging = folder.path + "/.mediasync-staging"
-        let download = Task { await one(makeEngine(), server, "/media.mkv", to: folder.file("media.mkv")) }
+        // The client's stall window is longer than the test: it never gives up (and resumes) by itself first.
+        let engine = makeEngine(configuration: HTTPClientConfiguration(lowSpeedTime: 600))
+        let download = Task { await one(engine, server, "/media.mkv", to: folder.file("media.mkv")) }
+        // Polled on a thread of its own: Dispatch's pool can be held by other tests' blocking loops.
         let written = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
+            Thread.detachNewThread {
                 var written = 0
-                for _ in 0..<6_000 where written < 2 * Self.mib {
+                for _ in 0..<12_000 where written < 2 * Self.mib {
                     usleep(10_000)
                     let names = (try? FileManager.default.contentsOfDirectory(atPath: staging)) ?? []
                     written = names.filter { $0.hasSuffix(".part") }.compactMap {

@@ -82,10 +82,10 @@ import Glibc
         let (process, _, _) = try CommandRunner.start(arguments)
         let staging = folder + "/.mediasync-staging"
         // Wait until a resumable partial file (past the 1 MiB record threshold) is in staging, then kill -9.
-        // Polled on a Dispatch thread: a loaded full-suite run can keep the cooperative threads from resuming a
-        // sleeping task for longer than the client's 30-second low-speed window, after which it resumes by itself.
+        // Polled on a thread of its own: a loaded full-suite run can keep the cooperative threads (and Dispatch's
+        // pool, held by other tests' blocking loops) from running the poll for a long time.
         let partial = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
+            Thread.detachNewThread {
                 var partial = 0
                 for _ in 0..<12_000 where partial < 2 << 20 {
                     usleep(10_000)
