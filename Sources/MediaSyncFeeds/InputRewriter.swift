@@ -480,7 +480,16 @@ final class InputRewriter {
 
     /// The length of the complete, well-formed UTF-8 sequence of two or more bytes starting at `index`, if any.
     static func utf8SequenceLength(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> Int? {
-        let lead = bytes[index]
+        guard let (length, lower, upper) = utf8Lead(bytes[index]) else { return nil }
+        guard index + length <= bytes.count, bytes[index + 1] >= lower, bytes[index + 1] <= upper else { return nil }
+        for offset in 2..<max(length, 2) where bytes[index + offset] & 0xC0 != 0x80 { return nil }
+        return length
+    }
+
+    /// For a UTF-8 lead byte of a sequence of two or more bytes: the sequence's length and the range its second
+    /// byte must fall in (Unicode's table of well-formed sequences); nil for any other byte.
+    @inline(__always)
+    static func utf8Lead(_ lead: UInt8) -> (length: Int, lower: UInt8, upper: UInt8)? {
         let length: Int
         var lower: UInt8 = 0x80
         var upper: UInt8 = 0xBF
@@ -502,9 +511,7 @@ final class InputRewriter {
             upper = 0x8F
         default: return nil
         }
-        guard index + length <= bytes.count, bytes[index + 1] >= lower, bytes[index + 1] <= upper else { return nil }
-        for offset in 2..<max(length, 2) where bytes[index + offset] & 0xC0 != 0x80 { return nil }
-        return length
+        return (length, lower, upper)
     }
 
     /// Appends a windows-1252 byte to `pending` as UTF-8.
@@ -1170,27 +1177,7 @@ final class InputRewriter {
                 index += 1
                 continue
             }
-            let length: Int
-            var lower: UInt8 = 0x80
-            var upper: UInt8 = 0xBF
-            switch lead {
-            case 0xC2...0xDF: length = 2
-            case 0xE0:
-                length = 3
-                lower = 0xA0
-            case 0xE1...0xEC, 0xEE...0xEF: length = 3
-            case 0xED:
-                length = 3
-                upper = 0x9F
-            case 0xF0:
-                length = 4
-                lower = 0x90
-            case 0xF1...0xF3: length = 4
-            case 0xF4:
-                length = 4
-                upper = 0x8F
-            default: return nil
-            }
+            guard let (length, lower, upper) = InputRewriter.utf8Lead(lead) else { return nil }
             if index + length > count {
                 // Possibly cut by the chunk boundary: valid so far if the bytes present fit the sequence.
                 if index + 1 < count {

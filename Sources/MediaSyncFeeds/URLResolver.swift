@@ -95,7 +95,7 @@ enum URLResolver {
     }
 
     /// Whether the bytes start with a scheme and its colon (`urn:`, `tag:`, `https:`).
-    static func hasScheme(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    static func hasScheme<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> Bool {
         var sawLetter = false
         for byte in bytes {
             switch byte {
@@ -124,20 +124,7 @@ enum URLResolver {
     }
 
     private static func hasScheme(_ url: String) -> Bool {
-        var sawLetter = false
-        for byte in url.utf8 {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"):
-                sawLetter = true
-            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."):
-                if !sawLetter { return false }
-            case UInt8(ascii: ":"):
-                return sawLetter
-            default:
-                return false
-            }
-        }
-        return false
+        hasScheme(url.utf8)
     }
 
     private static func needsEscape(_ byte: UInt8) -> Bool {

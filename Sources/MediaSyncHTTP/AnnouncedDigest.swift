@@ -9,25 +9,24 @@ import Foundation
 enum AnnouncedDigest {
     /// The announced SHA-256 as lowercase hex, or nil.
     static func sha256(_ headers: HTTPHeaders) -> String? {
-        if let field = headers["Repr-Digest"] {
-            for member in field.split(separator: ",") {
-                let parts = member.split(separator: "=", maxSplits: 1)
-                guard parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces).lowercased() == "sha-256" else {
-                    continue
-                }
-                let value = parts[1].trimmingCharacters(in: .whitespaces)
+        sha256(in: headers["Repr-Digest"], colonWrapped: true) ?? sha256(in: headers["Digest"], colonWrapped: false)
+    }
+
+    /// The `sha-256` member of a comma-separated `name=value` list; its value is base64, between colons in the
+    /// structured-field form of `Repr-Digest`.
+    private static func sha256(in field: String?, colonWrapped: Bool) -> String? {
+        guard let field else { return nil }
+        for member in field.split(separator: ",") {
+            let parts = member.split(separator: "=", maxSplits: 1)
+            guard parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces).lowercased() == "sha-256" else {
+                continue
+            }
+            var value = parts[1].trimmingCharacters(in: .whitespaces)
+            if colonWrapped {
                 guard value.count > 2, value.hasPrefix(":"), value.hasSuffix(":") else { continue }
-                if let hex = hex(base64: String(value.dropFirst().dropLast())) { return hex }
+                value = String(value.dropFirst().dropLast())
             }
-        }
-        if let field = headers["Digest"] {
-            for member in field.split(separator: ",") {
-                let parts = member.split(separator: "=", maxSplits: 1)
-                guard parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces).lowercased() == "sha-256" else {
-                    continue
-                }
-                if let hex = hex(base64: parts[1].trimmingCharacters(in: .whitespaces)) { return hex }
-            }
+            if let hex = hex(base64: value) { return hex }
         }
         return nil
     }
