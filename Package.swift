@@ -62,10 +62,13 @@ let package = Package(
         .testTarget(
             name: "MediaSyncServerTests",
             dependencies: ["MediaSyncServer", "MediaSyncCore", "MediaSyncHTTP", "MediaSyncTestServer"]),
-        .testTarget(name: "MediaSyncTests", dependencies: ["MediaSync", "MediaSyncTestServer", "MediaSyncTestSupport"]),
+        .testTarget(
+            name: "MediaSyncTests", dependencies: ["MediaSync", "MediaSyncTestServer", "MediaSyncTestSupport"]),
         .testTarget(name: "MediaSyncTestServerTests", dependencies: ["MediaSyncTestServer"]),
         .testTarget(
             name: "mediasyncCLITests",
-            dependencies: ["mediasync", "mediasync-test-server", "MediaSync", "MediaSyncTestServer", "MediaSyncTestSupport"]),
+            dependencies: [
+                "mediasync", "mediasync-test-server", "MediaSync", "MediaSyncTestServer", "MediaSyncTestSupport",
+            ]),
     ]
 )

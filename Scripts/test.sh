@@ -10,5 +10,8 @@ Scripts/install-deps.sh
 export TMPDIR="${TMPDIR_OVERRIDE:-$(mktemp -d /tmp/mediasync-test.XXXXXX)}"
 trap 'rm -rf "$TMPDIR"' EXIT
 
+# Style: swift-format (part of the toolchain) with the repository's .swift-format; any finding fails the run.
+swift format lint --strict --recursive --parallel Sources Tests Fuzz Package.swift
+
 swift build --build-tests
 swift test --skip-build "$@"

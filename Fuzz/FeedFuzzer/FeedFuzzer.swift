@@ -2,7 +2,7 @@ import Foundation
 import MediaSyncFeeds
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// One document through every public entry point of MediaSyncFeeds, with the checks of the mutation test
@@ -47,8 +47,14 @@ enum FeedFuzzer {
 
         guard write(bytes, to: scratch.input) else { return problems + ["cannot write \(scratch.input)"] }
         for (path, streamer) in [
-            ("FeedJSON.write(feedBytes:)", { (fd: Int32) in try FeedJSON.write(feedBytes: bytes, baseURL: baseURL, to: fd) }),
-            ("FeedJSON.write(feedAtPath:)", { (fd: Int32) in try FeedJSON.write(feedAtPath: scratch.input, baseURL: baseURL, to: fd) }),
+            (
+                "FeedJSON.write(feedBytes:)",
+                { (fd: Int32) in try FeedJSON.write(feedBytes: bytes, baseURL: baseURL, to: fd) }
+            ),
+            (
+                "FeedJSON.write(feedAtPath:)",
+                { (fd: Int32) in try FeedJSON.write(feedAtPath: scratch.input, baseURL: baseURL, to: fd) }
+            ),
         ] {
             let descriptor = open(scratch.output, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
             guard descriptor >= 0 else { return problems + ["cannot open \(scratch.output)"] }
@@ -74,7 +80,9 @@ enum FeedFuzzer {
         case .success(let outlines):
             for outline in outlines {
                 if !isCleanURL(outline.xmlURL) { problems.append("OPML xmlURL \(outline.xmlURL.debugDescription)") }
-                if let html = outline.htmlURL, !isCleanURL(html) { problems.append("OPML htmlURL \(html.debugDescription)") }
+                if let html = outline.htmlURL, !isCleanURL(html) {
+                    problems.append("OPML htmlURL \(html.debugDescription)")
+                }
                 if let title = outline.title, title.isEmpty || !isCleanText(title) {
                     problems.append("OPML title \(title.debugDescription)")
                 }
@@ -88,7 +96,9 @@ enum FeedFuzzer {
     static func feedProblems(_ feed: Feed) -> [String] {
         var problems: [String] = []
         func text(_ name: String, _ value: String?) {
-            if let value, value.isEmpty || !isCleanText(value) { problems.append("\(name) \(value.debugDescription.prefix(200))") }
+            if let value, value.isEmpty || !isCleanText(value) {
+                problems.append("\(name) \(value.debugDescription.prefix(200))")
+            }
         }
         func url(_ name: String, _ value: String?) {
             if let value, !isCleanURL(value) { problems.append("\(name) \(value.debugDescription.prefix(200))") }
@@ -120,7 +130,8 @@ enum FeedFuzzer {
     static func errorProblems(_ error: Error, path: String) -> [String] {
         guard let error = error as? FeedError else { return ["\(path) threw a \(type(of: error)): \(error)"] }
         let text = error.description
-        return text.isEmpty || text.contains("\n") || !isCleanText(text) ? ["\(path)'s error \(text.debugDescription)"] : []
+        return text.isEmpty || text.contains("\n") || !isCleanText(text)
+            ? ["\(path)'s error \(text.debugDescription)"] : []
     }
 
     /// XML 1.0 characters only (no NUL, no C0 control but tab, line feed and carriage return, no U+FFFE/U+FFFF).
@@ -172,65 +183,66 @@ enum FeedFuzzer {
 
 #if MEDIASYNC_LIBFUZZER
 
-nonisolated(unsafe) private var scratch: FeedFuzzer.Scratch?
+    nonisolated(unsafe) private var scratch: FeedFuzzer.Scratch?
 
-@_silgen_name("LLVMFuzzerRunDriver")
-private func runDriver(
-    _ argc: UnsafeMutablePointer<Int32>,
-    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32
-) -> Int32
+    @_silgen_name("LLVMFuzzerRunDriver")
+    private func runDriver(
+        _ argc: UnsafeMutablePointer<Int32>,
+        _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+        _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32
+    ) -> Int32
 
-/// libFuzzer's entry point: aborts (so that libFuzzer keeps the input as a crash) when a check fails.
-@_cdecl("LLVMFuzzerTestOneInput")
-func testOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
-    let bytes = data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []
-    let current = scratch ?? FeedFuzzer.Scratch()
-    scratch = current
-    let problems = FeedFuzzer.problems(bytes, scratch: current)
-    if !problems.isEmpty {
-        FileHandle.standardError.write(Data(("mediasync-fuzz-feeds: " + problems.joined(separator: "\n  ") + "\n").utf8))
-        abort()
+    /// libFuzzer's entry point: aborts (so that libFuzzer keeps the input as a crash) when a check fails.
+    @_cdecl("LLVMFuzzerTestOneInput")
+    func testOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+        let bytes = data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []
+        let current = scratch ?? FeedFuzzer.Scratch()
+        scratch = current
+        let problems = FeedFuzzer.problems(bytes, scratch: current)
+        if !problems.isEmpty {
+            FileHandle.standardError.write(
+                Data(("mediasync-fuzz-feeds: " + problems.joined(separator: "\n  ") + "\n").utf8))
+            abort()
+        }
+        return 0
     }
-    return 0
-}
 
-/// SwiftPM links an executable with `main` = `<module>_main`; here that runs libFuzzer's driver.
-@_cdecl("mediasync_fuzz_feeds_main")
-func fuzzerMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
-    var count = argc
-    var arguments = argv
-    return runDriver(&count, &arguments, testOneInput)
-}
+    /// SwiftPM links an executable with `main` = `<module>_main`; here that runs libFuzzer's driver.
+    @_cdecl("mediasync_fuzz_feeds_main")
+    func fuzzerMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
+        var count = argc
+        var arguments = argv
+        return runDriver(&count, &arguments, testOneInput)
+    }
 
 #else
 
-/// `mediasync-fuzz-feeds FILE...`: replays documents (crashers, a libFuzzer corpus) without libFuzzer.
-@main
-enum Replay {
-    static func main() {
-        let scratch = FeedFuzzer.Scratch()
-        defer {
-            unlink(scratch.input)
-            unlink(scratch.output)
-        }
-        var failed = 0
-        let files = CommandLine.arguments.dropFirst()
-        for file in files {
-            guard access(file, R_OK) == 0 else {
-                print("\(file): cannot read")
-                failed += 1
-                continue
+    /// `mediasync-fuzz-feeds FILE...`: replays documents (crashers, a libFuzzer corpus) without libFuzzer.
+    @main
+    enum Replay {
+        static func main() {
+            let scratch = FeedFuzzer.Scratch()
+            defer {
+                unlink(scratch.input)
+                unlink(scratch.output)
             }
-            let problems = FeedFuzzer.problems(FeedFuzzer.read(file), scratch: scratch)
-            if !problems.isEmpty {
-                failed += 1
-                print("\(file):\n  " + problems.joined(separator: "\n  "))
+            var failed = 0
+            let files = CommandLine.arguments.dropFirst()
+            for file in files {
+                guard access(file, R_OK) == 0 else {
+                    print("\(file): cannot read")
+                    failed += 1
+                    continue
+                }
+                let problems = FeedFuzzer.problems(FeedFuzzer.read(file), scratch: scratch)
+                if !problems.isEmpty {
+                    failed += 1
+                    print("\(file):\n  " + problems.joined(separator: "\n  "))
+                }
             }
+            print("\(files.count) documents, \(failed) failed")
+            exit(failed == 0 ? 0 : 1)
         }
-        print("\(files.count) documents, \(failed) failed")
-        exit(failed == 0 ? 0 : 1)
     }
-}
 
 #endif

@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Where credentials and the device id live: `$MEDIASYNC_CONFIG_DIR`, else `$XDG_CONFIG_HOME/mediasync`
@@ -14,8 +14,11 @@ public struct ConfigDirectory: Sendable {
     }
 
     public static func resolve(environment: [String: String] = ProcessInfo.processInfo.environment) -> ConfigDirectory {
-        if let directory = environment["MEDIASYNC_CONFIG_DIR"], !directory.isEmpty { return ConfigDirectory(path: directory) }
-        let base = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+        if let directory = environment["MEDIASYNC_CONFIG_DIR"], !directory.isEmpty {
+            return ConfigDirectory(path: directory)
+        }
+        let base =
+            environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
             ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.config"
         return ConfigDirectory(path: base + "/mediasync")
     }
@@ -26,7 +29,8 @@ public struct ConfigDirectory: Sendable {
     /// The stable device id of this installation, created on first use.
     public func deviceId() throws -> String {
         if let data = FileManager.default.contents(atPath: deviceIdPath),
-            let text = String(data: data, encoding: .utf8)?.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty
+            let text = String(data: data, encoding: .utf8)?.trimmingCharacters(in: .whitespacesAndNewlines),
+            !text.isEmpty
         {
             return text
         }

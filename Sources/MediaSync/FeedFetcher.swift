@@ -94,13 +94,15 @@ struct FeedFetcher: Sendable {
                     let next = URL(string: location, relativeTo: URL(string: current))?.absoluteURL.absoluteString,
                     next.lowercased().hasPrefix("http://") || next.lowercased().hasPrefix("https://")
                 else {
-                    throw HTTPError.redirect("the feed redirects (\(response.status)) without a usable Location", url: current)
+                    throw HTTPError.redirect(
+                        "the feed redirects (\(response.status)) without a usable Location", url: current)
                 }
                 permanent = permanent && (response.status == 301 || response.status == 308)
                 current = next
             default:
                 return .fetched(
-                    bytes: response.body, etag: response.headers["ETag"], lastModified: response.headers["Last-Modified"],
+                    bytes: response.body, etag: response.headers["ETag"],
+                    lastModified: response.headers["Last-Modified"],
                     movedTo: permanent && current != url ? current : nil,
                     document: Document(url: current, headers: response.headers))
             }

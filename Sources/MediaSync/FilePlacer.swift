@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The file operations of a sync's executor: atomic writes, renames and removals under the root.
@@ -51,7 +51,9 @@ struct FilePlacer: Sendable {
         guard parentStaysInside(source) else { throw SyncError.unsafePath(from) }
         let target = try absolute(relative)
         try makeParent(of: target)
-        guard rename(source, target) == 0 else { throw SyncError.fileSystem("cannot move \(from) to \(relative)", errno) }
+        guard rename(source, target) == 0 else {
+            throw SyncError.fileSystem("cannot move \(from) to \(relative)", errno)
+        }
         try syncParent(of: target)
     }
 
@@ -61,10 +63,14 @@ struct FilePlacer: Sendable {
         let target = try absolute(relative)
         var info = stat()
         guard lstat(target, &info) == 0 else { return }
-        guard (info.st_mode & S_IFMT) != S_IFDIR else { throw SyncError.fileSystem("refusing to delete the folder \(relative)", EISDIR) }
+        guard (info.st_mode & S_IFMT) != S_IFDIR else {
+            throw SyncError.fileSystem("refusing to delete the folder \(relative)", EISDIR)
+        }
         // A folder on the way that is a symbolic link out of the root must not lead a deletion outside.
         guard parentStaysInside(target) else { throw SyncError.unsafePath(relative) }
-        guard unlink(target) == 0 || errno == ENOENT else { throw SyncError.fileSystem("cannot delete \(relative)", errno) }
+        guard unlink(target) == 0 || errno == ENOENT else {
+            throw SyncError.fileSystem("cannot delete \(relative)", errno)
+        }
         var parent = (target as NSString).deletingLastPathComponent
         let stop = root.path + "/Downloads"
         while parent.hasPrefix(stop + "/"), rmdir(parent) == 0 {
@@ -77,7 +83,9 @@ struct FilePlacer: Sendable {
         var sizes: [String: Int64] = [:]
         var info = stat()
         for relative in relatives {
-            guard let path = root.absolute(relative), lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { continue }
+            guard let path = root.absolute(relative), lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+                continue
+            }
             sizes[relative] = Int64(info.st_size)
         }
         return sizes

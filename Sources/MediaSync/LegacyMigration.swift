@@ -3,7 +3,7 @@ import MediaSyncCore
 import MediaSyncServer
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Moves downloads from Swiftfin's legacy layout (seed 000: `Downloads/<itemId>/Metadata/Item.json` beside a
@@ -44,7 +44,8 @@ struct LegacyMigration: Sendable {
                 lines.append(Step(line: "\(legacy): no Media.* file beside it; left as it is"))
                 continue
             }
-            let fileExtension = SafeName.fileExtension(String(media.dropFirst("Media.".count)))
+            let fileExtension =
+                SafeName.fileExtension(String(media.dropFirst("Media.".count)))
                 ?? MediaExtension.fromContainer(item.container)
             let source = item.mediaSources?.first
             let versionId = LibraryLayout.versionId(itemId: item.id, mediaSourceId: source?.id)
@@ -60,10 +61,12 @@ struct LegacyMigration: Sendable {
                     seriesId: seriesId, seasonNumber: season, episodeId: item.id, versionId: versionId,
                     fileExtension: fileExtension)
                 try placer.move(from, to: target)
-                try writeSeasonFiles(seriesId: seriesId, season: season, episode: item, version: version, placer: placer)
+                try writeSeasonFiles(
+                    seriesId: seriesId, season: season, episode: item, version: version, placer: placer)
                 lines.append(Step(line: "migrated episode \(item.name ?? item.id) to \(target)", folder: seriesId))
             } else {
-                let target = LibraryLayout.movieMedia(movieId: item.id, versionId: versionId, fileExtension: fileExtension)
+                let target = LibraryLayout.movieMedia(
+                    movieId: item.id, versionId: versionId, fileExtension: fileExtension)
                 try placer.move(from, to: target)
                 let metadata = DownloadMetadata(
                     itemId: item.id, itemType: item.type ?? "Movie", displayTitle: item.name ?? item.id, item: item.raw,
@@ -83,15 +86,20 @@ struct LegacyMigration: Sendable {
         seriesId: String, season: Int, episode: BaseItem, version: VersionInfo, placer: FilePlacer
     ) throws {
         let seasonPath = LibraryLayout.seasonMetadata(seriesId: seriesId, seasonNumber: season)
-        var seasonMetadata = read(seasonPath) ?? DownloadMetadata(
-            itemId: episode.seasonId ?? "\(seriesId)-season-\(season)", itemType: "Season",
-            displayTitle: episode.seasonName ?? "Season \(season)", item: nil, versions: [], episodes: [])
+        var seasonMetadata =
+            read(seasonPath)
+            ?? DownloadMetadata(
+                itemId: episode.seasonId ?? "\(seriesId)-season-\(season)", itemType: "Season",
+                displayTitle: episode.seasonName ?? "Season \(season)", item: nil, versions: [], episodes: [])
         seasonMetadata.versions.append(version)
         seasonMetadata.episodes = (seasonMetadata.episodes ?? []) + [episode.raw]
         try placer.write(try MetadataComposer.encode(seasonMetadata), to: seasonPath)
         let seriesPath = LibraryLayout.seriesMetadata(seriesId)
-        var seriesMetadata = read(seriesPath) ?? DownloadMetadata(
-            itemId: seriesId, itemType: "Series", displayTitle: episode.seriesName ?? seriesId, item: nil, versions: [])
+        var seriesMetadata =
+            read(seriesPath)
+            ?? DownloadMetadata(
+                itemId: seriesId, itemType: "Series", displayTitle: episode.seriesName ?? seriesId, item: nil,
+                versions: [])
         seriesMetadata.versions.append(version)
         try placer.write(try MetadataComposer.encode(seriesMetadata), to: seriesPath)
     }
@@ -102,7 +110,9 @@ struct LegacyMigration: Sendable {
     }
 
     private func modificationDate(_ relative: String) -> String {
-        let date = root.absolute(relative).flatMap { try? FileManager.default.attributesOfItem(atPath: $0)[.modificationDate] as? Date }
+        let date = root.absolute(relative).flatMap {
+            try? FileManager.default.attributesOfItem(atPath: $0)[.modificationDate] as? Date
+        }
         return ISO8601DateFormatter().string(from: date ?? Date())
     }
 }

@@ -43,7 +43,9 @@ public struct LocalLibrary: Sendable {
         }
         var items: [Item] = []
         for entry in entries where entry.file.kind == .metadata {
-            guard let data = root.absolute(entry.file.path).flatMap({ FileManager.default.contents(atPath: $0) }) else { continue }
+            guard let data = root.absolute(entry.file.path).flatMap({ FileManager.default.contents(atPath: $0) }) else {
+                continue
+            }
             if let podcast = try? JSONDecoder().decode(PodcastMetadata.self, from: data) {
                 items.append(
                     Item(
@@ -53,7 +55,8 @@ public struct LocalLibrary: Sendable {
                     let (complete, bytes) = state(episode.episodeID)
                     items.append(
                         Item(
-                            type: "podcast-episode", id: episode.episodeID, title: episode.title, parent: podcast.podcastTitle,
+                            type: "podcast-episode", id: episode.episodeID, title: episode.title,
+                            parent: podcast.podcastTitle,
                             season: nil, episode: nil, downloaded: complete, bytes: bytes))
                 }
             } else if let metadata = try? JSONDecoder().decode(DownloadMetadata.self, from: data) {
@@ -76,7 +79,8 @@ public struct LocalLibrary: Sendable {
                         let (complete, bytes) = state(episode.id)
                         items.append(
                             Item(
-                                type: "episode", id: episode.id, title: episode.name ?? episode.id, parent: episode.seriesName,
+                                type: "episode", id: episode.id, title: episode.name ?? episode.id,
+                                parent: episode.seriesName,
                                 season: episode.parentIndexNumber, episode: episode.indexNumber, downloaded: complete,
                                 bytes: bytes))
                     }
@@ -85,6 +89,10 @@ public struct LocalLibrary: Sendable {
                 }
             }
         }
-        return items.sorted { ($0.parent ?? $0.title, $0.season ?? 0, $0.episode ?? 0, $0.title) < ($1.parent ?? $1.title, $1.season ?? 0, $1.episode ?? 0, $1.title) }
+        return items.sorted {
+            ($0.parent ?? $0.title, $0.season ?? 0, $0.episode ?? 0, $0.title) < (
+                $1.parent ?? $1.title, $1.season ?? 0, $1.episode ?? 0, $1.title
+            )
+        }
     }
 }

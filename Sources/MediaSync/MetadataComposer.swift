@@ -32,7 +32,8 @@ public enum MetadataComposer {
             let versions = versionInfos(mediaByItem[movie.item.id] ?? [], itemId: nil)
             guard !versions.isEmpty else { continue }
             let metadata = DownloadMetadata(
-                itemId: movie.item.id, itemType: movie.item.type ?? "Movie", displayTitle: movie.item.name ?? movie.item.id,
+                itemId: movie.item.id, itemType: movie.item.type ?? "Movie",
+                displayTitle: movie.item.name ?? movie.item.id,
                 item: movie.item.raw, versions: versions)
             files.append(file(metadata, path: LibraryLayout.movieMetadata(movie.item.id), itemId: movie.item.id))
         }
@@ -56,7 +57,8 @@ public enum MetadataComposer {
                     versions: seasonVersions, episodes: episodes)
                 files.append(
                     file(
-                        metadata, path: LibraryLayout.seasonMetadata(seriesId: series.series.id, seasonNumber: season.number),
+                        metadata,
+                        path: LibraryLayout.seasonMetadata(seriesId: series.series.id, seasonNumber: season.number),
                         itemId: seasonId))
             }
             guard !seriesVersions.isEmpty else { continue }
@@ -84,7 +86,9 @@ public enum MetadataComposer {
                 let rest = entry.file.path.dropFirst(prefix.count)
                 guard let slash = rest.firstIndex(of: "/") else { continue }
                 let folder = String(rest[..<slash])
-                if !(kept[folder]?.contains(entry.file.itemId) ?? false) { kept[folder, default: []].append(entry.file.itemId) }
+                if !(kept[folder]?.contains(entry.file.itemId) ?? false) {
+                    kept[folder, default: []].append(entry.file.itemId)
+                }
             }
             guard !kept.isEmpty else { continue }
             var seasons = series.seasons
@@ -115,7 +119,8 @@ public enum MetadataComposer {
         entries.sorted { ($0.versionId ?? "") < ($1.versionId ?? "") }.map { entry in
             VersionInfo(
                 versionId: entry.versionId ?? entry.file.itemId, container: entry.container ?? "bin", isStatic: true,
-                mediaSourceId: entry.mediaSourceId, downloadDate: entry.downloadedAt, taskId: entry.taskId, itemId: itemId)
+                mediaSourceId: entry.mediaSourceId, downloadDate: entry.downloadedAt, taskId: entry.taskId,
+                itemId: itemId)
         }
     }
 
@@ -180,7 +185,8 @@ public enum MetadataComposer {
     /// A Jellyfin metadata file, signed by its inputs and rendered only when written.
     private static func file(_ metadata: DownloadMetadata, path: String, itemId: String) -> Composed {
         let file = RemoteFile(
-            key: "metadata:\(itemId)", path: path, kind: .metadata, content: .inline([]), signature: signature(of: metadata),
+            key: "metadata:\(itemId)", path: path, kind: .metadata, content: .inline([]),
+            signature: signature(of: metadata),
             itemId: itemId, essential: true)
         return Composed(file: file) { try encode(metadata) }
     }

@@ -7,7 +7,9 @@ public enum MirrorFiles {
     public static let primaryWidth = 300
     public static let backdropWidth = 600
 
-    public static func files(for items: MirrorItems, server: any MediaServer) -> (files: [RemoteFile], rejected: [String]) {
+    public static func files(for items: MirrorItems, server: any MediaServer) -> (
+        files: [RemoteFile], rejected: [String]
+    ) {
         var builder = Builder(server: server)
         for movie in items.movies {
             let id = movie.item.id
@@ -24,7 +26,8 @@ public enum MirrorFiles {
             for season in series.seasons {
                 if let seasonItem = season.season, SafeName.id(seasonItem.id) != nil {
                     builder.images(of: seasonItem, types: [.primary]) {
-                        LibraryLayout.seasonImage(seriesId: seriesId, seasonNumber: season.number, seasonId: seasonItem.id, type: $0)
+                        LibraryLayout.seasonImage(
+                            seriesId: seriesId, seasonNumber: season.number, seasonId: seasonItem.id, type: $0)
                     }
                 }
                 for episode in season.episodes {
@@ -32,12 +35,14 @@ public enum MirrorFiles {
                     for version in episode.versions {
                         builder.media(item: episode.item, version: version) { versionId, fileExtension in
                             LibraryLayout.episodeMedia(
-                                seriesId: seriesId, seasonNumber: season.number, episodeId: episodeId, versionId: versionId,
+                                seriesId: seriesId, seasonNumber: season.number, episodeId: episodeId,
+                                versionId: versionId,
                                 fileExtension: fileExtension)
                         }
                     }
                     builder.images(of: episode.item) {
-                        LibraryLayout.episodeImage(seriesId: seriesId, seasonNumber: season.number, episodeId: episodeId, type: $0)
+                        LibraryLayout.episodeImage(
+                            seriesId: seriesId, seasonNumber: season.number, episodeId: episodeId, type: $0)
                     }
                 }
             }
@@ -95,13 +100,15 @@ public enum MirrorFiles {
             }
             for stream in version.mediaStreams where stream.isSubtitle && stream.isExternal == true {
                 guard let index = stream.index, let format = MirrorFiles.subtitleFormat(codec: stream.codec),
-                    let url = try? server.subtitleURL(itemId: item.id, mediaSourceId: versionId, streamIndex: index, format: format)
+                    let url = try? server.subtitleURL(
+                        itemId: item.id, mediaSourceId: versionId, streamIndex: index, format: format)
                 else { continue }
                 add(
                     RemoteFile(
                         key: "subtitle:\(item.id):\(versionId):\(index)",
                         path: LibraryLayout.subtitle(
-                            mediaPath: mediaPath, streamIndex: index, language: stream.language, forced: stream.isForced == true,
+                            mediaPath: mediaPath, streamIndex: index, language: stream.language,
+                            forced: stream.isForced == true,
                             format: format),
                         kind: .subtitle, content: .download(url: url, expectedSize: nil), signature: signature,
                         itemId: item.id, versionId: versionId, essential: false))
@@ -127,7 +134,8 @@ public enum MirrorFiles {
                     width = MirrorFiles.backdropWidth
                 }
                 guard let tag,
-                    let url = try? server.imageURL(itemId: item.id, type: type.rawValue, index: index, tag: tag, maxWidth: width)
+                    let url = try? server.imageURL(
+                        itemId: item.id, type: type.rawValue, index: index, tag: tag, maxWidth: width)
                 else { continue }
                 add(
                     RemoteFile(

@@ -153,7 +153,8 @@ public final class MirrorIndex: Sendable {
     /// Adds a selection, replacing one with the same id.
     public func select(_ selection: Selection) throws {
         try database.write { db in
-            try db.execute(sql: "DELETE FROM exclusion WHERE id = ? OR parent = ?", arguments: [selection.id, selection.id])
+            try db.execute(
+                sql: "DELETE FROM exclusion WHERE id = ? OR parent = ?", arguments: [selection.id, selection.id])
             try db.execute(
                 sql: """
                     INSERT OR REPLACE INTO selection (id, kind, allVersions, season, nextUnplayed, name, addedAt)
@@ -185,9 +186,12 @@ public final class MirrorIndex: Sendable {
 
     private static func subscription(_ row: Row) -> Subscription? {
         let retentionText: String = row["retention"]
-        guard let retention = try? JSONDecoder().decode(Retention.self, from: Data(retentionText.utf8)) else { return nil }
+        guard let retention = try? JSONDecoder().decode(Retention.self, from: Data(retentionText.utf8)) else {
+            return nil
+        }
         return Subscription(
-            id: row["id"], feedURL: row["feedURL"], title: row["title"], etag: row["etag"], lastModified: row["lastModified"],
+            id: row["id"], feedURL: row["feedURL"], title: row["title"], etag: row["etag"],
+            lastModified: row["lastModified"],
             retention: retention, addedAt: row["addedAt"], lastChecked: row["lastChecked"], lastError: row["lastError"])
     }
 
@@ -209,7 +213,8 @@ public final class MirrorIndex: Sendable {
     public func save(_ subscription: Subscription, feed: [UInt8]? = nil) throws {
         let retention = String(decoding: try JSONEncoder().encode(subscription.retention), as: UTF8.self)
         try database.write { db in
-            let previous = try String.fetchOne(db, sql: "SELECT feedURL FROM podcast WHERE id = ?", arguments: [subscription.id])
+            let previous = try String.fetchOne(
+                db, sql: "SELECT feedURL FROM podcast WHERE id = ?", arguments: [subscription.id])
             try db.execute(
                 sql: """
                     INSERT INTO podcast (id, feedURL, title, etag, lastModified, retention, addedAt, lastChecked, lastError, feed)
@@ -220,8 +225,10 @@ public final class MirrorIndex: Sendable {
                         feed = COALESCE(excluded.feed, podcast.feed)
                     """,
                 arguments: [
-                    subscription.id, subscription.feedURL, subscription.title, subscription.etag, subscription.lastModified,
-                    retention, subscription.addedAt, subscription.lastChecked, subscription.lastError, feed.map { Data($0) },
+                    subscription.id, subscription.feedURL, subscription.title, subscription.etag,
+                    subscription.lastModified,
+                    retention, subscription.addedAt, subscription.lastChecked, subscription.lastError,
+                    feed.map { Data($0) },
                 ])
             if let previous, previous != subscription.feedURL {
                 try db.execute(
@@ -234,14 +241,17 @@ public final class MirrorIndex: Sendable {
     /// The last good parsed feed of a subscription (as `FeedJSON`), if any.
     public func storedFeed(podcastId: String) throws -> [UInt8]? {
         try database.read { db in
-            try Data.fetchOne(db, sql: "SELECT feed FROM podcast WHERE id = ?", arguments: [podcastId]).map { [UInt8]($0) }
+            try Data.fetchOne(db, sql: "SELECT feed FROM podcast WHERE id = ?", arguments: [podcastId]).map {
+                [UInt8]($0)
+            }
         }
     }
 
     /// The old URLs of a subscription.
     public func aliases(podcastId: String) throws -> [String] {
         try database.read { db in
-            try String.fetchAll(db, sql: "SELECT url FROM podcast_alias WHERE podcastId = ? ORDER BY url", arguments: [podcastId])
+            try String.fetchAll(
+                db, sql: "SELECT url FROM podcast_alias WHERE podcastId = ? ORDER BY url", arguments: [podcastId])
         }
     }
 
@@ -259,7 +269,8 @@ public final class MirrorIndex: Sendable {
 
     public func entries() throws -> [IndexEntry] {
         try database.read { db in
-            try Row.fetchAll(db, sql: "SELECT \(MirrorIndex.entryColumns) FROM file ORDER BY path").compactMap(MirrorIndex.entry)
+            try Row.fetchAll(db, sql: "SELECT \(MirrorIndex.entryColumns) FROM file ORDER BY path").compactMap(
+                MirrorIndex.entry)
         }
     }
 
@@ -279,7 +290,8 @@ public final class MirrorIndex: Sendable {
     /// Records a placed file, replacing the record of the same key or of the same path.
     public func record(_ entry: IndexEntry) throws {
         try database.write { db in
-            try db.execute(sql: "DELETE FROM file WHERE path = ? AND key != ?", arguments: [entry.file.path, entry.file.key])
+            try db.execute(
+                sql: "DELETE FROM file WHERE path = ? AND key != ?", arguments: [entry.file.path, entry.file.key])
             try db.execute(
                 sql: """
                     INSERT OR REPLACE INTO file
@@ -347,7 +359,8 @@ public final class MirrorIndex: Sendable {
         var path = stored
         if path.hasPrefix("file://") {
             path = String(path.dropFirst("file://".count))
-            if !path.hasPrefix("/"), let slash = path.firstIndex(of: "/") { path = String(path[slash...]) }  // file://host/…
+            // file://host/…
+            if !path.hasPrefix("/"), let slash = path.firstIndex(of: "/") { path = String(path[slash...]) }
             path = path.removingPercentEncoding ?? path
         }
         guard path.hasPrefix("/") else { return nil }

@@ -13,10 +13,13 @@ public struct MirrorRoot: Sendable, Equatable {
     }
 
     /// The root from `--root`, else `$MEDIASYNC_ROOT`, else `$XDG_DATA_HOME/mediasync` (`~/.local/share/mediasync`).
-    public static func resolve(_ option: String?, environment: [String: String] = ProcessInfo.processInfo.environment) -> MirrorRoot {
+    public static func resolve(_ option: String?, environment: [String: String] = ProcessInfo.processInfo.environment)
+        -> MirrorRoot
+    {
         if let option, !option.isEmpty { return MirrorRoot(path: option) }
         if let root = environment["MEDIASYNC_ROOT"], !root.isEmpty { return MirrorRoot(path: root) }
-        let data = environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+        let data =
+            environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
             ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.local/share"
         return MirrorRoot(path: data + "/mediasync")
     }
@@ -44,7 +47,8 @@ public struct MirrorRoot: Sendable, Equatable {
         try refuseSymbolicLink(stateDirectory)
         try FileManager.default.createDirectory(atPath: stateDirectory, withIntermediateDirectories: true)
         try refuseSymbolicLink(stagingDirectory)
-        try FileManager.default.createDirectory(atPath: path + "/" + LibraryLayout.downloads, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: path + "/" + LibraryLayout.downloads, withIntermediateDirectories: true)
     }
 
     private func refuseSymbolicLink(_ folder: String) throws {

@@ -4,7 +4,7 @@ import MediaSyncHTTP
 import MediaSyncServer
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Mirrors the selected Jellyfin items into the root: expands selections, plans (pure), then executes.
@@ -130,7 +130,8 @@ public final class MirrorSync: Sendable {
                 let unconfirmed = SyncPlanner.unconfirmed(absent: absent, answer: await confirm(absent, items: items))
                 if !unconfirmed.isEmpty {
                     plan = SyncPlanner.plan(
-                        remote: RemoteSnapshot(files: remoteFiles, unconfirmed: unconfirmed), local: local, options: options)
+                        remote: RemoteSnapshot(files: remoteFiles, unconfirmed: unconfirmed), local: local,
+                        options: options)
                     report.keptUnconfirmed = MirrorSync.unconfirmedLines(plan)
                 }
             }
@@ -161,15 +162,18 @@ public final class MirrorSync: Sendable {
         try checkSpace(for: plan)
         let entriesByKey = Dictionary(entries.map { ($0.file.key, $0) }, uniquingKeysWith: { first, _ in first })
         try execute(moves: plan, placer: placer, entries: entriesByKey, events: events, report: &report)
-        try await download(plan, placer: placer, entries: entriesByKey, progress: progress, events: events, report: &report)
+        try await download(
+            plan, placer: placer, entries: entriesByKey, progress: progress, events: events, report: &report)
 
         // Phase 2: metadata, from what is now on disk.
         // Phase 1 recorded nothing when it planned nothing: the entries read before still hold.
-        var updated = plan.actions.contains(where: \.changesAWantedFile) ? try index.entries().filter(participating) : entries
+        var updated =
+            plan.actions.contains(where: \.changesAWantedFile) ? try index.entries().filter(participating) : entries
         // Files about to be deleted are not listed in the metadata written now (kept ones are: kept means usable).
-        let goingAway = Set(plan.actions.compactMap { action -> String? in
-            if case .delete(let file) = action { return file.key } else { return nil }
-        })
+        let goingAway = Set(
+            plan.actions.compactMap { action -> String? in
+                if case .delete(let file) = action { return file.key } else { return nil }
+            })
         if !goingAway.isEmpty { updated.removeAll { goingAway.contains($0.file.key) } }
         let metadataEntries = updated.filter { $0.file.kind == .metadata }
         let composed = sources.values.flatMap { $0.metadata(updated) }
@@ -178,9 +182,11 @@ public final class MirrorSync: Sendable {
         let metadataPlan = SyncPlanner.plan(
             remote: RemoteSnapshot(files: metadataFiles, keptPaths: keptPaths),
             local: LocalSnapshot(
-                files: metadataEntries.map(\.file), onDisk: onDisk(metadataEntries, wanted: metadataFiles, placer: placer)),
+                files: metadataEntries.map(\.file),
+                onDisk: onDisk(metadataEntries, wanted: metadataFiles, placer: placer)),
             options: options)
-        let metadataByKey = Dictionary(metadataEntries.map { ($0.file.key, $0) }, uniquingKeysWith: { first, _ in first })
+        let metadataByKey = Dictionary(
+            metadataEntries.map { ($0.file.key, $0) }, uniquingKeysWith: { first, _ in first })
         try execute(moves: metadataPlan, placer: placer, entries: metadataByKey, events: events, report: &report)
         for action in metadataPlan.actions {
             guard case .write(let file, _) = action, let render = renderers[file.key] else { continue }
@@ -244,7 +250,8 @@ public final class MirrorSync: Sendable {
         let metadataEntries = entries.filter { $0.file.kind == .metadata }
         let metadataPlan = SyncPlanner.plan(
             remote: RemoteSnapshot(
-                files: sources.flatMap { $0.metadata(entries).map(\.file) }.sorted { $0.path < $1.path }, keptPaths: keptPaths),
+                files: sources.flatMap { $0.metadata(entries).map(\.file) }.sorted { $0.path < $1.path },
+                keptPaths: keptPaths),
             local: LocalSnapshot(
                 files: metadataEntries.map(\.file), onDisk: placer.sizes(of: metadataEntries.map(\.file.path))),
             options: options)
@@ -252,9 +259,12 @@ public final class MirrorSync: Sendable {
             switch action {
             case .download(let file, let reason):
                 report.planned.append(
-                    .init(action: "download", path: file.path, reason: reason.rawValue, from: nil, bytes: file.plannedSize))
+                    .init(
+                        action: "download", path: file.path, reason: reason.rawValue, from: nil, bytes: file.plannedSize
+                    ))
             case .write(let file, let reason):
-                report.planned.append(.init(action: "write", path: file.path, reason: reason.rawValue, from: nil, bytes: nil))
+                report.planned.append(
+                    .init(action: "write", path: file.path, reason: reason.rawValue, from: nil, bytes: nil))
             case .move(let from, let file):
                 report.planned.append(.init(action: "move", path: file.path, reason: nil, from: from, bytes: nil))
             case .adopt(let file, let from):
@@ -289,7 +299,9 @@ public final class MirrorSync: Sendable {
     private func confirm(_ absent: Set<String>, items: MirrorItems) async -> ConfirmationAnswer? {
         let tops = Set(items.selectedTops.map { $0.lowercased() })
         // Nothing selected that could hold them: every one of them was deselected or is gone.
-        guard !tops.isEmpty || !items.libraries.isEmpty else { return ConfirmationAnswer(gone: [], outsideSelections: absent) }
+        guard !tops.isEmpty || !items.libraries.isEmpty else {
+            return ConfirmationAnswer(gone: [], outsideSelections: absent)
+        }
         guard let server else { return nil }
         do {
             let asked = absent.sorted()
@@ -297,8 +309,10 @@ public final class MirrorSync: Sendable {
             let presentIds = Set(present.map { $0.id.lowercased() })
             let gone = Set(asked.filter { !presentIds.contains($0.lowercased()) })
             var outside = Set(
-                present.filter { !tops.contains(($0.seriesId ?? $0.id).lowercased()) && !tops.contains($0.id.lowercased()) }
-                    .map { $0.id.lowercased() })
+                present.filter {
+                    !tops.contains(($0.seriesId ?? $0.id).lowercased()) && !tops.contains($0.id.lowercased())
+                }
+                .map { $0.id.lowercased() })
             for library in items.libraries where !outside.isEmpty {
                 do {
                     let below = try await server.existingItems(ids: outside.sorted(), below: library)
@@ -309,7 +323,8 @@ public final class MirrorSync: Sendable {
                     outside = []
                 }
             }
-            return ConfirmationAnswer(gone: gone, outsideSelections: Set(asked.filter { outside.contains($0.lowercased()) }))
+            return ConfirmationAnswer(
+                gone: gone, outsideSelections: Set(asked.filter { outside.contains($0.lowercased()) }))
         } catch {
             return nil
         }
@@ -341,7 +356,9 @@ public final class MirrorSync: Sendable {
                 files: files,
                 metadata: { entries in
                     MetadataComposer.files(for: items, entries: entries) { path in
-                        guard let absolute = root.absolute(path), let data = FileManager.default.contents(atPath: absolute) else {
+                        guard let absolute = root.absolute(path),
+                            let data = FileManager.default.contents(atPath: absolute)
+                        else {
                             return nil
                         }
                         return try? JSONDecoder().decode(DownloadMetadata.self, from: data)
@@ -359,7 +376,8 @@ public final class MirrorSync: Sendable {
     private func onDisk(_ entries: [IndexEntry], wanted: [RemoteFile], placer: FilePlacer) -> [String: Int64] {
         var sizes = placer.sizes(of: entries.map(\.file.path))
         let lost = Dictionary(
-            entries.filter { sizes[$0.file.path] == nil }.map { ($0.file.key, $0.file) }, uniquingKeysWith: { first, _ in first })
+            entries.filter { sizes[$0.file.path] == nil }.map { ($0.file.key, $0.file) },
+            uniquingKeysWith: { first, _ in first })
         guard !lost.isEmpty else { return sizes }
         let candidates = wanted.compactMap { remote in
             lost[remote.key].flatMap { SyncPlanner.expectedPath(of: remote, heldAs: $0) }
@@ -383,7 +401,8 @@ public final class MirrorSync: Sendable {
     }
 
     private func execute(
-        moves plan: SyncPlan, placer: FilePlacer, entries: [String: IndexEntry], events: (@Sendable (SyncEvent) -> Void)?,
+        moves plan: SyncPlan, placer: FilePlacer, entries: [String: IndexEntry],
+        events: (@Sendable (SyncEvent) -> Void)?,
         report: inout SyncReport
     ) throws {
         for action in plan.actions {
@@ -392,11 +411,14 @@ public final class MirrorSync: Sendable {
             {
                 do {
                     try index.record(
-                        entry(for: file, path: found, size: previous.file.size, container: previous.container, previous: previous))
+                        entry(
+                            for: file, path: found, size: previous.file.size, container: previous.container,
+                            previous: previous))
                     report.repaired.append(found)
                     events?(SyncEvent(action: "repaired", path: found, message: "the index had it at \(from)"))
                 } catch {
-                    report.failed.append(SyncReport.Failure(path: file.path, message: "\(error)", essential: file.essential))
+                    report.failed.append(
+                        SyncReport.Failure(path: file.path, message: "\(error)", essential: file.essential))
                 }
                 continue
             }
@@ -405,18 +427,22 @@ public final class MirrorSync: Sendable {
                 try placer.move(from, to: file.path)
                 let previous = entries[file.key]
                 try index.record(
-                    entry(for: file, path: file.path, size: previous?.file.size ?? 0, container: previous?.container, previous: previous))
+                    entry(
+                        for: file, path: file.path, size: previous?.file.size ?? 0, container: previous?.container,
+                        previous: previous))
                 report.moved.append(file.path)
                 events?(SyncEvent(action: "moved", path: file.path, message: "from \(from)"))
             } catch {
-                report.failed.append(SyncReport.Failure(path: file.path, message: "\(error)", essential: file.essential))
+                report.failed.append(
+                    SyncReport.Failure(path: file.path, message: "\(error)", essential: file.essential))
                 events?(SyncEvent(action: "failed", path: file.path, message: "\(error)", essential: file.essential))
             }
         }
     }
 
     private func download(
-        _ plan: SyncPlan, placer: FilePlacer, entries: [String: IndexEntry], progress: (@Sendable (BatchProgress) -> Void)?,
+        _ plan: SyncPlan, placer: FilePlacer, entries: [String: IndexEntry],
+        progress: (@Sendable (BatchProgress) -> Void)?,
         events: (@Sendable (SyncEvent) -> Void)?, report: inout SyncReport
     ) async throws {
         let files = plan.downloads
@@ -434,7 +460,8 @@ public final class MirrorSync: Sendable {
             else {
                 report.failed.append(
                     SyncReport.Failure(
-                        path: file.path, message: SyncError.unsafePath(file.path).description, essential: file.essential))
+                        path: file.path, message: SyncError.unsafePath(file.path).description, essential: file.essential
+                    ))
                 continue
             }
             planned[file.key] = file
@@ -454,17 +481,21 @@ public final class MirrorSync: Sendable {
             guard let file = plannedFiles[outcome.request.id] else { return }
             switch outcome.result {
             case .success(let success):
-                let placed = Result { try self.place(file, success: success, placer: placer, previous: entries[file.key]) }
+                let placed = Result {
+                    try self.place(file, success: success, placer: placer, previous: entries[file.key])
+                }
                 placements.withLock { $0[file.key] = placed }
                 switch placed {
                 case .success(let path): events?(SyncEvent(action: "downloaded", path: path, bytes: success.size))
                 case .failure(let error):
-                    events?(SyncEvent(action: "failed", path: file.path, message: "\(error)", essential: file.essential))
+                    events?(
+                        SyncEvent(action: "failed", path: file.path, message: "\(error)", essential: file.essential))
                 }
             case .failure(let error):
                 // A full disk ends the run with one error (thrown below), not a line per file.
                 guard !error.isFatal else { return }
-                events?(SyncEvent(action: "failed", path: file.path, message: error.description, essential: file.essential))
+                events?(
+                    SyncEvent(action: "failed", path: file.path, message: error.description, essential: file.essential))
             }
         }
         let first = await engine.download(requests, progress: progress, finished: onOutcome)
@@ -476,7 +507,9 @@ public final class MirrorSync: Sendable {
         var again: [TransferRequest] = []
         var refusals: [String: String] = [:]
         for outcome in result.outcomes where outcome.error?.kind == .sizeMismatch {
-            guard let file = planned[outcome.request.id], file.kind == .media, Scope.of(key: file.key) == .media else { continue }
+            guard let file = planned[outcome.request.id], file.kind == .media, Scope.of(key: file.key) == .media else {
+                continue
+            }
             switch await servedSize(outcome.request) {
             case .success(let size):
                 var request = outcome.request
@@ -502,14 +535,16 @@ public final class MirrorSync: Sendable {
                 report.failed.append(SyncReport.Failure(path: file.path, message: message, essential: file.essential))
                 if error.status == 401, Scope.of(key: file.key) == .media { refused = true }
             case .success(let success):
-                let placed = placements.withLock { $0[file.key] }
+                let placed =
+                    placements.withLock { $0[file.key] }
                     ?? Result { try place(file, success: success, placer: placer, previous: entries[file.key]) }
                 switch placed {
                 case .success(let path):
                     report.downloaded.append(path)
                     report.bytesDownloaded += success.size
                 case .failure(let error):
-                    report.failed.append(SyncReport.Failure(path: file.path, message: "\(error)", essential: file.essential))
+                    report.failed.append(
+                        SyncReport.Failure(path: file.path, message: "\(error)", essential: file.essential))
                 }
             }
         }
@@ -554,11 +589,14 @@ public final class MirrorSync: Sendable {
 
     /// Gives a downloaded media file the extension its MIME type calls for, removes a replaced file left at an
     /// older path, and records the file in the index.
-    private func place(_ file: RemoteFile, success: TransferSuccess, placer: FilePlacer, previous: IndexEntry?) throws -> String {
+    private func place(_ file: RemoteFile, success: TransferSuccess, placer: FilePlacer, previous: IndexEntry?) throws
+        -> String
+    {
         var path = file.path
         var container: String? = nil
         if file.kind == .media {
-            let planned = String(file.path[file.path.index(after: file.path.lastIndex(of: ".") ?? file.path.startIndex)...])
+            let planned = String(
+                file.path[file.path.index(after: file.path.lastIndex(of: ".") ?? file.path.startIndex)...])
             let chosen = MediaExtension.choose(mimeType: success.contentType, container: planned)
             container = chosen
             if chosen != planned {
@@ -581,11 +619,13 @@ public final class MirrorSync: Sendable {
     }
 
     private func entry(
-        for file: RemoteFile, path: String, size: Int64, container: String?, previous: IndexEntry?, validator: String? = nil
+        for file: RemoteFile, path: String, size: Int64, container: String?, previous: IndexEntry?,
+        validator: String? = nil
     ) -> IndexEntry {
         let mediaSourceId = file.kind == .media || file.kind == .subtitle ? file.versionId : nil
         return IndexEntry(
-            file: LocalFile(key: file.key, path: path, kind: file.kind, size: size, signature: file.signature, itemId: file.itemId),
+            file: LocalFile(
+                key: file.key, path: path, kind: file.kind, size: size, signature: file.signature, itemId: file.itemId),
             versionId: file.versionId, mediaSourceId: mediaSourceId, container: container ?? previous?.container,
             downloadedAt: previous?.downloadedAt ?? ISO8601DateFormatter().string(from: now()),
             taskId: previous?.taskId ?? UUID().uuidString.lowercased(), validator: validator ?? previous?.validator,

@@ -194,14 +194,16 @@ struct PodcastSource: Sendable {
                 return PodcastMetadata.Episode(
                     episodeID: episodeId, title: episode?.title ?? episodeId,
                     fileName: String(entry.file.path.split(separator: "/").last ?? ""), fileSize: entry.file.size,
-                    downloadDate: entry.downloadedAt, guid: episode?.guid, published: episode?.published.map(formatter.string),
+                    downloadDate: entry.downloadedAt, guid: episode?.guid,
+                    published: episode?.published.map(formatter.string),
                     transcriptFile: held["transcript"], chaptersFile: held["chapters"], imageFile: held["image"])
             }
             let metadata = PodcastMetadata(
                 podcastID: id, podcastTitle: podcast.feed.title ?? podcast.subscription.title ?? id,
                 feedURL: podcast.subscription.feedURL, episodes: episodes)
             files.append(
-                MetadataComposer.file(metadata, key: "podcast-metadata:\(id)", path: PodcastLayout.metadata(id), itemId: id))
+                MetadataComposer.file(
+                    metadata, key: "podcast-metadata:\(id)", path: PodcastLayout.metadata(id), itemId: id))
         }
         return files
     }

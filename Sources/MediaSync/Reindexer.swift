@@ -80,7 +80,8 @@ public struct Reindexer: Sendable {
                     }
                 } else {
                     try rebuildMovie(folder, metadata, &result)
-                    try index.select(Selection(id: folder, kind: .movie, allVersions: metadata.versions.count > 1, addedAt: now))
+                    try index.select(
+                        Selection(id: folder, kind: .movie, allVersions: metadata.versions.count > 1, addedAt: now))
                     result.selections += 1
                 }
             } else if let podcast = try? JSONDecoder().decode(PodcastMetadata.self, from: Data(bytes)) {
@@ -95,11 +96,13 @@ public struct Reindexer: Sendable {
     private func rebuildMovie(_ id: String, _ metadata: DownloadMetadata, _ result: inout Result) throws {
         let item = metadata.item.flatMap(BaseItem.init)
         for version in metadata.versions {
-            let path = LibraryLayout.movieMedia(movieId: id, versionId: version.versionId, fileExtension: version.container)
+            let path = LibraryLayout.movieMedia(
+                movieId: id, versionId: version.versionId, fileExtension: version.container)
             try recordMedia(path, item: item, itemId: id, version: version, &result)
         }
         for type in LibraryLayout.ImageType.allCases {
-            try recordImage(LibraryLayout.movieImage(movieId: id, type: type), item: item, itemId: id, type: type, &result)
+            try recordImage(
+                LibraryLayout.movieImage(movieId: id, type: type), item: item, itemId: id, type: type, &result)
         }
     }
 
@@ -108,14 +111,19 @@ public struct Reindexer: Sendable {
         var seasonIds: [String] = []
         let series = metadata.item.flatMap(BaseItem.init)
         for type in LibraryLayout.ImageType.allCases {
-            try recordImage(LibraryLayout.seriesImage(seriesId: id, type: type), item: series, itemId: id, type: type, &result)
+            try recordImage(
+                LibraryLayout.seriesImage(seriesId: id, type: type), item: series, itemId: id, type: type, &result)
         }
-        let seasonFolders = ((try? FileManager.default.contentsOfDirectory(atPath: root.path + "/" + LibraryLayout.seriesFolder(id))) ?? [])
+        let seasonFolders =
+            ((try? FileManager.default.contentsOfDirectory(atPath: root.path + "/" + LibraryLayout.seriesFolder(id)))
+            ?? [])
             .filter { $0.hasPrefix("Season-") }.sorted()
         for seasonFolder in seasonFolders {
             guard let number = Int(seasonFolder.dropFirst("Season-".count)) else { continue }
             let path = LibraryLayout.seasonMetadata(seriesId: id, seasonNumber: number)
-            guard let bytes = read(path), let season = try? JSONDecoder().decode(DownloadMetadata.self, from: Data(bytes)) else {
+            guard let bytes = read(path),
+                let season = try? JSONDecoder().decode(DownloadMetadata.self, from: Data(bytes))
+            else {
                 continue
             }
             try record(
@@ -129,7 +137,8 @@ public struct Reindexer: Sendable {
             }
             if let seasonItem {
                 try recordImage(
-                    LibraryLayout.seasonImage(seriesId: id, seasonNumber: number, seasonId: seasonItem.id, type: .primary),
+                    LibraryLayout.seasonImage(
+                        seriesId: id, seasonNumber: number, seasonId: seasonItem.id, type: .primary),
                     item: seasonItem, itemId: seasonItem.id, type: .primary, &result)
             }
             let episodes = (season.episodes ?? []).compactMap(BaseItem.init)
@@ -144,7 +153,8 @@ public struct Reindexer: Sendable {
             for episode in episodes where SafeName.id(episode.id) != nil {
                 for type in LibraryLayout.ImageType.allCases {
                     try recordImage(
-                        LibraryLayout.episodeImage(seriesId: id, seasonNumber: number, episodeId: episode.id, type: type),
+                        LibraryLayout.episodeImage(
+                            seriesId: id, seasonNumber: number, episodeId: episode.id, type: type),
                         item: episode, itemId: episode.id, type: type, &result)
                 }
             }
@@ -174,7 +184,8 @@ public struct Reindexer: Sendable {
                     file: LocalFile(
                         key: "podcast:\(podcast.podcastID):\(episode.episodeID)", path: path, kind: .media, size: size,
                         signature: "guid:\(episode.guid ?? episode.episodeID)", itemId: podcast.podcastID),
-                    versionId: episode.episodeID, mediaSourceId: nil, container: nil, downloadedAt: episode.downloadDate,
+                    versionId: episode.episodeID, mediaSourceId: nil, container: nil,
+                    downloadedAt: episode.downloadDate,
                     taskId: UUID().uuidString.lowercased()))
             result.files += 1
         }
@@ -182,14 +193,17 @@ public struct Reindexer: Sendable {
 
     // MARK: Recording
 
-    private func recordMedia(_ path: String, item: BaseItem?, itemId: String, version: VersionInfo, _ result: inout Result) throws {
+    private func recordMedia(
+        _ path: String, item: BaseItem?, itemId: String, version: VersionInfo, _ result: inout Result
+    ) throws {
         guard let size = size(path) else { return }
         let source = item?.mediaSources?.first { ($0.id ?? itemId) == version.versionId }
         let signature = source.map(MirrorFiles.signature(of:)) ?? "unknown"
         try index.record(
             IndexEntry(
                 file: LocalFile(
-                    key: "media:\(itemId):\(version.versionId)", path: path, kind: .media, size: size, signature: signature,
+                    key: "media:\(itemId):\(version.versionId)", path: path, kind: .media, size: size,
+                    signature: signature,
                     itemId: itemId),
                 versionId: version.versionId, mediaSourceId: version.mediaSourceId, container: version.container,
                 downloadedAt: version.downloadDate, taskId: version.taskId))
@@ -198,7 +212,8 @@ public struct Reindexer: Sendable {
         let base = String(path.dropLast(version.container.count + 1))
         let folder = (root.path + "/" + path as NSString).deletingLastPathComponent
         let name = (base as NSString).lastPathComponent
-        for file in ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []) where file.hasPrefix(name + ".") {
+        for file in ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [])
+        where file.hasPrefix(name + ".") {
             let parts = file.dropFirst(name.count + 1).split(separator: ".")
             guard parts.count >= 3, let streamIndex = Int(parts[0]) else { continue }
             let subtitlePath = (path as NSString).deletingLastPathComponent + "/" + file
@@ -206,7 +221,8 @@ public struct Reindexer: Sendable {
             try index.record(
                 IndexEntry(
                     file: LocalFile(
-                        key: "subtitle:\(itemId):\(version.versionId):\(streamIndex)", path: subtitlePath, kind: .subtitle,
+                        key: "subtitle:\(itemId):\(version.versionId):\(streamIndex)", path: subtitlePath,
+                        kind: .subtitle,
                         size: subtitleSize, signature: signature, itemId: itemId),
                     versionId: version.versionId, mediaSourceId: version.mediaSourceId, container: nil,
                     downloadedAt: version.downloadDate, taskId: version.taskId))
@@ -233,7 +249,8 @@ public struct Reindexer: Sendable {
     ) throws {
         try index.record(
             IndexEntry(
-                file: LocalFile(key: key, path: path, kind: .metadata, size: size, signature: signature, itemId: itemId),
+                file: LocalFile(
+                    key: key, path: path, kind: .metadata, size: size, signature: signature, itemId: itemId),
                 versionId: nil, mediaSourceId: nil, container: nil, downloadedAt: "", taskId: ""))
         result.files += 1
     }

@@ -38,7 +38,8 @@ public struct Removal: Sendable {
         let selected = try index.unselect(id: id)
         if selected { result.unselected.append(id) }
         guard selected || !entries.isEmpty else {
-            throw SyncError(.notFound, "\(id) is neither downloaded nor selected (see `mediasync du`, `mediasync selections`)")
+            throw SyncError(
+                .notFound, "\(id) is neither downloaded nor selected (see `mediasync du`, `mediasync selections`)")
         }
         if !selected {
             let parent = entries.first.flatMap { $0.file.path.split(separator: "/").dropFirst().first.map(String.init) }
@@ -56,7 +57,8 @@ public struct Removal: Sendable {
         var result = Result()
         try index.unsubscribe(id: subscription.id)
         result.unsubscribed.append(subscription.id)
-        result.deleted = try delete(try index.entries().filter { $0.file.key.hasPrefix("podcast") && $0.file.itemId == subscription.id })
+        result.deleted = try delete(
+            try index.entries().filter { $0.file.key.hasPrefix("podcast") && $0.file.itemId == subscription.id })
         return result
     }
 

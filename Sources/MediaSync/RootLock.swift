@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// An exclusive lock on a mirror root, so two syncs never run on it at once. Released when the value is
@@ -17,7 +17,8 @@ public final class RootLock: Sendable {
         guard fd >= 0 else { throw SyncError.fileSystem("cannot open \(root.lockPath)", errno) }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
             close(fd)
-            throw SyncError(.alreadyRunning, "another mediasync sync is running on \(root.path); try again when it has finished")
+            throw SyncError(
+                .alreadyRunning, "another mediasync sync is running on \(root.path); try again when it has finished")
         }
         self.fd = fd
     }

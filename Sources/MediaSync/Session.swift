@@ -3,7 +3,7 @@ import MediaSyncHTTP
 import MediaSyncServer
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A signed-in connection to the server, from the stored credentials.
@@ -14,7 +14,8 @@ public struct Session: Sendable {
 
     /// Opens the session stored in `config`.
     /// - Throws: ``SyncError/notSignedIn`` when there are no credentials.
-    public static func open(config: ConfigDirectory, configuration: HTTPClientConfiguration = HTTPClientConfiguration()) throws
+    public static func open(config: ConfigDirectory, configuration: HTTPClientConfiguration = HTTPClientConfiguration())
+        throws
         -> Session
     {
         guard let credentials = try Credentials.load(from: config) else { throw SyncError.notSignedIn }
@@ -23,7 +24,8 @@ public struct Session: Sendable {
         configuration.insecure = configuration.insecure || credentials.insecure == true
         let http = HTTPClient(configuration: configuration)
         let client = try JellyfinClient(
-            serverURL: credentials.serverURL, identity: try identity(config: config), accessToken: credentials.accessToken,
+            serverURL: credentials.serverURL, identity: try identity(config: config),
+            accessToken: credentials.accessToken,
             userId: credentials.userId, http: http)
         return Session(credentials: credentials, client: client, http: http)
     }
@@ -33,7 +35,9 @@ public struct Session: Sendable {
         var buffer = [UInt8](repeating: 0, count: 256)
         let ok = buffer.withUnsafeMutableBufferPointer { pointer in
             pointer.baseAddress.map { base in
-                base.withMemoryRebound(to: CChar.self, capacity: pointer.count) { gethostname($0, pointer.count - 1) == 0 }
+                base.withMemoryRebound(to: CChar.self, capacity: pointer.count) {
+                    gethostname($0, pointer.count - 1) == 0
+                }
             } ?? false
         }
         let host = ok ? String(decoding: buffer.prefix { $0 != 0 }, as: UTF8.self) : "linux"

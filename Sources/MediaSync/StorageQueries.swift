@@ -3,7 +3,7 @@ import MediaSyncCore
 import MediaSyncHTTP
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Read-only questions about what the mirror holds: where an item's media is, how much room things take.
@@ -140,7 +140,11 @@ public struct StorageQueries: Sendable {
                 if let recorded = entry.contentHash, let path = root.absolute(entry.file.path) {
                     let found = ContentHash.hex(ofFile: path)
                     check.bytesRead += entry.file.size
-                    if found == recorded { check.hashed += 1 } else { problem = found == nil ? "unreadable" : "damaged" }
+                    if found == recorded {
+                        check.hashed += 1
+                    } else {
+                        problem = found == nil ? "unreadable" : "damaged"
+                    }
                 } else {
                     check.unhashed += 1
                 }

@@ -67,7 +67,8 @@ public struct SyncReport: Codable, Sendable, Equatable {
 
     /// Whether the run changed nothing.
     public var changedNothing: Bool {
-        downloaded.isEmpty && written.isEmpty && moved.isEmpty && deleted.isEmpty && repaired.isEmpty && pathsRepaired == 0
+        downloaded.isEmpty && written.isEmpty && moved.isEmpty && deleted.isEmpty && repaired.isEmpty
+            && pathsRepaired == 0
             && pathsForgotten.isEmpty && migrated.isEmpty
     }
 }
@@ -92,4 +93,3 @@ public struct SyncEvent: Sendable, Equatable {
         self.essential = essential
     }
 }
-

@@ -197,7 +197,8 @@ private struct JSONByteParser {
             var scalar = try hex4(at: at)
             if (0xD800..<0xDC00).contains(scalar) {
                 // A high surrogate wants a low one right after; alone it becomes U+FFFD.
-                if offset + 1 < bytes.count, bytes[offset] == UInt8(ascii: "\\"), bytes[offset + 1] == UInt8(ascii: "u") {
+                if offset + 1 < bytes.count, bytes[offset] == UInt8(ascii: "\\"), bytes[offset + 1] == UInt8(ascii: "u")
+                {
                     let saved = offset
                     offset += 2
                     let low = try hex4(at: saved)
@@ -248,13 +249,17 @@ private struct JSONByteParser {
         }
         func digits() -> Int {
             let from = offset
-            while offset < bytes.count, bytes[offset] >= UInt8(ascii: "0"), bytes[offset] <= UInt8(ascii: "9") { offset += 1 }
+            while offset < bytes.count, bytes[offset] >= UInt8(ascii: "0"), bytes[offset] <= UInt8(ascii: "9") {
+                offset += 1
+            }
             return offset - from
         }
         let integerStart = offset
         let integerDigits = digits()
         guard integerDigits > 0 else { throw JSONParseError.invalidNumber(offset: start) }
-        if integerDigits > 1, bytes[integerStart] == UInt8(ascii: "0") { throw JSONParseError.invalidNumber(offset: start) }
+        if integerDigits > 1, bytes[integerStart] == UInt8(ascii: "0") {
+            throw JSONParseError.invalidNumber(offset: start)
+        }
         var simple = true
         if offset < bytes.count, bytes[offset] == UInt8(ascii: ".") {
             offset += 1
@@ -263,7 +268,9 @@ private struct JSONByteParser {
         }
         if offset < bytes.count, bytes[offset] == UInt8(ascii: "e") || bytes[offset] == UInt8(ascii: "E") {
             offset += 1
-            if offset < bytes.count, bytes[offset] == UInt8(ascii: "+") || bytes[offset] == UInt8(ascii: "-") { offset += 1 }
+            if offset < bytes.count, bytes[offset] == UInt8(ascii: "+") || bytes[offset] == UInt8(ascii: "-") {
+                offset += 1
+            }
             guard digits() > 0 else { throw JSONParseError.invalidNumber(offset: start) }
             simple = false
         }

@@ -281,7 +281,9 @@ private struct UnkeyedTree: UnkeyedEncodingContainer {
         append(try TreeEncoder.encode(value, codingPath: nextPath))
     }
 
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<
+        NestedKey
+    > {
         let child = Node()
         child.content = .object([:])
         let path = nextPath

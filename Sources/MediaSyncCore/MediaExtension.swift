@@ -18,7 +18,8 @@ public enum MediaExtension {
     /// The extension for a download; `mimeType` wins when it names a known media type.
     public static func choose(mimeType: String?, container: String?) -> String {
         if let mimeType {
-            let essence = mimeType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+            let essence =
+                mimeType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
             if let known = byMIMEType[essence] { return known }
         }
         return fromContainer(container)

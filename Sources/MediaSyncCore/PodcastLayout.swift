@@ -92,7 +92,9 @@ public enum PodcastLayout {
         let path = url.split(separator: "?").first.map(String.init) ?? url
         let name = path.split(separator: "/").last.map(String.init) ?? ""
         let urlExtension = name.contains(".") ? name.split(separator: ".").last.map(String.init) : nil
-        let known = ["mp3", "m4a", "aac", "wav", "ogg", "oga", "opus", "flac", "mp4", "m4v", "mov", "webm", "mkv", "m4b"]
+        let known = [
+            "mp3", "m4a", "aac", "wav", "ogg", "oga", "opus", "flac", "mp4", "m4v", "mov", "webm", "mkv", "m4b",
+        ]
         let fromURL = urlExtension.map { $0.lowercased() }.flatMap { known.contains($0) ? $0 : nil }
         let chosen = MediaExtension.choose(mimeType: type, container: fromURL ?? "mp3")
         return chosen == "bin" ? "mp3" : chosen

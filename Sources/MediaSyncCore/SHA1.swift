@@ -7,16 +7,23 @@ public enum SHA1 {
         let bitLength = UInt64(bytes.count) &* 8
         message.append(0x80)
         while message.count % 64 != 56 { message.append(0) }
-        for shift in stride(from: 56, through: 0, by: -8) { message.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift))) }
+        for shift in stride(from: 56, through: 0, by: -8) {
+            message.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift)))
+        }
         var w = [UInt32](repeating: 0, count: 80)
         for chunk in stride(from: 0, to: message.count, by: 64) {
             for i in 0..<16 {
                 let base = chunk + i * 4
-                w[i] = UInt32(message[base]) << 24 | UInt32(message[base + 1]) << 16 | UInt32(message[base + 2]) << 8
+                w[i] =
+                    UInt32(message[base]) << 24 | UInt32(message[base + 1]) << 16 | UInt32(message[base + 2]) << 8
                     | UInt32(message[base + 3])
             }
             for i in 16..<80 { w[i] = rotate(w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16], 1) }
-            var a = h[0], b = h[1], c = h[2], d = h[3], e = h[4]
+            var a = h[0]
+            var b = h[1]
+            var c = h[2]
+            var d = h[3]
+            var e = h[4]
             for i in 0..<80 {
                 let (f, k): (UInt32, UInt32)
                 switch i {
@@ -26,9 +33,17 @@ public enum SHA1 {
                 default: (f, k) = (b ^ c ^ d, 0xCA62_C1D6)
                 }
                 let temp = rotate(a, 5) &+ f &+ e &+ k &+ w[i]
-                e = d; d = c; c = rotate(b, 30); b = a; a = temp
+                e = d
+                d = c
+                c = rotate(b, 30)
+                b = a
+                a = temp
             }
-            h[0] &+= a; h[1] &+= b; h[2] &+= c; h[3] &+= d; h[4] &+= e
+            h[0] &+= a
+            h[1] &+= b
+            h[2] &+= c
+            h[3] &+= d
+            h[4] &+= e
         }
         return h.flatMap { word in [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: word >> $0) } }
     }

@@ -103,9 +103,18 @@ public enum FeedJSON {
     private static func writeHead(_ feed: Feed, to out: JSONBuffer) throws {
         var object = ObjectState(indent: "\n  ")
         try out.write("{")
-        if let value = feed.author { try object.key("author", out); try out.writeString(value) }
-        if let value = feed.block { try object.key("block", out); try out.writeBool(value) }
-        if let value = feed.description { try object.key("description", out); try out.writeString(value) }
+        if let value = feed.author {
+            try object.key("author", out)
+            try out.writeString(value)
+        }
+        if let value = feed.block {
+            try object.key("block", out)
+            try out.writeBool(value)
+        }
+        if let value = feed.description {
+            try object.key("description", out)
+            try out.writeString(value)
+        }
         if !feed.duplicateGUIDs.isEmpty {
             try object.key("duplicateGUIDs", out)
             try out.write("[")
@@ -129,21 +138,48 @@ public enum FeedJSON {
             for (index, funding) in feed.funding.enumerated() {
                 try out.write(index == 0 ? "\n    {" : ",\n    {")
                 var inner = ObjectState(indent: "\n      ")
-                if let title = funding.title { try inner.key("title", out); try out.writeString(title) }
+                if let title = funding.title {
+                    try inner.key("title", out)
+                    try out.writeString(title)
+                }
                 try inner.key("url", out)
                 try out.writeString(funding.url)
                 try out.write("\n    }")
             }
             try out.write("\n  ]")
         }
-        if let value = feed.imageURL { try object.key("imageURL", out); try out.writeString(value) }
-        if let value = feed.language { try object.key("language", out); try out.writeString(value) }
-        if let value = feed.link { try object.key("link", out); try out.writeString(value) }
-        if let value = feed.locked { try object.key("locked", out); try out.writeBool(value) }
-        if let value = feed.newFeedURL { try object.key("newFeedURL", out); try out.writeString(value) }
-        if let value = feed.podcastGUID { try object.key("podcastGUID", out); try out.writeString(value) }
-        if let value = feed.recoveredError { try object.key("recoveredError", out); try out.writeString(value) }
-        if let value = feed.title { try object.key("title", out); try out.writeString(value) }
+        if let value = feed.imageURL {
+            try object.key("imageURL", out)
+            try out.writeString(value)
+        }
+        if let value = feed.language {
+            try object.key("language", out)
+            try out.writeString(value)
+        }
+        if let value = feed.link {
+            try object.key("link", out)
+            try out.writeString(value)
+        }
+        if let value = feed.locked {
+            try object.key("locked", out)
+            try out.writeBool(value)
+        }
+        if let value = feed.newFeedURL {
+            try object.key("newFeedURL", out)
+            try out.writeString(value)
+        }
+        if let value = feed.podcastGUID {
+            try object.key("podcastGUID", out)
+            try out.writeString(value)
+        }
+        if let value = feed.recoveredError {
+            try object.key("recoveredError", out)
+            try out.writeString(value)
+        }
+        if let value = feed.title {
+            try object.key("title", out)
+            try out.writeString(value)
+        }
         try out.write("\n}")
     }
 
@@ -151,37 +187,88 @@ public enum FeedJSON {
     private static func writeEpisode(_ episode: Episode, to out: JSONBuffer) throws {
         var object = ObjectState(indent: "\n      ")
         try out.write("{")
-        if let value = episode.block { try object.key("block", out); try out.writeBool(value) }
-        if let value = episode.chaptersURL { try object.key("chaptersURL", out); try out.writeString(value) }
-        if let value = episode.description { try object.key("description", out); try out.writeString(value) }
-        if let value = episode.durationSeconds { try object.key("durationSeconds", out); try out.writeInt(Int64(value)) }
+        if let value = episode.block {
+            try object.key("block", out)
+            try out.writeBool(value)
+        }
+        if let value = episode.chaptersURL {
+            try object.key("chaptersURL", out)
+            try out.writeString(value)
+        }
+        if let value = episode.description {
+            try object.key("description", out)
+            try out.writeString(value)
+        }
+        if let value = episode.durationSeconds {
+            try object.key("durationSeconds", out)
+            try out.writeInt(Int64(value))
+        }
         if let enclosure = episode.enclosure {
             try object.key("enclosure", out)
             var inner = ObjectState(indent: "\n        ")
             try out.write("{")
-            if let length = enclosure.length { try inner.key("length", out); try out.writeInt(length) }
-            if let type = enclosure.type { try inner.key("type", out); try out.writeString(type) }
+            if let length = enclosure.length {
+                try inner.key("length", out)
+                try out.writeInt(length)
+            }
+            if let type = enclosure.type {
+                try inner.key("type", out)
+                try out.writeString(type)
+            }
             try inner.key("url", out)
             try out.writeString(enclosure.url)
             try out.write("\n      }")
         }
-        if let value = episode.episode { try object.key("episode", out); try out.writeInt(Int64(value)) }
-        if let value = episode.episodeType { try object.key("episodeType", out); try out.writeString(value) }
-        if let value = episode.explicit { try object.key("explicit", out); try out.writeBool(value) }
-        if let value = episode.guid { try object.key("guid", out); try out.writeString(value) }
-        if episode.guidIsFallback { try object.key("guidIsFallback", out); try out.writeBool(true) }
-        if let value = episode.imageURL { try object.key("imageURL", out); try out.writeString(value) }
-        if let value = episode.link { try object.key("link", out); try out.writeString(value) }
-        if let value = episode.published { try object.key("published", out); try out.writeDate(value) }
-        if let value = episode.season { try object.key("season", out); try out.writeInt(Int64(value)) }
-        if let value = episode.title { try object.key("title", out); try out.writeString(value) }
+        if let value = episode.episode {
+            try object.key("episode", out)
+            try out.writeInt(Int64(value))
+        }
+        if let value = episode.episodeType {
+            try object.key("episodeType", out)
+            try out.writeString(value)
+        }
+        if let value = episode.explicit {
+            try object.key("explicit", out)
+            try out.writeBool(value)
+        }
+        if let value = episode.guid {
+            try object.key("guid", out)
+            try out.writeString(value)
+        }
+        if episode.guidIsFallback {
+            try object.key("guidIsFallback", out)
+            try out.writeBool(true)
+        }
+        if let value = episode.imageURL {
+            try object.key("imageURL", out)
+            try out.writeString(value)
+        }
+        if let value = episode.link {
+            try object.key("link", out)
+            try out.writeString(value)
+        }
+        if let value = episode.published {
+            try object.key("published", out)
+            try out.writeDate(value)
+        }
+        if let value = episode.season {
+            try object.key("season", out)
+            try out.writeInt(Int64(value))
+        }
+        if let value = episode.title {
+            try object.key("title", out)
+            try out.writeString(value)
+        }
         if !episode.transcripts.isEmpty {
             try object.key("transcripts", out)
             try out.write("[")
             for (index, transcript) in episode.transcripts.enumerated() {
                 try out.write(index == 0 ? "\n        {" : ",\n        {")
                 var inner = ObjectState(indent: "\n          ")
-                if let type = transcript.type { try inner.key("type", out); try out.writeString(type) }
+                if let type = transcript.type {
+                    try inner.key("type", out)
+                    try out.writeString(type)
+                }
                 try inner.key("url", out)
                 try out.writeString(transcript.url)
                 try out.write("\n        }")
@@ -200,9 +287,18 @@ public enum FeedJSON {
             }
             var object = ObjectState(indent: "\n      ")
             try out.write("{")
-            if let value = item.block { try object.key("block", out); try out.writeBool(value) }
-            if let value = item.chaptersURL { try object.key("chaptersURL", out); try string(value) }
-            if let value = item.description { try object.key("description", out); try string(value) }
+            if let value = item.block {
+                try object.key("block", out)
+                try out.writeBool(value)
+            }
+            if let value = item.chaptersURL {
+                try object.key("chaptersURL", out)
+                try string(value)
+            }
+            if let value = item.description {
+                try object.key("description", out)
+                try string(value)
+            }
             if let value = item.durationSeconds {
                 try object.key("durationSeconds", out)
                 try out.writeInt(Int64(value))
@@ -211,29 +307,68 @@ public enum FeedJSON {
                 try object.key("enclosure", out)
                 var inner = ObjectState(indent: "\n        ")
                 try out.write("{")
-                if let length = enclosure.length { try inner.key("length", out); try out.writeInt(length) }
-                if let type = enclosure.type { try inner.key("type", out); try string(type) }
+                if let length = enclosure.length {
+                    try inner.key("length", out)
+                    try out.writeInt(length)
+                }
+                if let type = enclosure.type {
+                    try inner.key("type", out)
+                    try string(type)
+                }
                 try inner.key("url", out)
                 try string(enclosure.url)
                 try out.write("\n      }")
             }
-            if let value = item.episode { try object.key("episode", out); try out.writeInt(Int64(value)) }
-            if let value = item.episodeType { try object.key("episodeType", out); try string(value) }
-            if let value = item.explicit { try object.key("explicit", out); try out.writeBool(value) }
-            if let value = item.guid { try object.key("guid", out); try string(value) }
-            if item.guidIsFallback { try object.key("guidIsFallback", out); try out.writeBool(true) }
-            if let value = item.imageURL { try object.key("imageURL", out); try string(value) }
-            if let value = item.link { try object.key("link", out); try string(value) }
-            if let value = item.published { try object.key("published", out); try out.writeDate(value) }
-            if let value = item.season { try object.key("season", out); try out.writeInt(Int64(value)) }
-            if let value = item.title { try object.key("title", out); try string(value) }
+            if let value = item.episode {
+                try object.key("episode", out)
+                try out.writeInt(Int64(value))
+            }
+            if let value = item.episodeType {
+                try object.key("episodeType", out)
+                try string(value)
+            }
+            if let value = item.explicit {
+                try object.key("explicit", out)
+                try out.writeBool(value)
+            }
+            if let value = item.guid {
+                try object.key("guid", out)
+                try string(value)
+            }
+            if item.guidIsFallback {
+                try object.key("guidIsFallback", out)
+                try out.writeBool(true)
+            }
+            if let value = item.imageURL {
+                try object.key("imageURL", out)
+                try string(value)
+            }
+            if let value = item.link {
+                try object.key("link", out)
+                try string(value)
+            }
+            if let value = item.published {
+                try object.key("published", out)
+                try out.writeDate(value)
+            }
+            if let value = item.season {
+                try object.key("season", out)
+                try out.writeInt(Int64(value))
+            }
+            if let value = item.title {
+                try object.key("title", out)
+                try string(value)
+            }
             if !builder.transcripts.isEmpty {
                 try object.key("transcripts", out)
                 try out.write("[")
                 for (index, transcript) in builder.transcripts.enumerated() {
                     try out.write(index == 0 ? "\n        {" : ",\n        {")
                     var inner = ObjectState(indent: "\n          ")
-                    if let type = transcript.type { try inner.key("type", out); try string(type) }
+                    if let type = transcript.type {
+                        try inner.key("type", out)
+                        try string(type)
+                    }
                     try inner.key("url", out)
                     try string(transcript.url)
                     try out.write("\n        }")

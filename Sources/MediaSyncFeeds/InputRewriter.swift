@@ -539,7 +539,9 @@ final class InputRewriter {
         let byte = bytes[position]
         if byte >= 0x80 {
             // Only when transcoding windows-1252 (otherwise no byte from 0x80 on is special).
-            if repairsUTF8, let length = Self.utf8SequenceLength(UnsafeBufferPointer(rebasing: bytes[..<end]), at: position) {
+            if repairsUTF8,
+                let length = Self.utf8SequenceLength(UnsafeBufferPointer(rebasing: bytes[..<end]), at: position)
+            {
                 pending.append(contentsOf: bytes[position..<(position + length)])
                 position += length
                 return true

@@ -34,14 +34,15 @@ final class XMLStreamReader {
     private static let fastCacheSize = 128
     /// Owned storage (a pointer, so lookups need no exclusivity checks); names are interned in the reader's
     /// dictionary, which lives as long as the reader.
-    private let fastCache: UnsafeMutablePointer<
-        (namespace: UnsafePointer<UInt8>?, name: UnsafePointer<UInt8>?, tag: Int)
-    > = {
-        let cache = UnsafeMutablePointer<(namespace: UnsafePointer<UInt8>?, name: UnsafePointer<UInt8>?, tag: Int)>
-            .allocate(capacity: XMLStreamReader.fastCacheSize)
-        cache.initialize(repeating: (nil, nil, -1), count: XMLStreamReader.fastCacheSize)
-        return cache
-    }()
+    private let fastCache:
+        UnsafeMutablePointer<
+            (namespace: UnsafePointer<UInt8>?, name: UnsafePointer<UInt8>?, tag: Int)
+        > = {
+            let cache = UnsafeMutablePointer<(namespace: UnsafePointer<UInt8>?, name: UnsafePointer<UInt8>?, tag: Int)>
+                .allocate(capacity: XMLStreamReader.fastCacheSize)
+            cache.initialize(repeating: (nil, nil, -1), count: XMLStreamReader.fastCacheSize)
+            return cache
+        }()
 
     /// Records the first fatal libxml2 error instead of letting libxml2 print it.
     final class ErrorRecorder {

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Unnamed files (Linux `O_TMPFILE`): a download is written to an inode with no name in its destination's

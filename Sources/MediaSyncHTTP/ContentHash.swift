@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// XXH64 (seed 0) of a byte stream: the content hash recorded for every placed file and checked by
@@ -62,7 +62,9 @@ public struct ContentHash: Sendable {
         if tailCount > 0 {
             let take = min(32 - tailCount, remaining)
             let filled = tailCount
-            withUnsafeMutableBytes(of: &tail) { $0.baseAddress.map { ($0 + filled).copyMemory(from: pointer, byteCount: take) } }
+            withUnsafeMutableBytes(of: &tail) {
+                $0.baseAddress.map { ($0 + filled).copyMemory(from: pointer, byteCount: take) }
+            }
             tailCount += take
             pointer += take
             remaining -= take
@@ -110,7 +112,9 @@ public struct ContentHash: Sendable {
                 offset += 8
             }
             if offset + 4 <= tailCount {
-                hash ^= UInt64(raw.loadUnaligned(fromByteOffset: offset, as: UInt32.self).littleEndian) &* ContentHash.prime1
+                hash ^=
+                    UInt64(raw.loadUnaligned(fromByteOffset: offset, as: UInt32.self).littleEndian)
+                    &* ContentHash.prime1
                 hash = rotate(hash, 23) &* ContentHash.prime2 &+ ContentHash.prime3
                 offset += 4
             }

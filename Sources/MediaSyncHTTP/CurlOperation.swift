@@ -149,7 +149,8 @@ final class CurlOperation: @unchecked Sendable {
 
     func cancelledCompletion() -> CurlCompletion {
         CurlCompletion(
-            code: .abortedByCallback, status: responseStatus(), headers: headers, effectiveURL: url, detail: "cancelled",
+            code: .abortedByCallback, status: responseStatus(), headers: headers, effectiveURL: url,
+            detail: "cancelled",
             abortError: HTTPError.cancelled(url: url))
     }
 
@@ -172,7 +173,9 @@ final class CurlOperation: @unchecked Sendable {
         headDelivered = true
         var length: curl_off_t = -1
         _ = ccurl_easy_getinfo_off(easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length)
-        if let error = handler.didReceiveHead(status: status, headers: headers, contentLength: length >= 0 ? Int64(length) : nil) {
+        if let error = handler.didReceiveHead(
+            status: status, headers: headers, contentLength: length >= 0 ? Int64(length) : nil)
+        {
             abortError = error
         }
     }

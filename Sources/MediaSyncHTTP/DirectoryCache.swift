@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Per-batch memory of folders already looked up or created, so a batch of 2,000 small files does not

@@ -1,7 +1,7 @@
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Live counters of one transfer, written on the loop thread and read by the progress reporter.
@@ -134,7 +134,9 @@ final class FileWriter: CurlResponseHandler, @unchecked Sendable {
         let halves = spec.split(separator: "/", maxSplits: 1)
         guard halves.count == 2 else { return nil }
         let bounds = halves[0].split(separator: "-", maxSplits: 1)
-        guard bounds.count == 2, let start = Int64(bounds[0]), let end = Int64(bounds[1]), end >= start else { return nil }
+        guard bounds.count == 2, let start = Int64(bounds[0]), let end = Int64(bounds[1]), end >= start else {
+            return nil
+        }
         return (start, end, Int64(halves[1]))
     }
 
@@ -232,7 +234,8 @@ final class FileWriter: CurlResponseHandler, @unchecked Sendable {
                 isNamed = true
             }
             do {
-                try staging.writeRecord(StagingArea.Record(url: url, validator: validator, total: totalSize), for: destination)
+                try staging.writeRecord(
+                    StagingArea.Record(url: url, validator: validator, total: totalSize), for: destination)
             } catch {
                 return error
             }
@@ -256,7 +259,8 @@ final class FileWriter: CurlResponseHandler, @unchecked Sendable {
             // The stride before this one has had time to reach the disk: drop its clean pages, so a large
             // download does not fill the page cache and make the kernel reclaim memory under us.
             if writebackFrom > writtenBackFrom {
-                _ = posix_fadvise(fd, off_t(writtenBackFrom), off_t(writebackFrom - writtenBackFrom), POSIX_FADV_DONTNEED)
+                _ = posix_fadvise(
+                    fd, off_t(writtenBackFrom), off_t(writebackFrom - writtenBackFrom), POSIX_FADV_DONTNEED)
             }
             writtenBackFrom = writebackFrom
             writebackFrom = offset

@@ -12,7 +12,9 @@ public final class HTTPClient: Sendable {
     public let retryPolicy: RetryPolicy
     let loop: CurlMultiLoop
 
-    public init(configuration: HTTPClientConfiguration = HTTPClientConfiguration(), retryPolicy: RetryPolicy = RetryPolicy()) {
+    public init(
+        configuration: HTTPClientConfiguration = HTTPClientConfiguration(), retryPolicy: RetryPolicy = RetryPolicy()
+    ) {
         self.configuration = configuration
         self.retryPolicy = retryPolicy
         self.loop = CurlMultiLoop.shared
@@ -70,7 +72,8 @@ public final class HTTPClient: Sendable {
             try operation.set(CURLOPT_POSTFIELDSIZE_LARGE, offset: Int64(body.count))
             try body.withUnsafeBytes { buffer in
                 // COPYPOSTFIELDS copies the bytes, so the buffer may go away afterwards.
-                try operation.set(CURLOPT_COPYPOSTFIELDS, pointer: UnsafeMutableRawPointer(mutating: buffer.baseAddress))
+                try operation.set(
+                    CURLOPT_COPYPOSTFIELDS, pointer: UnsafeMutableRawPointer(mutating: buffer.baseAddress))
             }
             if method != "POST" {
                 try operation.set(CURLOPT_CUSTOMREQUEST, method)

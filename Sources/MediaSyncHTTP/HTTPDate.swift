@@ -44,7 +44,8 @@ public enum HTTPDate {
         let (year, month, day) = civilFromDays(days)
         let weekday = weekdays[((days % 7) + 7) % 7]
         let monthName = months[month - 1].capitalized
-        return "\(weekday), \(pad(day)) \(monthName) \(year) \(pad(secondsOfDay / 3_600)):\(pad(secondsOfDay / 60 % 60)):\(pad(secondsOfDay % 60)) GMT"
+        return
+            "\(weekday), \(pad(day)) \(monthName) \(year) \(pad(secondsOfDay / 3_600)):\(pad(secondsOfDay / 60 % 60)):\(pad(secondsOfDay % 60)) GMT"
     }
 
     private static func pad(_ value: Int) -> String {

@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The one error type of mediasync's HTTP layer: a clear message plus a retryable/fatal class.

@@ -63,7 +63,9 @@ final class ProgressReporter: Sendable {
                     sizeKnown = false
                 }
                 if done > 0 || expected >= 0 {
-                    active.append(TransferProgress(id: ids[index], bytesDone: done, bytesExpected: expected >= 0 ? expected : nil))
+                    active.append(
+                        TransferProgress(id: ids[index], bytesDone: done, bytesExpected: expected >= 0 ? expected : nil)
+                    )
                 }
             }
         }

@@ -12,7 +12,10 @@ public struct RetryPolicy: Sendable, Equatable {
     /// The share of each delay that is randomised (0 = none, 1 = "full jitter").
     public var jitter: Double
 
-    public init(maxAttempts: Int = 5, baseDelay: Double = 1, maxDelay: Double = 60, maxRetryAfter: Double = 300, jitter: Double = 0.5) {
+    public init(
+        maxAttempts: Int = 5, baseDelay: Double = 1, maxDelay: Double = 60, maxRetryAfter: Double = 300,
+        jitter: Double = 0.5
+    ) {
         self.maxAttempts = maxAttempts
         self.baseDelay = baseDelay
         self.maxDelay = maxDelay

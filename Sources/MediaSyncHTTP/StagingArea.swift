@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Partial files and their resume records, kept apart from final paths until a file is complete.
@@ -55,7 +55,9 @@ struct StagingArea: Sendable {
         let name = (destination as NSString).lastPathComponent
         let safe = String(
             name.unicodeScalars.prefix(40).map { scalar -> Character in
-                let ok = (scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar) || "._-".unicodeScalars.contains(scalar)))
+                let ok =
+                    (scalar.isASCII
+                        && (CharacterSet.alphanumerics.contains(scalar) || "._-".unicodeScalars.contains(scalar)))
                 return ok ? Character(scalar) : "_"
             })
         let hash = String(StagingArea.fnv1a64(destination), radix: 16)

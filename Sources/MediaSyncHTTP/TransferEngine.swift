@@ -3,7 +3,7 @@ import Dispatch
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Downloads batches of files concurrently on the shared libcurl multi loop.
@@ -76,7 +76,8 @@ public final class TransferEngine: Sendable {
                         if case .failure(let error) = result, error.isFatal {
                             let skipped = scheduler.stop()
                             let reason = HTTPError(
-                                error.kind, "not started: an earlier transfer failed: \(error.message)", errno: error.errno)
+                                error.kind, "not started: an earlier transfer failed: \(error.message)",
+                                errno: error.errno)
                             skipped.forEach { results.set($0, .failure(reason)) }
                         }
                         // Reporting walks every item: after a file, only when the interval has passed, or 2,000
@@ -104,14 +105,17 @@ public final class TransferEngine: Sendable {
         for (index, request) in requests.enumerated() {
             let path = request.destination
             let components = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
-            let normalised = path.hasPrefix("/") && !components.isEmpty
+            let normalised =
+                path.hasPrefix("/") && !components.isEmpty
                 && components.allSatisfy { !$0.isEmpty && $0 != "." && $0 != ".." }
             if !normalised {
                 errors[index] = HTTPError(
-                    .fileSystem, "the destination \(request.destination) is not a normalised absolute path", url: request.url)
+                    .fileSystem, "the destination \(request.destination) is not a normalised absolute path",
+                    url: request.url)
             } else if let first = seen[path] {
                 errors[index] = HTTPError(
-                    .fileSystem, "two transfers in one batch write \(path) (also \(requests[first].id))", url: request.url)
+                    .fileSystem, "two transfers in one batch write \(path) (also \(requests[first].id))",
+                    url: request.url)
             } else {
                 seen[path] = index
             }
@@ -158,7 +162,9 @@ public final class TransferEngine: Sendable {
                 attempts -= 1
                 if restarts > 3 {
                     return .failure(
-                        HTTPError(.invalidResponse, "the server's range answers keep contradicting each other", url: request.url))
+                        HTTPError(
+                            .invalidResponse, "the server's range answers keep contradicting each other",
+                            url: request.url))
                 }
             case .failure(let error, let madeProgress):
                 if error.kind == .diskFull || error.kind == .sizeMismatch || error.kind == .checksumMismatch {
@@ -166,7 +172,8 @@ public final class TransferEngine: Sendable {
                 }
                 if !madeProgress { failures += 1 }
                 guard attempts < attemptCeiling,
-                    let delay = policy.delay(afterAttempt: max(failures, 1), error: error, random: Double.random(in: 0...1))
+                    let delay = policy.delay(
+                        afterAttempt: max(failures, 1), error: error, random: Double.random(in: 0...1))
                 else {
                     staging.discardIfNotResumable(request.destination, url: request.url)
                     return .failure(error)
@@ -249,13 +256,17 @@ public final class TransferEngine: Sendable {
             case .success(let contentHash):
                 return .success(
                     TransferSuccess(
-                        path: request.destination, size: version.size, resumedFrom: version.resumedFrom, attempts: number,
-                        lastModified: headers["Last-Modified"], etag: headers["ETag"], contentType: headers["Content-Type"],
+                        path: request.destination, size: version.size, resumedFrom: version.resumedFrom,
+                        attempts: number,
+                        lastModified: headers["Last-Modified"], etag: headers["ETag"],
+                        contentType: headers["Content-Type"],
                         suggestedFilename: ContentDisposition.filename(headers["Content-Disposition"]),
                         validator: version.validator, contentHash: contentHash,
                         digestVerified: request.expectedSHA256 != nil || version.announcedSHA256 != nil))
             case .failure(let error):
-                if error.kind == .checksumMismatch || error.kind == .invalidResponse { staging.discard(request.destination) }
+                if error.kind == .checksumMismatch || error.kind == .invalidResponse {
+                    staging.discard(request.destination)
+                }
                 return .failure(error, madeProgress: madeProgress)
             }
         }
@@ -275,7 +286,8 @@ public final class TransferEngine: Sendable {
         }
         let status = writer.status
         if status >= 400 {
-            let retryAfter = RetryPolicy.parseRetryAfter(completion.headers["Retry-After"], now: Date().timeIntervalSince1970)
+            let retryAfter = RetryPolicy.parseRetryAfter(
+                completion.headers["Retry-After"], now: Date().timeIntervalSince1970)
             let excerpt = HTTPError.excerpt(HTTPError.excerpt(writer.errorBody), withoutCredentialsOf: headers)
             return HTTPError.fromStatus(status, url: url, retryAfter: retryAfter, bodyExcerpt: excerpt)
         }
@@ -292,7 +304,8 @@ public final class TransferEngine: Sendable {
     /// (so its bytes are tied to one version of the resource); an announced or expected SHA-256 matches. A file
     /// that fails it is never placed. Returns the file's content hash (``ContentHash``).
     private static func place(
-        fd: Int32, named: Bool, partPath: String, request: TransferRequest, staging: StagingArea, version: PlacedVersion,
+        fd: Int32, named: Bool, partPath: String, request: TransferRequest, staging: StagingArea,
+        version: PlacedVersion,
         durable: Bool, hasRecord: Bool, directories: DirectoryCache
     ) -> Result<String, HTTPError> {
         // An unnamed file vanishes when its descriptor closes: every exit below closes it.
@@ -308,7 +321,8 @@ public final class TransferEngine: Sendable {
         if version.resumedFrom > 0, version.validator == nil || version.validator != version.sentValidator {
             return .failure(
                 HTTPError(
-                    .invalidResponse, "the file's bytes cannot be tied to one version of it on the server", url: request.url))
+                    .invalidResponse, "the file's bytes cannot be tied to one version of it on the server",
+                    url: request.url))
         }
         if let expected = request.expectedSize, expected != size {
             return .failure(
@@ -322,7 +336,8 @@ public final class TransferEngine: Sendable {
             if actual != expected {
                 let source = request.expectedSHA256 == nil ? "the server's announced" : "the expected"
                 return .failure(
-                    HTTPError(.checksumMismatch, "SHA-256 \(actual) differs from \(source) \(expected)", url: request.url))
+                    HTTPError(
+                        .checksumMismatch, "SHA-256 \(actual) differs from \(source) \(expected)", url: request.url))
             }
         }
         // A file continued from a partial one was hashed only in part here: hash it whole.
@@ -366,10 +381,14 @@ public final class TransferEngine: Sendable {
     /// Renames atomically; across file systems, copies to a temporary name beside the destination first.
     private static func moveIntoPlace(_ source: String, _ destination: String, durable: Bool) throws(HTTPError) {
         if NamespaceLock.shared.withLock({ rename(source, destination) }) == 0 { return }
-        guard errno == EXDEV else { throw HTTPError.fromErrno(errno, operation: "rename into place", path: destination) }
+        guard errno == EXDEV else {
+            throw HTTPError.fromErrno(errno, operation: "rename into place", path: destination)
+        }
         let temporary = destination + ".mediasync-tmp"
         do {
-            if FileManager.default.fileExists(atPath: temporary) { try FileManager.default.removeItem(atPath: temporary) }
+            if FileManager.default.fileExists(atPath: temporary) {
+                try FileManager.default.removeItem(atPath: temporary)
+            }
             try FileManager.default.copyItem(atPath: source, toPath: temporary)
         } catch {
             unlink(temporary)

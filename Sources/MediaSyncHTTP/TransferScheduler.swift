@@ -1,4 +1,3 @@
-
 /// Hands out queued transfers in priority order to a fixed number of workers, keeping each host
 /// under its cap. Workers that find only capped hosts wait until a slot frees.
 final class TransferScheduler: Sendable {
@@ -17,7 +16,9 @@ final class TransferScheduler: Sendable {
     ///   - priorities: one priority per item; higher first, ties in index order.
     ///   - hosts: one host per item.
     init(priorities: [Int], hosts: [String], perHostLimit: Int) {
-        let order = priorities.indices.sorted { priorities[$0] != priorities[$1] ? priorities[$0] > priorities[$1] : $0 < $1 }
+        let order = priorities.indices.sorted {
+            priorities[$0] != priorities[$1] ? priorities[$0] > priorities[$1] : $0 < $1
+        }
         self.hosts = hosts
         self.perHostLimit = max(1, perHostLimit)
         self.state = Locked(State(pending: order))
@@ -34,7 +35,10 @@ final class TransferScheduler: Sendable {
         while true {
             let pick = state.withLock { state -> Pick in
                 if state.stopped || state.pending.isEmpty { return .done }
-                guard let position = state.pending.firstIndex(where: { (state.activePerHost[hosts[$0]] ?? 0) < perHostLimit })
+                guard
+                    let position = state.pending.firstIndex(where: {
+                        (state.activePerHost[hosts[$0]] ?? 0) < perHostLimit
+                    })
                 else { return .wait }
                 let index = state.pending.remove(at: position)
                 state.activePerHost[hosts[index], default: 0] += 1

@@ -4,7 +4,9 @@ extension JellyfinClient {
     /// The fields asked for on seasons.
     static let seasonFields = ["Etag", "Path", "DateCreated", "ParentId", "ProviderIds"]
     /// The fields asked for on episodes: versions, change signals and paths.
-    static let episodeFields = ["MediaSources", "Etag", "Path", "DateCreated", "ParentId", "ProviderIds", "CanDownload"]
+    static let episodeFields = [
+        "MediaSources", "Etag", "Path", "DateCreated", "ParentId", "ProviderIds", "CanDownload",
+    ]
 
     /// The user's library views (`GET /UserViews?userId=`): movies, shows, music…
     /// - Throws: ``JellyfinError``.

@@ -138,7 +138,8 @@ public final class JellyfinClient: Sendable, CustomStringConvertible {
             throw JellyfinError.invalidResponse(message).redacting(accessToken)
         }
         do {
-            if let wire = type as? any WireDecodable.Type, let value = try wire.init(wire: parsed, codingPath: []) as? T {
+            if let wire = type as? any WireDecodable.Type, let value = try wire.init(wire: parsed, codingPath: []) as? T
+            {
                 return value
             }
             return try JSONDecoder().decode(type, from: Data(response.body))

@@ -161,7 +161,9 @@ public struct JellyfinError: Error, Equatable, Sendable, CustomStringConvertible
 
     /// This error with every occurrence of `secret` replaced, so a token echoed by a server never shows.
     func redacting(_ secret: String?) -> JellyfinError {
-        guard let secret, secret.count >= 4, message.contains(secret) || detail?.contains(secret) == true else { return self }
+        guard let secret, secret.count >= 4, message.contains(secret) || detail?.contains(secret) == true else {
+            return self
+        }
         return JellyfinError(
             kind, message.replacingOccurrences(of: secret, with: "<token>"), status: status, retryable: retryable,
             detail: detail?.replacingOccurrences(of: secret, with: "<token>"))

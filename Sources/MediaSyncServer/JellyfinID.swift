@@ -33,7 +33,9 @@ public enum JellyfinID {
         if id.isEmpty { return "empty" }
         if id.unicodeScalars.count > maxLength { return "longer than \(maxLength) characters" }
         // Byte scans: `String.contains(String)` goes through Foundation's locale-aware search.
-        if id.utf8.contains(where: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "\\") }) { return "contains a slash" }
+        if id.utf8.contains(where: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "\\") }) {
+            return "contains a slash"
+        }
         let dot = UInt8(ascii: ".")
         if zip(id.utf8, id.utf8.dropFirst()).contains(where: { $0 == dot && $1 == dot }) { return "contains \"..\"" }
         if id.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {

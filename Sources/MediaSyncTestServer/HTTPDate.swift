@@ -1,8 +1,9 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// IMF-fixdate formatting and parsing (`Tue, 14 Nov 2023 22:13:20 GMT`), thread-safe and locale-free.
@@ -18,7 +19,8 @@ enum HTTPDate {
         let day = days[Int(parts.tm_wday) % 7]
         let month = months[Int(parts.tm_mon) % 12]
         func two(_ v: Int32) -> String { v < 10 ? "0\(v)" : "\(v)" }
-        return "\(day), \(two(parts.tm_mday)) \(month) \(parts.tm_year + 1900) \(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)) GMT"
+        return
+            "\(day), \(two(parts.tm_mday)) \(month) \(parts.tm_year + 1900) \(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)) GMT"
     }
 
     /// Parses an IMF-fixdate (also accepts RFC 850 and asctime forms loosely). Returns nil if it is not a date.
@@ -36,7 +38,13 @@ enum HTTPDate {
                 let pieces = token.split(separator: ":").compactMap { Int($0) }
                 if pieces.count == 3 { clock = pieces }
             } else if let number = Int(token) {
-                if token.count == 4 { year = number } else if day == nil { day = number } else if token.count == 2 { year = 1900 + number + (number < 70 ? 100 : 0) }
+                if token.count == 4 {
+                    year = number
+                } else if day == nil {
+                    day = number
+                } else if token.count == 2 {
+                    year = 1900 + number + (number < 70 ? 100 : 0)
+                }
             }
         }
         guard let day, let month, let year, let clock else { return nil }

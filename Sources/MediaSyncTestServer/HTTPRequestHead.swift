@@ -46,7 +46,8 @@ struct HTTPRequestHead: Sendable {
         }
         // Absolute-form targets (proxies) → keep only the path.
         if pathPart.hasPrefix("http://") || pathPart.hasPrefix("https://"),
-           let url = URL(string: pathPart) {
+            let url = URL(string: pathPart)
+        {
             pathPart = url.path.isEmpty ? "/" : url.path
         }
         rawPath = pathPart

@@ -23,7 +23,8 @@ struct HTTPResponse: Sendable {
 
     /// A JSON response (`application/json; charset=utf-8`, as Jellyfin sends).
     static func json(_ value: JSONValue, status: Int = 200) -> HTTPResponse {
-        HTTPResponse(status: status, headers: [("Content-Type", "application/json; charset=utf-8")], body: value.serialized())
+        HTTPResponse(
+            status: status, headers: [("Content-Type", "application/json; charset=utf-8")], body: value.serialized())
     }
 
     /// An empty-bodied response (e.g. 401 as recorded: `content-length: 0`, no WWW-Authenticate).

@@ -147,7 +147,8 @@ struct JSONParser {
             case UInt8(ascii: "u"):
                 guard var scalar = parseHex4() else { return nil }
                 if (0xD800..<0xDC00).contains(scalar), index + 6 <= bytes.count,
-                   bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") {
+                    bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u")
+                {
                     index += 2
                     guard let low = parseHex4() else { return nil }
                     scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low &- 0xDC00)

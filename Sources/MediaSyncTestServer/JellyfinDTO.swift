@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Builds Jellyfin wire-format JSON (BaseItemDto, MediaSourceInfo, UserDto, …) from the test library.
@@ -35,7 +36,8 @@ enum JellyfinDTO {
     }
 
     /// A BaseItemDto. `fields` are lowercased requested field names; `allFields` includes every gated field.
-    static func item(_ item: TestItem, library: TestLibrary, fields: Set<String>, allFields: Bool = false) -> JSONValue {
+    static func item(_ item: TestItem, library: TestLibrary, fields: Set<String>, allFields: Bool = false) -> JSONValue
+    {
         func wants(_ field: String) -> Bool { allFields || fields.contains(field) }
         let isVideo = !item.mediaSources.isEmpty
         var m: [JSONMember] = [
@@ -102,7 +104,9 @@ enum JellyfinDTO {
         m.append(JSONMember("PlaybackPositionTicks", .int(item.playbackPositionTicks)))
         m.append(JSONMember("PlayCount", .integer(item.played ? 1 : 0)))
         m.append(JSONMember("IsFavorite", .bool(false)))
-        if item.played { m.append(JSONMember("LastPlayedDate", .string(date(item.dateCreated.addingTimeInterval(86_400))))) }
+        if item.played {
+            m.append(JSONMember("LastPlayedDate", .string(date(item.dateCreated.addingTimeInterval(86_400)))))
+        }
         m.append(JSONMember("Played", .bool(item.played)))
         m.append(JSONMember("Key", .string(item.id)))
         return .object(m)
@@ -128,7 +132,8 @@ enum JellyfinDTO {
             ]),
             .object([
                 JSONMember("Codec", .string("ac3")), JSONMember("Language", .string("eng")),
-                JSONMember("TimeBase", .string("1/1000")), JSONMember("DisplayTitle", .string("English - Dolby Digital - 5.1 - Default")),
+                JSONMember("TimeBase", .string("1/1000")),
+                JSONMember("DisplayTitle", .string("English - Dolby Digital - 5.1 - Default")),
                 JSONMember("ChannelLayout", .string("5.1")), JSONMember("BitRate", .integer(384_000)),
                 JSONMember("Channels", .integer(6)), JSONMember("SampleRate", .integer(48_000)),
                 JSONMember("IsDefault", .bool(true)), JSONMember("IsForced", .bool(false)),
@@ -151,7 +156,8 @@ enum JellyfinDTO {
 
     /// A MediaSourceInfo (one element of `MediaSources`).
     static func mediaSource(_ source: TestMediaSource, item: TestItem) -> JSONValue {
-        let bitrate = source.runTimeTicks > 0 ? Int64(Double(source.size) * 8 / (Double(source.runTimeTicks) / 10_000_000)) : 0
+        let bitrate =
+            source.runTimeTicks > 0 ? Int64(Double(source.size) * 8 / (Double(source.runTimeTicks) / 10_000_000)) : 0
         if let url = source.strmURL {
             return .object([
                 JSONMember("Protocol", .string("Http")), JSONMember("Id", .string(source.id)),
@@ -218,10 +224,12 @@ enum JellyfinDTO {
             JSONMember("HasConfiguredEasyPassword", .bool(false)),
             JSONMember("EnableAutoLogin", .bool(false)),
             JSONMember("Configuration", .object([])),
-            JSONMember("Policy", .object([
-                JSONMember("IsAdministrator", .bool(false)),
-                JSONMember("EnableContentDownloading", .bool(library.userMayDownload)),
-            ])),
+            JSONMember(
+                "Policy",
+                .object([
+                    JSONMember("IsAdministrator", .bool(false)),
+                    JSONMember("EnableContentDownloading", .bool(library.userMayDownload)),
+                ])),
         ])
     }
 }

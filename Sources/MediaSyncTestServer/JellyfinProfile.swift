@@ -11,9 +11,13 @@
 ///   and with `sortBy=SortName` adds `Name` (`BaseItemRepository.ApplyOrder`, v10.11.11): ties come in any order,
 ///   here a shuffle seeded per request, so two pages of one listing may order ties differently.
 public enum JellyfinProfile: String, Sendable, CaseIterable {
+    // swift-format-ignore: AlwaysUseLowerCamelCase
     case v10_8 = "10.8"
+    // swift-format-ignore: AlwaysUseLowerCamelCase
     case v10_9 = "10.9"
+    // swift-format-ignore: AlwaysUseLowerCamelCase
     case v10_10 = "10.10"
+    // swift-format-ignore: AlwaysUseLowerCamelCase
     case v10_11 = "10.11"
 
     /// The newest: what the test server answers like unless told otherwise.

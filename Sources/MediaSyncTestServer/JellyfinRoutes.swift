@@ -37,7 +37,8 @@ extension TestServer {
     }
 
     func caller(_ request: RecordedRequest, library: TestLibrary) -> Caller {
-        guard let token = TestServer.authorizationParameters(request.headers["authorization"])?["token"], !token.isEmpty else {
+        guard let token = TestServer.authorizationParameters(request.headers["authorization"])?["token"], !token.isEmpty
+        else {
             return .anonymous
         }
         if token == library.apiKey { return .apiKey }
@@ -48,7 +49,8 @@ extension TestServer {
     /// Loads a fixture JSON template by file name, if a fixtures directory is configured and has it.
     func fixture(_ name: String) -> JSONValue? {
         guard let directory = fixturesDirectory,
-              let data = FileManager.default.contents(atPath: directory.appendingPathComponent(name).path) else {
+            let data = FileManager.default.contents(atPath: directory.appendingPathComponent(name).path)
+        else {
             return nil
         }
         return JSONValue.parse(Array(data))
@@ -103,7 +105,8 @@ extension TestServer {
         }
         // Images are served anonymously by Jellyfin.
         if isGet, let c = match(["items", "*", "images", "*"]) ?? match(["items", "*", "images", "*", "*"]) {
-            return imageResponse(request, itemId: c[0], type: c[1], index: c.count > 2 ? Int(c[2]) : nil, library: library)
+            return imageResponse(
+                request, itemId: c[0], type: c[1], index: c.count > 2 ? Int(c[2]) : nil, library: library)
         }
 
         // Everything below requires a token.
@@ -147,7 +150,9 @@ extension TestServer {
             return response
         }
         if match(["userviews"]) != nil || match(["users", "*", "views"]) != nil, isGet {
-            let views = library.views.filter { !library.inaccessibleViews.contains($0.id) }.map { JellyfinDTO.item($0, library: library, fields: [], allFields: false) }
+            let views = library.views.filter { !library.inaccessibleViews.contains($0.id) }.map {
+                JellyfinDTO.item($0, library: library, fields: [], allFields: false)
+            }
             return .json(JellyfinDTO.queryResult(views, total: views.count, startIndex: 0))
         }
         if match(["items"]) != nil, isGet {
@@ -181,15 +186,18 @@ extension TestServer {
                 sources = sources.filter { $0.id == wanted }
             }
             let playSession = SplitMix64.hexID(seed: library.seed, label: "playsession-\(item.id)-\(allRequests.count)")
-            return .json(.object([
-                JSONMember("MediaSources", .array(sources.map { JellyfinDTO.mediaSource($0, item: item) })),
-                JSONMember("PlaySessionId", .string(playSession)),
-            ]))
+            return .json(
+                .object([
+                    JSONMember("MediaSources", .array(sources.map { JellyfinDTO.mediaSource($0, item: item) })),
+                    JSONMember("PlaySessionId", .string(playSession)),
+                ]))
         }
         if let c = match(["items", "*", "download"]), isGet {
             return download(request, id: c[0], library: library, ignoreRange: ignoreRange)
         }
-        if let c = match(["videos", "*", "*", "subtitles", "*", "*"]) ?? match(["videos", "*", "*", "subtitles", "*", "*", "*"]), isGet {
+        if let c = match(["videos", "*", "*", "subtitles", "*", "*"])
+            ?? match(["videos", "*", "*", "subtitles", "*", "*", "*"]), isGet
+        {
             return subtitle(itemId: c[0], mediaSourceId: c[1], index: c[2], file: c[c.count - 1], library: library)
         }
         return .empty(405)
@@ -199,12 +207,14 @@ extension TestServer {
 
     func publicSystemInfo(_ library: TestLibrary) -> JSONValue {
         let profile = self.profile
-        let base = fixture("system-info-public.json") ?? .object([
-            JSONMember("LocalAddress", .string(baseURL)), JSONMember("ServerName", .string(library.serverName)),
-            JSONMember("Version", .string(profile.version)), JSONMember("ProductName", .string("Jellyfin Server")),
-            JSONMember("OperatingSystem", .string("")), JSONMember("Id", .string(library.serverId)),
-            JSONMember("StartupWizardCompleted", .bool(true)),
-        ])
+        let base =
+            fixture("system-info-public.json")
+            ?? .object([
+                JSONMember("LocalAddress", .string(baseURL)), JSONMember("ServerName", .string(library.serverName)),
+                JSONMember("Version", .string(profile.version)), JSONMember("ProductName", .string("Jellyfin Server")),
+                JSONMember("OperatingSystem", .string("")), JSONMember("Id", .string(library.serverId)),
+                JSONMember("StartupWizardCompleted", .bool(true)),
+            ])
         return base.setting("LocalAddress", .string(baseURL)).setting("ServerName", .string(library.serverName))
             .setting("Version", .string(profile.version)).setting("Id", .string(library.serverId))
     }
@@ -226,7 +236,9 @@ extension TestServer {
             .setting("UserId", .string(library.userId)).setting("UserName", .string(library.userName))
             .setting("Client", .string(auth["client"] ?? "")).setting("LastActivityDate", .string(now))
             .setting("DeviceName", .string(auth["device"] ?? "")).setting("DeviceId", .string(auth["deviceid"] ?? ""))
-            .setting("ApplicationVersion", .string(auth["version"] ?? "")).setting("ServerId", .string(library.serverId))
+            .setting("ApplicationVersion", .string(auth["version"] ?? "")).setting(
+                "ServerId", .string(library.serverId)
+            )
             .setting("RemoteEndPoint", .string("127.0.0.1"))
         return .object([
             JSONMember("User", userDTO(library)),
@@ -269,12 +281,15 @@ extension TestServer {
     func quickConnectInitiate(_ request: RecordedRequest) -> HTTPResponse {
         let secret: String = lock.withLock {
             state.quickConnectCounter += 1
-            let secret = SplitMix64.hexID(seed: state.library.seed, label: "qc-\(state.quickConnectCounter)")
+            let secret =
+                SplitMix64.hexID(seed: state.library.seed, label: "qc-\(state.quickConnectCounter)")
                 + SplitMix64.hexID(seed: state.library.seed, label: "qc2-\(state.quickConnectCounter)")
             state.quickConnectPolls[secret] = 0
             return secret
         }
-        return .json(quickConnectState(secret: secret, authenticated: false, code: TestServer.quickConnectCode(secret), request: request))
+        return .json(
+            quickConnectState(
+                secret: secret, authenticated: false, code: TestServer.quickConnectCode(secret), request: request))
     }
 
     func quickConnectPoll(_ request: RecordedRequest, library: TestLibrary) -> HTTPResponse {
@@ -286,12 +301,16 @@ extension TestServer {
         }
         guard let polls else { return .empty(404) }
         let authenticated = polls > library.quickConnectPollsBeforeAuthorized
-        return .json(quickConnectState(secret: secret, authenticated: authenticated,
-                                       code: TestServer.quickConnectCode(secret), request: request))
+        return .json(
+            quickConnectState(
+                secret: secret, authenticated: authenticated,
+                code: TestServer.quickConnectCode(secret), request: request))
     }
 
     func authenticateWithQuickConnect(_ request: RecordedRequest, library: TestLibrary) -> HTTPResponse {
-        guard let body = JSONValue.parse(request.body), let secret = body["Secret"]?.stringValue else { return .empty(400) }
+        guard let body = JSONValue.parse(request.body), let secret = body["Secret"]?.stringValue else {
+            return .empty(400)
+        }
         let polls = lock.withLock { state.quickConnectPolls[secret] }
         guard let polls else { return .empty(404) }
         guard polls > library.quickConnectPollsBeforeAuthorized else { return .empty(401) }
@@ -299,7 +318,10 @@ extension TestServer {
     }
 
     static func fieldSet(_ request: RecordedRequest) -> Set<String> {
-        Set((request.queryValue("fields") ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() })
+        Set(
+            (request.queryValue("fields") ?? "").split(separator: ",").map {
+                $0.trimmingCharacters(in: .whitespaces).lowercased()
+            })
     }
 
     static func list(_ value: String?) -> [String] {
@@ -332,7 +354,8 @@ extension TestServer {
             }
             // A library the user may no longer access: 401 with the reason as a JSON string (ItemsController L298–306).
             if library.inaccessibleViews.contains(folder.id) {
-                return .json(.string("\(library.userName) is not permitted to access Library \(folder.name)."), status: 401)
+                return .json(
+                    .string("\(library.userName) is not permitted to access Library \(folder.name)."), status: 401)
             }
         }
         let recursive = TestServer.flag(request.queryValue("recursive")) ?? false
@@ -349,7 +372,8 @@ extension TestServer {
                 candidates = candidates.filter { below.contains($0.id) }
             }
         } else if let parent = request.queryValue("parentId").map(TestServer.normalizeID), !parent.isEmpty {
-            candidates = recursive
+            candidates =
+                recursive
                 ? library.descendants(of: parent)
                 : library.children(of: parent)
         } else if recursive {
@@ -371,14 +395,20 @@ extension TestServer {
         let profile = self.profile
         if profile == .v10_11 {
             // 10.11 orders by SortName without sortBy, and adds Name after a first SortName (ApplyOrder, v10.11.11).
-            if sortBy.isEmpty { sortBy = ["sortname"] } else if sortBy.first == "sortname" { sortBy.insert("name", at: 1) }
+            if sortBy.isEmpty {
+                sortBy = ["sortname"]
+            } else if sortBy.first == "sortname" {
+                sortBy.insert("name", at: 1)
+            }
         }
         if !sortBy.isEmpty {
             // Ties: library order (10.8–10.10's SQLite), or a shuffle seeded per request (10.11: any order).
             let shuffleSeed = lock.withLock { UInt64(state.requests.count) } ^ library.seed
             let tieKey: [String: UInt64] =
                 profile == .v10_11
-                ? Dictionary(candidates.map { ($0.id, SplitMix64.hash("\(shuffleSeed)-\($0.id)")) }, uniquingKeysWith: { a, _ in a })
+                ? Dictionary(
+                    candidates.map { ($0.id, SplitMix64.hash("\(shuffleSeed)-\($0.id)")) },
+                    uniquingKeysWith: { a, _ in a })
                 : [:]
             let position = Dictionary(candidates.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { a, _ in a })
             func less(_ a: TestItem, _ b: TestItem) -> Bool {
@@ -438,7 +468,8 @@ extension TestServer {
         return bytes
     }
 
-    func download(_ request: RecordedRequest, id rawId: String, library: TestLibrary, ignoreRange: Bool) -> HTTPResponse {
+    func download(_ request: RecordedRequest, id rawId: String, library: TestLibrary, ignoreRange: Bool) -> HTTPResponse
+    {
         // The download permission is checked before the item is looked up (LibraryController.GetDownload L662).
         guard library.userMayDownload else { return .empty(403) }
         let id = TestServer.normalizeID(rawId)
@@ -449,7 +480,8 @@ extension TestServer {
             source = library.mediaSource(withId: id)
         }
         guard let source else { return .empty(404) }
-        if let owner = library.item(withId: id) ?? library.items.first(where: { $0.mediaSources.contains { $0.id == source.id } }),
+        if let owner = library.item(withId: id)
+            ?? library.items.first(where: { $0.mediaSources.contains { $0.id == source.id } }),
             library.isInaccessible(owner)
         {
             return .empty(404)
@@ -461,14 +493,16 @@ extension TestServer {
         }
         if let url = source.strmURL {
             // The `.strm` file itself: its URL and a newline (GetDownload L702 serves `item.Path` as it is).
-            let strm = ServedFile(contents: Array((url + "\n").utf8), lastModified: source.lastModified,
-                                  contentType: "application/octet-stream", etag: nil,
-                                  contentDispositionFilename: "\(source.name).strm")
+            let strm = ServedFile(
+                contents: Array((url + "\n").utf8), lastModified: source.lastModified,
+                contentType: "application/octet-stream", etag: nil,
+                contentDispositionFilename: "\(source.name).strm")
             return strm.response(method: request.method, headers: request.headers, ignoreRange: ignoreRange)
         }
-        let file = ServedFile(contents: mediaBytes(source, library: library), lastModified: source.lastModified,
-                              contentType: TestServer.mimeType(forPath: source.path), etag: nil,
-                              contentDispositionFilename: source.downloadFilename)
+        let file = ServedFile(
+            contents: mediaBytes(source, library: library), lastModified: source.lastModified,
+            contentType: TestServer.mimeType(forPath: source.path), etag: nil,
+            contentDispositionFilename: source.downloadFilename)
         return file.response(method: request.method, headers: request.headers, ignoreRange: ignoreRange)
     }
 
@@ -494,7 +528,9 @@ extension TestServer {
         return signature + SplitMix64.bytes(seed: SplitMix64.hash("image-\(tag)"), count: 248)
     }
 
-    func imageResponse(_ request: RecordedRequest, itemId: String, type: String, index: Int?, library: TestLibrary) -> HTTPResponse {
+    func imageResponse(_ request: RecordedRequest, itemId: String, type: String, index: Int?, library: TestLibrary)
+        -> HTTPResponse
+    {
         guard let item = library.item(withId: TestServer.normalizeID(itemId)) else { return .empty(404) }
         let tag: String?
         if type.lowercased() == "backdrop" {
@@ -505,25 +541,31 @@ extension TestServer {
         }
         guard let tag else { return .empty(404) }
         let cacheControl = request.queryValue("tag") != nil ? "public, max-age=31536000" : "public"
-        var file = ServedFile(contents: TestServer.imageBytes(tag: tag), lastModified: item.dateCreated,
-                              contentType: "image/png", etag: "\"\(tag)\"", contentDispositionFilename: nil)
+        var file = ServedFile(
+            contents: TestServer.imageBytes(tag: tag), lastModified: item.dateCreated,
+            contentType: "image/png", etag: "\"\(tag)\"", contentDispositionFilename: nil)
         file.extraHeaders = [("Cache-Control", cacheControl)]
         return file.response(method: request.method, headers: request.headers)
     }
 
-    func subtitle(itemId: String, mediaSourceId: String, index: String, file: String, library: TestLibrary) -> HTTPResponse {
+    func subtitle(itemId: String, mediaSourceId: String, index: String, file: String, library: TestLibrary)
+        -> HTTPResponse
+    {
         guard let item = library.item(withId: TestServer.normalizeID(itemId)),
-              item.mediaSources.contains(where: { $0.id == TestServer.normalizeID(mediaSourceId) }),
-              index == "2", file.lowercased().hasPrefix("stream.") else {
+            item.mediaSources.contains(where: { $0.id == TestServer.normalizeID(mediaSourceId) }),
+            index == "2", file.lowercased().hasPrefix("stream.")
+        else {
             return .empty(404)
         }
         let format = file.split(separator: ".").last.map { $0.lowercased() } ?? "srt"
         switch format {
         case "srt":
-            let text = "1\r\n00:00:01,000 --> 00:00:04,000\r\n\(item.name)\r\n\r\n2\r\n00:00:05,000 --> 00:00:08,000\r\nmediasync test subtitle\r\n\r\n"
+            let text =
+                "1\r\n00:00:01,000 --> 00:00:04,000\r\n\(item.name)\r\n\r\n2\r\n00:00:05,000 --> 00:00:08,000\r\nmediasync test subtitle\r\n\r\n"
             return .text(text, status: 200, contentType: "application/x-subrip")
         case "vtt":
-            let text = "WEBVTT\n\n00:00:01.000 --> 00:00:04.000\n\(item.name)\n\n00:00:05.000 --> 00:00:08.000\nmediasync test subtitle\n"
+            let text =
+                "WEBVTT\n\n00:00:01.000 --> 00:00:04.000\n\(item.name)\n\n00:00:05.000 --> 00:00:08.000\nmediasync test subtitle\n"
             return .text(text, status: 200, contentType: "text/vtt")
         default:
             return .empty(404)

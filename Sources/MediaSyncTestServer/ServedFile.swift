@@ -14,9 +14,11 @@ struct ServedFile: Sendable {
     /// - Parameter ignoreRange: answer 200 with the whole body even if Range is sent (fault injection).
     func response(method: String, headers: [String: String], ignoreRange: Bool = false) -> HTTPResponse {
         let size = contents.count
-        var base: [(String, String)] = [("Content-Type", contentType),
-                                        ("Last-Modified", HTTPDate.format(lastModified)),
-                                        ("Accept-Ranges", "bytes")]
+        var base: [(String, String)] = [
+            ("Content-Type", contentType),
+            ("Last-Modified", HTTPDate.format(lastModified)),
+            ("Accept-Ranges", "bytes"),
+        ]
         if let etag { base.append(("ETag", etag)) }
         if let name = contentDispositionFilename {
             base.append(("Content-Disposition", "attachment; filename=\"\(name)\""))
@@ -37,7 +39,8 @@ struct ServedFile: Sendable {
                 return notModified
             }
         } else if let ims = headers["if-modified-since"], let since = HTTPDate.parse(ims),
-                  HTTPDate.seconds(lastModified) <= HTTPDate.seconds(since) {
+            HTTPDate.seconds(lastModified) <= HTTPDate.seconds(since)
+        {
             var notModified = HTTPResponse(status: 304, headers: base.filter { $0.0 != "Content-Type" })
             notModified.representationSize = size
             return notModified

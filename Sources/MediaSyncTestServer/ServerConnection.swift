@@ -1,8 +1,9 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Serves the requests of one client connection (runs on its own thread).
@@ -42,7 +43,8 @@ final class ServerConnection: @unchecked Sendable {
     private func serve(_ head: HTTPRequestHead) -> Bool {
         let start = ServedResponse.monotonicNow()
         if (head.headers["expect"] ?? "").lowercased() == "100-continue",
-           (head.contentLength ?? 0) > 0 || head.isChunked, buffer.isEmpty {
+            (head.contentLength ?? 0) > 0 || head.isChunked, buffer.isEmpty
+        {
             guard sendAll(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)) else { return false }
         }
         let body: [UInt8]
@@ -56,8 +58,9 @@ final class ServerConnection: @unchecked Sendable {
         } else {
             body = []
         }
-        let request = RecordedRequest(method: head.method, path: head.path, query: head.query,
-                                      headers: head.headers, body: body)
+        let request = RecordedRequest(
+            method: head.method, path: head.path, query: head.query,
+            headers: head.headers, body: body)
         let (response, cut) = server.handle(request)
         let keepAlive = head.wantsKeepAlive && cut == nil
         bodyBytesSent = 0

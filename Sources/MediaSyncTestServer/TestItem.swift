@@ -45,13 +45,15 @@ public struct TestItem: Sendable, Equatable {
     public var locationType = "FileSystem"
 
     /// Creates an item.
-    public init(id: String, name: String, type: String, parentId: String? = nil, seriesId: String? = nil,
-                seriesName: String? = nil, seasonId: String? = nil, seasonName: String? = nil,
-                indexNumber: Int? = nil, parentIndexNumber: Int? = nil, productionYear: Int? = nil,
-                path: String, collectionType: String? = nil, mediaSources: [TestMediaSource] = [],
-                imageTags: [String: String] = [:], backdropImageTags: [String] = [], played: Bool = false,
-                playbackPositionTicks: Int64 = 0, dateCreated: Date, etag: String, runTimeTicks: Int64? = nil,
-                isFolder: Bool, isAlternateVersion: Bool = false) {
+    public init(
+        id: String, name: String, type: String, parentId: String? = nil, seriesId: String? = nil,
+        seriesName: String? = nil, seasonId: String? = nil, seasonName: String? = nil,
+        indexNumber: Int? = nil, parentIndexNumber: Int? = nil, productionYear: Int? = nil,
+        path: String, collectionType: String? = nil, mediaSources: [TestMediaSource] = [],
+        imageTags: [String: String] = [:], backdropImageTags: [String] = [], played: Bool = false,
+        playbackPositionTicks: Int64 = 0, dateCreated: Date, etag: String, runTimeTicks: Int64? = nil,
+        isFolder: Bool, isAlternateVersion: Bool = false
+    ) {
         self.id = id
         self.name = name
         self.type = type

@@ -49,8 +49,10 @@ public struct TestLibrary: Sendable, Equatable {
     /// - Parameters:
     ///   - mediaSize: base file size; each media source gets `mediaSize` plus a small per-item extra.
     ///   - seed: changes every id, tag and byte.
-    public init(movies: Int = 2, series: Int = 1, seasonsPerSeries: Int = 2, episodesPerSeason: Int = 3,
-                mediaSize: Int = 64 * 1024, seed: UInt64 = 1) {
+    public init(
+        movies: Int = 2, series: Int = 1, seasonsPerSeries: Int = 2, episodesPerSeason: Int = 3,
+        mediaSize: Int = 64 * 1024, seed: UInt64 = 1
+    ) {
         self.seed = seed
         func id(_ label: String) -> String { SplitMix64.hexID(seed: seed, label: label) }
         func sizeFor(_ label: String) -> Int {
@@ -70,12 +72,14 @@ public struct TestLibrary: Sendable, Equatable {
             return Date(timeIntervalSince1970: baseDate + Double(counter) * 3600)
         }
         views = [
-            TestItem(id: moviesView, name: "Movies", type: "CollectionFolder", path: "/config/root/default/Movies",
-                     collectionType: "movies", imageTags: ["Primary": id("img-\(moviesView)")],
-                     dateCreated: Date(timeIntervalSince1970: baseDate), etag: id("etag-\(moviesView)"), isFolder: true),
-            TestItem(id: showsView, name: "Shows", type: "CollectionFolder", path: "/config/root/default/Shows",
-                     collectionType: "tvshows", imageTags: ["Primary": id("img-\(showsView)")],
-                     dateCreated: Date(timeIntervalSince1970: baseDate), etag: id("etag-\(showsView)"), isFolder: true),
+            TestItem(
+                id: moviesView, name: "Movies", type: "CollectionFolder", path: "/config/root/default/Movies",
+                collectionType: "movies", imageTags: ["Primary": id("img-\(moviesView)")],
+                dateCreated: Date(timeIntervalSince1970: baseDate), etag: id("etag-\(moviesView)"), isFolder: true),
+            TestItem(
+                id: showsView, name: "Shows", type: "CollectionFolder", path: "/config/root/default/Shows",
+                collectionType: "tvshows", imageTags: ["Primary": id("img-\(showsView)")],
+                dateCreated: Date(timeIntervalSince1970: baseDate), etag: id("etag-\(showsView)"), isFolder: true),
         ]
         var items: [TestItem] = []
         let movieTicks: Int64 = 36_000_000_000
@@ -86,51 +90,60 @@ public struct TestLibrary: Sendable, Equatable {
             let title = "Test Movie \(m + 1)"
             let folder = "/media/Movies/\(title) (\(year))"
             let created = nextDate()
-            let primary = TestMediaSource(id: movieId, name: "\(title) (\(year))", path: "\(folder)/\(title) (\(year)).mkv",
-                                          size: sizeFor(movieId), etag: id("source-etag-\(movieId)"),
-                                          runTimeTicks: movieTicks, lastModified: created)
+            let primary = TestMediaSource(
+                id: movieId, name: "\(title) (\(year))", path: "\(folder)/\(title) (\(year)).mkv",
+                size: sizeFor(movieId), etag: id("source-etag-\(movieId)"),
+                runTimeTicks: movieTicks, lastModified: created)
             var sources = [primary]
             var alternate: TestItem?
             if m == 0 {
                 let altId = id("movie-\(m)-version-2")
-                let altSource = TestMediaSource(id: altId, name: "\(title) (\(year)) - 720p",
-                                                path: "\(folder)/\(title) (\(year)) - 720p.mkv",
-                                                size: sizeFor(altId), etag: id("source-etag-\(altId)"),
-                                                runTimeTicks: movieTicks, lastModified: created)
+                let altSource = TestMediaSource(
+                    id: altId, name: "\(title) (\(year)) - 720p",
+                    path: "\(folder)/\(title) (\(year)) - 720p.mkv",
+                    size: sizeFor(altId), etag: id("source-etag-\(altId)"),
+                    runTimeTicks: movieTicks, lastModified: created)
                 sources.append(altSource)
-                alternate = TestItem(id: altId, name: title, type: "Movie", parentId: moviesView, productionYear: year,
-                                     path: altSource.path, mediaSources: [altSource],
-                                     imageTags: ["Primary": id("img-\(altId)")], dateCreated: created,
-                                     etag: id("etag-\(altId)"), runTimeTicks: movieTicks, isFolder: false,
-                                     isAlternateVersion: true)
+                alternate = TestItem(
+                    id: altId, name: title, type: "Movie", parentId: moviesView, productionYear: year,
+                    path: altSource.path, mediaSources: [altSource],
+                    imageTags: ["Primary": id("img-\(altId)")], dateCreated: created,
+                    etag: id("etag-\(altId)"), runTimeTicks: movieTicks, isFolder: false,
+                    isAlternateVersion: true)
             }
-            items.append(TestItem(id: movieId, name: title, type: "Movie", parentId: moviesView, productionYear: year,
-                                  path: primary.path, mediaSources: sources,
-                                  imageTags: ["Primary": id("img-\(movieId)")],
-                                  backdropImageTags: [id("backdrop-\(movieId)")], played: m % 2 == 1,
-                                  playbackPositionTicks: m == 0 ? 6_000_000_000 : 0, dateCreated: created,
-                                  etag: id("etag-\(movieId)"), runTimeTicks: movieTicks, isFolder: false))
+            items.append(
+                TestItem(
+                    id: movieId, name: title, type: "Movie", parentId: moviesView, productionYear: year,
+                    path: primary.path, mediaSources: sources,
+                    imageTags: ["Primary": id("img-\(movieId)")],
+                    backdropImageTags: [id("backdrop-\(movieId)")], played: m % 2 == 1,
+                    playbackPositionTicks: m == 0 ? 6_000_000_000 : 0, dateCreated: created,
+                    etag: id("etag-\(movieId)"), runTimeTicks: movieTicks, isFolder: false))
             if let alternate { items.append(alternate) }
         }
         for s in 0..<max(0, series) {
             let seriesId = id("series-\(s)")
             let seriesName = "Test Series \(s + 1)"
             let seriesPath = "/media/Shows/\(seriesName)"
-            items.append(TestItem(id: seriesId, name: seriesName, type: "Series", parentId: showsView,
-                                  productionYear: 2010 + s, path: seriesPath,
-                                  imageTags: ["Primary": id("img-\(seriesId)")],
-                                  backdropImageTags: [id("backdrop-\(seriesId)")], dateCreated: nextDate(),
-                                  etag: id("etag-\(seriesId)"), isFolder: true))
+            items.append(
+                TestItem(
+                    id: seriesId, name: seriesName, type: "Series", parentId: showsView,
+                    productionYear: 2010 + s, path: seriesPath,
+                    imageTags: ["Primary": id("img-\(seriesId)")],
+                    backdropImageTags: [id("backdrop-\(seriesId)")], dateCreated: nextDate(),
+                    etag: id("etag-\(seriesId)"), isFolder: true))
             for n in 0..<max(0, seasonsPerSeries) {
                 let seasonId = id("season-\(s)-\(n)")
                 let seasonName = "Season \(n + 1)"
                 let seasonNumber = n + 1
                 let twoDigit = seasonNumber < 10 ? "0\(seasonNumber)" : "\(seasonNumber)"
                 let seasonPath = "\(seriesPath)/Season \(twoDigit)"
-                items.append(TestItem(id: seasonId, name: seasonName, type: "Season", parentId: seriesId,
-                                      seriesId: seriesId, seriesName: seriesName, indexNumber: seasonNumber,
-                                      path: seasonPath, imageTags: ["Primary": id("img-\(seasonId)")],
-                                      dateCreated: nextDate(), etag: id("etag-\(seasonId)"), isFolder: true))
+                items.append(
+                    TestItem(
+                        id: seasonId, name: seasonName, type: "Season", parentId: seriesId,
+                        seriesId: seriesId, seriesName: seriesName, indexNumber: seasonNumber,
+                        path: seasonPath, imageTags: ["Primary": id("img-\(seasonId)")],
+                        dateCreated: nextDate(), etag: id("etag-\(seasonId)"), isFolder: true))
                 for e in 0..<max(0, episodesPerSeason) {
                     let episodeId = id("episode-\(s)-\(n)-\(e)")
                     let episodeNumber = e + 1
@@ -138,17 +151,20 @@ public struct TestLibrary: Sendable, Equatable {
                     let episodeName = "Episode \(episodeNumber)"
                     let base = "\(seriesName) - S\(twoDigit)E\(epTwo) - \(episodeName)"
                     let created = nextDate()
-                    let source = TestMediaSource(id: episodeId, name: base, path: "\(seasonPath)/\(base).mkv",
-                                                 size: sizeFor(episodeId), etag: id("source-etag-\(episodeId)"),
-                                                 runTimeTicks: episodeTicks, lastModified: created)
-                    items.append(TestItem(id: episodeId, name: episodeName, type: "Episode", parentId: seasonId,
-                                          seriesId: seriesId, seriesName: seriesName, seasonId: seasonId,
-                                          seasonName: seasonName, indexNumber: episodeNumber,
-                                          parentIndexNumber: seasonNumber, productionYear: 2010 + s,
-                                          path: source.path, mediaSources: [source],
-                                          imageTags: ["Primary": id("img-\(episodeId)")],
-                                          played: e == 0, dateCreated: created, etag: id("etag-\(episodeId)"),
-                                          runTimeTicks: episodeTicks, isFolder: false))
+                    let source = TestMediaSource(
+                        id: episodeId, name: base, path: "\(seasonPath)/\(base).mkv",
+                        size: sizeFor(episodeId), etag: id("source-etag-\(episodeId)"),
+                        runTimeTicks: episodeTicks, lastModified: created)
+                    items.append(
+                        TestItem(
+                            id: episodeId, name: episodeName, type: "Episode", parentId: seasonId,
+                            seriesId: seriesId, seriesName: seriesName, seasonId: seasonId,
+                            seasonName: seasonName, indexNumber: episodeNumber,
+                            parentIndexNumber: seasonNumber, productionYear: 2010 + s,
+                            path: source.path, mediaSources: [source],
+                            imageTags: ["Primary": id("img-\(episodeId)")],
+                            played: e == 0, dateCreated: created, etag: id("etag-\(episodeId)"),
+                            runTimeTicks: episodeTicks, isFolder: false))
                 }
             }
         }

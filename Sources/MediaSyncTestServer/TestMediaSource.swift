@@ -31,8 +31,10 @@ public struct TestMediaSource: Sendable, Equatable {
     public var videoType = "VideoFile"
 
     /// Creates a media source.
-    public init(id: String, name: String, path: String, container: String = "mkv", size: Int, etag: String,
-                runTimeTicks: Int64, lastModified: Date, contentVersion: UInt64 = 0, contentOverride: [UInt8]? = nil) {
+    public init(
+        id: String, name: String, path: String, container: String = "mkv", size: Int, etag: String,
+        runTimeTicks: Int64, lastModified: Date, contentVersion: UInt64 = 0, contentOverride: [UInt8]? = nil
+    ) {
         self.id = id
         self.name = name
         self.path = path

@@ -1,8 +1,9 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A local, in-process HTTP/1.1 server that imitates a Jellyfin server (and serves arbitrary files)
@@ -106,9 +107,9 @@ public final class TestServer: @unchecked Sendable {
         self.fixturesDirectory = fixturesDirectory
 
         #if canImport(Glibc)
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
-        let fd = socket(AF_INET, SOCK_STREAM, 0)
+            let fd = socket(AF_INET, SOCK_STREAM, 0)
         #endif
         guard fd >= 0 else { throw TestServerError(operation: "socket") }
         var one: Int32 = 1
@@ -198,12 +199,15 @@ public final class TestServer: @unchecked Sendable {
     /// - Parameters:
     ///   - etag: nil ⇒ no ETag header (like Jellyfin's `/Items/{id}/Download`). Quotes are added when missing.
     ///   - contentDispositionFilename: filename for `Content-Disposition: attachment; filename="..."`.
-    public func setFile(_ path: String, contents: [UInt8], lastModified: Date = Date(timeIntervalSince1970: 1_700_000_000),
-                        contentType: String = "application/octet-stream", etag: String? = nil,
-                        contentDispositionFilename: String? = nil, extraHeaders: [(String, String)] = []) {
-        let file = ServedFile(contents: contents, lastModified: lastModified, contentType: contentType,
-                              etag: etag.map(TestServer.quotedETag), contentDispositionFilename: contentDispositionFilename,
-                              extraHeaders: extraHeaders)
+    public func setFile(
+        _ path: String, contents: [UInt8], lastModified: Date = Date(timeIntervalSince1970: 1_700_000_000),
+        contentType: String = "application/octet-stream", etag: String? = nil,
+        contentDispositionFilename: String? = nil, extraHeaders: [(String, String)] = []
+    ) {
+        let file = ServedFile(
+            contents: contents, lastModified: lastModified, contentType: contentType,
+            etag: etag.map(TestServer.quotedETag), contentDispositionFilename: contentDispositionFilename,
+            extraHeaders: extraHeaders)
         lock.withLock { state.files[path] = file }
     }
 
@@ -436,7 +440,11 @@ public final class TestServer: @unchecked Sendable {
     func handle(_ request: RecordedRequest) -> (HTTPResponse, BodyCut?) {
         if let handler = lock.withLock({ state.handlers[request.path] }) {
             let custom = handler(request)
-            return (HTTPResponse(status: custom.status, headers: [("Content-Type", custom.contentType)] + custom.headers, body: custom.body), nil)
+            return (
+                HTTPResponse(
+                    status: custom.status, headers: [("Content-Type", custom.contentType)] + custom.headers,
+                    body: custom.body), nil
+            )
         }
         // Routing takes the gate: a fault's `then` changes what later requests see as one step with the fault
         // firing, so no request routed after the fault fired is answered from the state before the change.
@@ -446,7 +454,11 @@ public final class TestServer: @unchecked Sendable {
         defer { routingGate.unlock() }
         let rule: FaultRule? = lock.withLock {
             state.requests.append(request)
-            guard let index = state.faults.firstIndex(where: { $0.remaining > 0 && ($0.path == request.path || $0.path == "*") }) else {
+            guard
+                let index = state.faults.firstIndex(where: {
+                    $0.remaining > 0 && ($0.path == request.path || $0.path == "*")
+                })
+            else {
                 return nil
             }
             let rule = state.faults[index]

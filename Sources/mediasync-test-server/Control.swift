@@ -11,13 +11,15 @@ import MediaSyncTestServer
 func installControl(on server: TestServer) {
     let state = ControlState()
     server.setHandler("/__control/stats") { _ in
-        let body = "{\"inFlight\":\(server.requestsInFlight),\"responses\":\(server.responses.count),"
+        let body =
+            "{\"inFlight\":\(server.requestsInFlight),\"responses\":\(server.responses.count),"
             + "\"bodyBytesSent\":\(server.bodyBytesSent),\"generation\":\(state.generation)}"
         return TestServer.CustomResponse(body: Array(body.utf8))
     }
     server.setHandler("/__control/throttle") { request in
         guard let text = request.queryValue("bytes"), let bytes = Int(text), bytes >= 0 else {
-            return TestServer.CustomResponse(status: 400, contentType: "text/plain", body: Array("bytes=N wanted\n".utf8))
+            return TestServer.CustomResponse(
+                status: 400, contentType: "text/plain", body: Array("bytes=N wanted\n".utf8))
         }
         server.setThrottle(bytesPerSecond: bytes == 0 ? nil : bytes)
         return TestServer.CustomResponse(body: Array("{\"throttle\":\(bytes)}".utf8))
@@ -26,7 +28,8 @@ func installControl(on server: TestServer) {
         let count = request.queryValue("count").flatMap { Int($0) } ?? 1
         let sources = server.library.allMediaSources.map(\.id)
         guard count >= 0, !sources.isEmpty else {
-            return TestServer.CustomResponse(status: 400, contentType: "text/plain", body: Array("count=N wanted\n".utf8))
+            return TestServer.CustomResponse(
+                status: 400, contentType: "text/plain", body: Array("count=N wanted\n".utf8))
         }
         let chosen = state.next(count, of: sources)
         server.updateLibrary { library in

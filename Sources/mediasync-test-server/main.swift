@@ -1,7 +1,8 @@
 import Foundation
 import MediaSyncTestServer
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Command-line options of `mediasync-test-server`.
@@ -72,7 +73,9 @@ func parseOptions(_ arguments: [String]) -> Options {
         case "--media-sizes":
             let text = value(argument)
             let sizes = text.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
-            guard !sizes.isEmpty, sizes.allSatisfy({ ($0 ?? -1) >= 0 }) else { fail("invalid value for --media-sizes: \(text)") }
+            guard !sizes.isEmpty, sizes.allSatisfy({ ($0 ?? -1) >= 0 }) else {
+                fail("invalid value for --media-sizes: \(text)")
+            }
             options.mediaSizes = sizes.compactMap { $0 }
         case "-h", "--help":
             print(usage)
@@ -103,7 +106,10 @@ func contentType(for path: String) -> String {
 func serveFiles(from directory: String, on server: TestServer) -> Int {
     let root = URL(fileURLWithPath: directory).standardizedFileURL
     let manager = FileManager.default
-    guard let enumerator = manager.enumerator(at: root, includingPropertiesForKeys: [.isRegularFileKey, .contentModificationDateKey]) else {
+    guard
+        let enumerator = manager.enumerator(
+            at: root, includingPropertiesForKeys: [.isRegularFileKey, .contentModificationDateKey])
+    else {
         fail("cannot read directory \(directory)")
     }
     var count = 0
@@ -113,9 +119,10 @@ func serveFiles(from directory: String, on server: TestServer) -> Int {
         let full = url.standardizedFileURL.path
         guard full.hasPrefix(root.path) else { continue }
         let relative = full.dropFirst(root.path.count).drop(while: { $0 == "/" })
-        server.setFile("/files/\(relative)", contents: Array(data),
-                       lastModified: values?.contentModificationDate ?? Date(timeIntervalSince1970: 1_700_000_000),
-                       contentType: contentType(for: full))
+        server.setFile(
+            "/files/\(relative)", contents: Array(data),
+            lastModified: values?.contentModificationDate ?? Date(timeIntervalSince1970: 1_700_000_000),
+            contentType: contentType(for: full))
         count += 1
     }
     return count
@@ -131,10 +138,12 @@ if !options.mediaSizes.isEmpty {
 }
 let fixturesURL = URL(fileURLWithPath: options.fixtures)
 var isDirectory: ObjCBool = false
-let fixtures = FileManager.default.fileExists(atPath: fixturesURL.path, isDirectory: &isDirectory) && isDirectory.boolValue
+let fixtures =
+    FileManager.default.fileExists(atPath: fixturesURL.path, isDirectory: &isDirectory) && isDirectory.boolValue
     ? fixturesURL : nil
 if fixtures == nil {
-    FileHandle.standardError.write(Data("warning: fixtures directory \(options.fixtures) not found; using built-in shapes\n".utf8))
+    FileHandle.standardError.write(
+        Data("warning: fixtures directory \(options.fixtures) not found; using built-in shapes\n".utf8))
 }
 
 let server: TestServer
@@ -152,7 +161,8 @@ if let throttle = options.throttle, throttle > 0 {
     server.setThrottle(bytesPerSecond: throttle)
 }
 if let path = options.requestLog {
-    guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
+    guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path)
+    else {
         fail("cannot write the request log \(path)")
     }
     let writeLock = NSLock()
@@ -177,7 +187,9 @@ for signalNumber in [SIGINT, SIGTERM] {
 }
 
 FileHandle.standardOutput.write(Data("listening on \(server.baseURL)\n".utf8))
-FileHandle.standardError.write(Data("user \(library.userName)/\(library.password), token \(library.accessToken), api key \(library.apiKey)\n".utf8))
+FileHandle.standardError.write(
+    Data("user \(library.userName)/\(library.password), token \(library.accessToken), api key \(library.apiKey)\n".utf8)
+)
 
 stop.wait()
 server.shutdown()

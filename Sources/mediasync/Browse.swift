@@ -6,7 +6,8 @@ import MediaSyncServer
 
 /// `mediasync browse`: what is on the server.
 struct Browse: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "List the server's libraries, movies, series, seasons or episodes.")
+    static let configuration = CommandConfiguration(
+        abstract: "List the server's libraries, movies, series, seasons or episodes.")
 
     enum ItemType: String, ExpressibleByArgument, CaseIterable {
         case library, movie, series, season, episode
@@ -34,11 +35,15 @@ struct Browse: AsyncParsableCommand {
             case .season where parent != nil:
                 items = try await session.client.seasons(seriesId: parent ?? "")
             default:
-                let typeName = ["movie": "Movie", "series": "Series", "season": "Season", "episode": "Episode"][type.rawValue] ?? ""
+                let typeName =
+                    ["movie": "Movie", "series": "Series", "season": "Season", "episode": "Episode"][type.rawValue]
+                    ?? ""
                 items = try await session.client.items(
                     ItemsQuery(parentId: parent, recursive: true, includeItemTypes: [typeName], searchTerm: search))
             }
-            let rows = items.filter { search == nil || type != .library || ($0.name ?? "").localizedCaseInsensitiveContains(search ?? "") }
+            let rows = items.filter {
+                search == nil || type != .library || ($0.name ?? "").localizedCaseInsensitiveContains(search ?? "")
+            }
             if json {
                 print(try JSONText.encode(rows.map(BrowseRow.init)))
             } else {

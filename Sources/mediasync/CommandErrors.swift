@@ -30,7 +30,8 @@ func errorMessage(for error: Error) -> String {
 func exitCode(for error: Error) -> ExitCode {
     switch error {
     case let error as JellyfinError:
-        return error.kind == .authenticationNeeded || error.kind == .notSignedIn ? ExitCodes.authenticationNeeded : ExitCodes.fatal
+        return error.kind == .authenticationNeeded || error.kind == .notSignedIn
+            ? ExitCodes.authenticationNeeded : ExitCodes.fatal
     case let error as SyncError:
         switch error.kind {
         case .notSignedIn: return ExitCodes.authenticationNeeded

@@ -3,7 +3,7 @@ import MediaSync
 import MediaSyncHTTP
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Prints progress and results: a live line on a terminal, plain lines otherwise.
@@ -24,7 +24,8 @@ final class Console: Sendable {
         var line = String(
             format: "%3.0f%%  %d/%d files  %@ of %@  %@/s", progress.fraction * 100,
             progress.succeededItems + progress.failedItems, progress.totalItems, ByteCount.format(progress.bytesDone),
-            progress.sizeKnown ? ByteCount.format(progress.bytesExpected) : "?", ByteCount.format(Int64(progress.bytesPerSecond)))
+            progress.sizeKnown ? ByteCount.format(progress.bytesExpected) : "?",
+            ByteCount.format(Int64(progress.bytesPerSecond)))
         if let eta = progress.estimatedSecondsRemaining { line += String(format: "  ETA %.0fs", eta) }
         lastLine.withLock { width in
             let padding = String(repeating: " ", count: max(0, width - line.count))
@@ -48,7 +49,8 @@ final class Console: Sendable {
             if case .success(let success) = outcome.result { return total + success.size }
             return total
         }
-        Console.error("\(result.succeeded.count) downloaded (\(ByteCount.format(bytes))), \(result.failed.count) failed")
+        Console.error(
+            "\(result.succeeded.count) downloaded (\(ByteCount.format(bytes))), \(result.failed.count) failed")
     }
 
     static func error(_ line: String) {

@@ -3,7 +3,7 @@ import Logging
 import MediaSync
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// How log lines look: `text` (a timestamp, the level and the message) or `json` (one object per line).

@@ -4,13 +4,14 @@ import MediaSync
 import MediaSyncHTTP
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `mediasync export`: the mirror as a plain tree of human names on a USB stick, an SD card or another folder.
 struct Export: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Export the mirror to a player-friendly tree (Movies/, Shows/, Podcasts/ with real names), incrementally.",
+        abstract:
+            "Export the mirror to a player-friendly tree (Movies/, Shows/, Podcasts/ with real names), incrementally.",
         discussion: """
             Built from the index and the metadata.json files only (no network). Names are safe on FAT32, exFAT and \
             NTFS; files over 4 GiB - 1 are skipped on FAT32. A manifest in DEST (.mediasync-export.json) records what \
@@ -46,7 +47,10 @@ struct Export: AsyncParsableCommand {
     @Flag(help: "Always copy the bytes (no hardlink or reflink to the mirror's files).")
     var copy = false
 
-    @Flag(help: "Skip files over 4 GiB - 1 even when the destination is not FAT32 (a folder to be copied to a FAT32 stick later).")
+    @Flag(
+        help:
+            "Skip files over 4 GiB - 1 even when the destination is not FAT32 (a folder to be copied to a FAT32 stick later)."
+    )
     var fat32 = false
 
     @Flag(help: "Print the plan (with --dry-run) or the result as one JSON document.")
@@ -80,7 +84,8 @@ struct Export: AsyncParsableCommand {
             }
             let result = try MirrorExport(root: root, index: index, destination: destination).run(
                 options: ExportOptions(
-                    only: only, playlists: playlists, delete: delete, maxDelete: maxDelete, dryRun: dryRun, copyOnly: copy,
+                    only: only, playlists: playlists, delete: delete, maxDelete: maxDelete, dryRun: dryRun,
+                    copyOnly: copy,
                     assumeFAT32: fat32),
                 progress: progress, events: events)
             console.clearLine()
@@ -118,14 +123,17 @@ struct Export: AsyncParsableCommand {
         if result.changedNothing && result.failed.isEmpty && result.stopped == nil {
             Swift.print("Up to date: \(result.unchanged) files in \(result.destination), nothing to copy.")
         } else {
-            let methods = result.methods.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
+            let methods = result.methods.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(
+                separator: ", ")
             Swift.print(
                 "Exported \(result.exported.count) files (\(ByteCount.format(result.bytesExported))\(methods.isEmpty ? "" : "; \(methods)")), "
                     + "moved \(result.moved.count), deleted \(result.deleted.count), \(result.unchanged) unchanged, "
                     + "\(result.skipped.count) skipped, \(result.failed.count) failed.")
         }
         if !result.leftover.isEmpty {
-            Swift.print("\(result.leftover.count) exported files' sources left the mirror; `mediasync export --delete` removes them.")
+            Swift.print(
+                "\(result.leftover.count) exported files' sources left the mirror; `mediasync export --delete` removes them."
+            )
         }
     }
 }

@@ -17,13 +17,17 @@ struct Get: AsyncParsableCommand {
 
     @Option(
         name: .customLong("input-file"),
-        help: "A file with one URL per line, optionally followed by a tab and a relative path to save it as (blank lines and # comments skipped).")
+        help:
+            "A file with one URL per line, optionally followed by a tab and a relative path to save it as (blank lines and # comments skipped)."
+    )
     var inputFile: String?
 
     @Option(name: .customLong("output-dir"), help: "The folder to save into.")
     var outputDir: String
 
-    @Option(name: .customLong("header"), help: ArgumentHelp("Send this header with every request.", valueName: "Name: value"))
+    @Option(
+        name: .customLong("header"),
+        help: ArgumentHelp("Send this header with every request.", valueName: "Name: value"))
     var headers: [String] = []
 
     @OptionGroup var transfer: TransferFlags
@@ -65,12 +69,13 @@ struct Get: AsyncParsableCommand {
         var seen: [String: String] = [:]
         var requests: [TransferRequest] = []
         var extra = HTTPHeaders()
-        for case let (name, value)? in headers.map(Get.parseHeader) {
+        for case (let name, let value)? in headers.map(Get.parseHeader) {
             extra.add(name: name, value: value)
         }
         for (url, path) in list {
             guard let name = path.map(Get.relativePath) ?? Get.fileName(for: url) else {
-                throw ValidationError("cannot save \(url) as \(path ?? "its last path segment"): not a safe relative path")
+                throw ValidationError(
+                    "cannot save \(url) as \(path ?? "its last path segment"): not a safe relative path")
             }
             if let earlier = seen[name] {
                 throw ValidationError("\(url) and \(earlier) would both be saved as \(name)")
@@ -78,7 +83,8 @@ struct Get: AsyncParsableCommand {
             seen[name] = url
             requests.append(TransferRequest(id: url, url: url, destination: root + "/" + name, headers: extra))
         }
-        let engine = TransferEngine(client: HTTPClient(configuration: transfer.httpConfiguration), options: transfer.options)
+        let engine = TransferEngine(
+            client: HTTPClient(configuration: transfer.httpConfiguration), options: transfer.options)
         let console = Console(quiet: quiet)
         var progress: (@Sendable (BatchProgress) -> Void)?
         if console.showsProgress { progress = { @Sendable update in console.show(update) } }

@@ -25,7 +25,8 @@ struct Login: AsyncParsableCommand {
 
     @Option(
         name: .customLong("api-key"),
-        help: "Sign in with an administrator's API key (other users can read a command line: prefer $MEDIASYNC_API_KEY).")
+        help:
+            "Sign in with an administrator's API key (other users can read a command line: prefer $MEDIASYNC_API_KEY).")
     var apiKey: String?
 
     @Flag(name: .customLong("quick-connect"), help: "Sign in with a Quick Connect code approved in another client.")
@@ -48,7 +49,8 @@ struct Login: AsyncParsableCommand {
         try await reportingErrors {
             let config = ConfigDirectory.resolve()
             let http = HTTPClient(configuration: HTTPClientConfiguration(caFile: caFile, insecure: insecure))
-            let anonymous = try JellyfinClient(serverURL: server, identity: try Session.identity(config: config), http: http)
+            let anonymous = try JellyfinClient(
+                serverURL: server, identity: try Session.identity(config: config), http: http)
             let info = try await anonymous.publicSystemInfo()
             let credentials: Credentials
             let environmentKey = ProcessInfo.processInfo.environment["MEDIASYNC_API_KEY"]
@@ -57,14 +59,18 @@ struct Login: AsyncParsableCommand {
                 let user = try await keyed.signInWithAPIKey(userName: username)
                 credentials = Credentials(
                     serverURL: anonymous.serverURL, serverId: info.id, serverName: info.serverName, userId: user.id,
-                    userName: user.name, accessToken: key, method: .apiKey, caFile: caFile, insecure: insecure ? true : nil)
+                    userName: user.name, accessToken: key, method: .apiKey, caFile: caFile,
+                    insecure: insecure ? true : nil)
             } else if quickConnect {
                 let result = try await anonymous.quickConnect { code in
-                    print("Quick Connect code: \(code) — approve it in a signed-in Jellyfin client (Settings, Quick Connect).")
+                    print(
+                        "Quick Connect code: \(code) — approve it in a signed-in Jellyfin client (Settings, Quick Connect)."
+                    )
                 }
                 credentials = Credentials(
                     serverURL: anonymous.serverURL, serverId: result.serverId ?? info.id, serverName: info.serverName,
-                    userId: result.user.id, userName: result.user.name, accessToken: result.accessToken, method: .quickConnect,
+                    userId: result.user.id, userName: result.user.name, accessToken: result.accessToken,
+                    method: .quickConnect,
                     caFile: caFile, insecure: insecure ? true : nil)
             } else {
                 guard let username else { throw ValidationError("--username is needed to sign in with a password") }
@@ -76,7 +82,9 @@ struct Login: AsyncParsableCommand {
                     method: .password, caFile: caFile, insecure: insecure ? true : nil)
             }
             try credentials.save(to: config)
-            print("Signed in as \(credentials.userName ?? credentials.userId) on \(info.serverName ?? anonymous.serverURL) (Jellyfin \(info.version ?? "?")).")
+            print(
+                "Signed in as \(credentials.userName ?? credentials.userId) on \(info.serverName ?? anonymous.serverURL) (Jellyfin \(info.version ?? "?"))."
+            )
         }
     }
 

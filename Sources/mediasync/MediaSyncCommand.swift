@@ -8,7 +8,9 @@ struct MediaSyncCommand: AsyncParsableCommand {
         abstract: "Keep an offline mirror of a Jellyfin server and of podcast feeds.",
         version: MediaSyncVersion.string,
         subcommands: [
-            Login.self, Logout.self, Browse.self, Select.self, Unselect.self, Selections.self, Sync.self, URLCommand.self, Podcast.self, PathCommand.self, DiskUsage.self, Verify.self, Remove.self, GarbageCollect.self, Reindex.self, List.self, Schedule.self, Export.self,
+            Login.self, Logout.self, Browse.self, Select.self, Unselect.self, Selections.self, Sync.self,
+            URLCommand.self, Podcast.self, PathCommand.self, DiskUsage.self, Verify.self, Remove.self,
+            GarbageCollect.self, Reindex.self, List.self, Schedule.self, Export.self,
             Get.self,
         ]
     )

@@ -82,7 +82,9 @@ struct Podcast: AsyncParsableCommand {
                     index: index, client: HTTPClient(),
                     credentialStore: FeedCredentialStore(config: ConfigDirectory.resolve())
                 ).add(url: url, retention: retention.retention, credentials: credentials)
-                print("Subscribed to \(subscription.title ?? subscription.feedURL) (\(subscription.id)). Run `mediasync sync` to download episodes.")
+                print(
+                    "Subscribed to \(subscription.title ?? subscription.feedURL) (\(subscription.id)). Run `mediasync sync` to download episodes."
+                )
             }
         }
     }
@@ -108,7 +110,8 @@ struct Podcast: AsyncParsableCommand {
                 var failures = 0
                 for outline in outlines {
                     do {
-                        let subscription = try await subscriptions.add(url: outline.xmlURL, retention: retention.retention)
+                        let subscription = try await subscriptions.add(
+                            url: outline.xmlURL, retention: retention.retention)
                         print("Subscribed to \(subscription.title ?? outline.title ?? subscription.feedURL).")
                     } catch {
                         failures += 1
@@ -172,7 +175,8 @@ struct Podcast: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors {
                 let index = try rootOptions.openIndex()
-                guard let subscription = try index.subscription(matching: podcast), try index.unsubscribe(id: subscription.id)
+                guard let subscription = try index.subscription(matching: podcast),
+                    try index.unsubscribe(id: subscription.id)
                 else {
                     throw SyncError(.notFound, "no subscription \(podcast) (see `mediasync podcast list`)")
                 }
@@ -217,7 +221,8 @@ struct Podcast: AsyncParsableCommand {
         switch retention {
         case .all: return "all"
         case .newest(let count): return "newest \(count)"
-        case .since(let date): return "since " + String(ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: date)).prefix(10))
+        case .since(let date):
+            return "since " + String(ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: date)).prefix(10))
         }
     }
 }

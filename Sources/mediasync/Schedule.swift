@@ -24,7 +24,8 @@ struct Schedule: AsyncParsableCommand {
             let binary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
             let root = rootOptions.mirrorRoot.path
             func fill(_ template: String) -> String {
-                template.replacingOccurrences(of: "@ROOT@", with: root).replacingOccurrences(of: "@BINARY@", with: binary)
+                template.replacingOccurrences(of: "@ROOT@", with: root).replacingOccurrences(
+                    of: "@BINARY@", with: binary)
             }
             switch format {
             case .cron:

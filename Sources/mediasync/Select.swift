@@ -6,7 +6,8 @@ import MediaSyncServer
 
 /// `mediasync select`: keep an item offline.
 struct Select: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Select a movie, series, season or whole library to keep offline.")
+    static let configuration = CommandConfiguration(
+        abstract: "Select a movie, series, season or whole library to keep offline.")
 
     @Argument(help: "What to select: movie, series, season or library.")
     var kind: Selection.Kind
@@ -48,14 +49,16 @@ struct Select: AsyncParsableCommand {
             } else {
                 let item = try await session.client.item(id: id)
                 guard item.type == expected else {
-                    throw SyncError(.invalidSelection, "\(id) is a \(item.type ?? "thing of unknown type"), not a \(kind.rawValue)")
+                    throw SyncError(
+                        .invalidSelection, "\(id) is a \(item.type ?? "thing of unknown type"), not a \(kind.rawValue)")
                 }
                 name = item.name
             }
             let index = try rootOptions.openIndex()
             try index.select(
                 Selection(
-                    id: id, kind: kind, allVersions: allVersions, season: season, nextUnplayed: nextUnplayed, name: name,
+                    id: id, kind: kind, allVersions: allVersions, season: season, nextUnplayed: nextUnplayed,
+                    name: name,
                     addedAt: ISO8601DateFormatter().string(from: Date())))
             print("Selected \(kind.rawValue) \(name ?? id). Run `mediasync sync` to download it.")
         }
@@ -106,7 +109,10 @@ struct Selections: AsyncParsableCommand {
                         if selection.allVersions { options.append("all versions") }
                         if let season = selection.season { options.append("season \(season)") }
                         if let next = selection.nextUnplayed { options.append("next \(next) unplayed") }
-                        return [selection.id, selection.kind.rawValue, selection.name ?? "", options.joined(separator: ", ")]
+                        return [
+                            selection.id, selection.kind.rawValue, selection.name ?? "",
+                            options.joined(separator: ", "),
+                        ]
                     })
             }
         }

@@ -51,7 +51,9 @@ struct DiskUsage: AsyncParsableCommand {
 /// `mediasync verify`: every indexed file exists with its recorded size.
 struct Verify: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Check that every indexed file exists with its recorded size (--deep: and bytes); --fix marks the broken ones for the next sync.")
+        abstract:
+            "Check that every indexed file exists with its recorded size (--deep: and bytes); --fix marks the broken ones for the next sync."
+    )
 
     @Flag(help: "Forget the broken files in the index, so the next sync downloads them again.")
     var fix = false
@@ -79,12 +81,15 @@ struct Verify: AsyncParsableCommand {
                     print(
                         "Read \(check.hashed + problems.filter { $0.problem == "damaged" && $0.actualBytes == $0.expectedBytes }.count) "
                             + "files (\(ByteCount.format(check.bytesRead))) against their recorded hashes"
-                            + (check.unhashed > 0 ? "; \(check.unhashed) placed by an older version have no hash (size checked only)." : "."))
+                            + (check.unhashed > 0
+                                ? "; \(check.unhashed) placed by an older version have no hash (size checked only)."
+                                : "."))
                 }
                 print(
                     problems.isEmpty
                         ? "All indexed files are in place."
-                        : "\(problems.count) broken\(fix ? "; they will be downloaded again by the next sync" : "; run with --fix to fetch them again").")
+                        : "\(problems.count) broken\(fix ? "; they will be downloaded again by the next sync" : "; run with --fix to fetch them again")."
+                )
             }
             if !problems.isEmpty && !fix { throw ExitCodes.partialFailure }
         }
@@ -151,7 +156,8 @@ struct Remove: AsyncParsableCommand {
 /// `mediasync gc`: remove orphaned files and stale partial downloads.
 struct GarbageCollect: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "gc", abstract: "Remove files under Downloads/ that nothing references, and stale partial downloads.")
+        commandName: "gc",
+        abstract: "Remove files under Downloads/ that nothing references, and stale partial downloads.")
 
     @Flag(name: .customLong("dry-run"), help: "List them and delete nothing.")
     var dryRun = false
@@ -190,7 +196,9 @@ struct Reindex: AsyncParsableCommand {
             withExtendedLifetime(lock) {}
             result.migrated.forEach { print($0) }
             result.skipped.forEach { Console.error("skipped: \($0)") }
-            print("Rebuilt the index: \(result.files) files, \(result.selections) selections, \(result.subscriptions) subscriptions.")
+            print(
+                "Rebuilt the index: \(result.files) files, \(result.selections) selections, \(result.subscriptions) subscriptions."
+            )
         }
     }
 }
@@ -228,21 +236,32 @@ struct List: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let items = try LocalLibrary(root: rootOptions.mirrorRoot, index: try rootOptions.openIndex()).items().filter { item in
-                (type == nil || item.type == type?.rawValue) && (!downloaded || item.downloaded) && (!missing || !item.downloaded)
-                    && (search.map { text in
-                        item.title.localizedCaseInsensitiveContains(text) || (item.parent ?? "").localizedCaseInsensitiveContains(text)
-                    } ?? true)
-            }
+            let items = try LocalLibrary(root: rootOptions.mirrorRoot, index: try rootOptions.openIndex()).items()
+                .filter { item in
+                    (type == nil || item.type == type?.rawValue) && (!downloaded || item.downloaded)
+                        && (!missing || !item.downloaded)
+                        && (search.map { text in
+                            item.title.localizedCaseInsensitiveContains(text)
+                                || (item.parent ?? "").localizedCaseInsensitiveContains(text)
+                        } ?? true)
+                }
             if json {
                 print(try JSONText.encode(items))
             } else {
                 Table.print(
                     header: ["TYPE", "TITLE", "WHERE", "SIZE", "STATE", "ID"],
                     rows: items.map { item in
-                        let place = [item.parent, item.season.map { String(format: "S%02d", $0) + (item.episode.map { String(format: "E%02d", $0) } ?? "") }]
-                            .compactMap { $0 }.joined(separator: " ")
-                        return [item.type, item.title, place, ByteCount.format(item.bytes), item.downloaded ? "ok" : "missing", item.id]
+                        let place = [
+                            item.parent,
+                            item.season.map {
+                                String(format: "S%02d", $0) + (item.episode.map { String(format: "E%02d", $0) } ?? "")
+                            },
+                        ]
+                        .compactMap { $0 }.joined(separator: " ")
+                        return [
+                            item.type, item.title, place, ByteCount.format(item.bytes),
+                            item.downloaded ? "ok" : "missing", item.id,
+                        ]
                     })
             }
         }

@@ -42,19 +42,22 @@ struct Sync: AsyncParsableCommand {
             let root = rootOptions.mirrorRoot
             let lock = try RootLock(root: root)
             let config = ConfigDirectory.resolve()
-            let session = try Credentials.load(from: config) == nil
+            let session =
+                try Credentials.load(from: config) == nil
                 ? nil : try Session.open(config: config, configuration: transfer.httpConfiguration)
             let index = try MirrorIndex(path: root.indexPath)
             let console = Console(quiet: quiet)
             let sync = MirrorSync(
                 root: root, index: index, server: session?.client,
-                client: session?.http ?? HTTPClient(configuration: transfer.httpConfiguration), transferOptions: transfer.options,
+                client: session?.http ?? HTTPClient(configuration: transfer.httpConfiguration),
+                transferOptions: transfer.options,
                 feedCredentials: FeedCredentialStore(config: config))
             var progress: (@Sendable (BatchProgress) -> Void)?
             if console.showsProgress { progress = { @Sendable update in console.show(update) } }
             let log = EventLog(format: logFormat, quiet: quiet || json, console: console)
             let report = try await sync.run(
-                options: SyncOptions(delete: delete, dryRun: dryRun, maxDelete: maxDelete), only: only, progress: progress,
+                options: SyncOptions(delete: delete, dryRun: dryRun, maxDelete: maxDelete), only: only,
+                progress: progress,
                 events: { log.record($0) })
             console.clearLine()
             if json {
@@ -77,13 +80,17 @@ struct Sync: AsyncParsableCommand {
                     .compactMap { $0 }.joined(separator: ", ")
                 Swift.print("would \(step.action) \(step.path)\(detail.isEmpty ? "" : " (\(detail))")")
             }
-            Swift.print("Dry run: \(report.planned.count) changes planned, \(report.extraneous.count) files left over; nothing changed.")
+            Swift.print(
+                "Dry run: \(report.planned.count) changes planned, \(report.extraneous.count) files left over; nothing changed."
+            )
             return
         }
         for line in report.rejected { Console.error("rejected: \(line)") }
         for line in report.gone { Console.error("gone: \(line)") }
         for line in report.keptUnconfirmed { Console.error("kept: \(line)") }
-        for line in report.pathsForgotten { Console.error("forgotten: the index had \(line), which is not under this root") }
+        for line in report.pathsForgotten {
+            Console.error("forgotten: the index had \(line), which is not under this root")
+        }
         guard !quiet else { return }
         for line in report.migrated { Swift.print("legacy layout: \(line)") }
         let repairs = report.pathsRepaired + report.repaired.count
@@ -97,7 +104,8 @@ struct Sync: AsyncParsableCommand {
                     + "\(report.failed.count) failed.")
         }
         if !report.extraneous.isEmpty {
-            Swift.print("\(report.extraneous.count) files are no longer selected; `mediasync sync --delete` removes them.")
+            Swift.print(
+                "\(report.extraneous.count) files are no longer selected; `mediasync sync --delete` removes them.")
         }
     }
 }

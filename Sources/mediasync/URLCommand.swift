@@ -29,7 +29,9 @@ struct URLCommand: AsyncParsableCommand {
                 let width = image.lowercased() == "backdrop" ? MirrorFiles.backdropWidth : MirrorFiles.primaryWidth
                 print(try client.imageURL(itemId: item, type: image, index: nil, tag: nil, maxWidth: width))
             } else if let subtitle {
-                print(try client.subtitleURL(itemId: item, mediaSourceId: version ?? item, streamIndex: subtitle, format: format))
+                print(
+                    try client.subtitleURL(
+                        itemId: item, mediaSourceId: version ?? item, streamIndex: subtitle, format: format))
             } else {
                 print(try client.downloadURL(mediaSourceId: version ?? item))
             }

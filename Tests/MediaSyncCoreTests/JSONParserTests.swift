@@ -92,17 +92,21 @@ import Testing
     @Test func writesWhatJSONEncoderWritesForAwkwardValues() throws {
         let value = JSONValue.object([
             "text": .string("x/y \u{1} \u{8}\u{c}\u{1f}\u{7f} é \"q\" \\ \n\t\r \u{2028} 🎬"),
-            "numbers": .array([0, -0.0, 1.5, 100, 2.5e-5, 1e300, 9.5e15, 23.976, 1e-7, 123456.789, 1e16, -5].map(JSONValue.number)),
-            "empty": .object([:]), "none": .array([]), "nested": .array([.array([]), .object(["z": .null, "B": .bool(true)])]),
+            "numbers": .array(
+                [0, -0.0, 1.5, 100, 2.5e-5, 1e300, 9.5e15, 23.976, 1e-7, 123456.789, 1e16, -5].map(JSONValue.number)),
+            "empty": .object([:]), "none": .array([]),
+            "nested": .array([.array([]), .object(["z": .null, "B": .bool(true)])]),
             "Zb": .bool(false), "_x": .null, "é": .string(""),
         ])
         #expect(try JSONWriter.prettyBytes(value) == JSONWriterTests.foundation(value))
     }
 
     @Test func writesWhatJSONEncoderWritesForTheMetadataFiles() throws {
-        let item = try JSONValue(parsing: Array(#"{"Id":"abc","Name":"A/B","RunTimeTicks":636000000000,"UserData":{"Played":false}}"#.utf8))
+        let item = try JSONValue(
+            parsing: Array(#"{"Id":"abc","Name":"A/B","RunTimeTicks":636000000000,"UserData":{"Played":false}}"#.utf8))
         let version = VersionInfo(
-            versionId: "v1", container: "mkv", isStatic: true, mediaSourceId: "m1", downloadDate: "2026-11-23T06:00:00Z",
+            versionId: "v1", container: "mkv", isStatic: true, mediaSourceId: "m1",
+            downloadDate: "2026-11-23T06:00:00Z",
             taskId: "t", itemId: "e1")
         let download = DownloadMetadata(
             itemId: "abc", itemType: "Season", displayTitle: "Season 1", item: item, versions: [version, version],
@@ -110,7 +114,11 @@ import Testing
         #expect(try JSONWriter.prettyBytes(download) == JSONWriterTests.foundation(download))
         let podcast = PodcastMetadata(
             podcastID: "p", podcastTitle: "Show", feedURL: "https://example.org/feed.xml",
-            episodes: [.init(episodeID: "e", title: "T", fileName: "e.mp3", fileSize: 12_345_678_901, downloadDate: "d", guid: "g", published: nil)])
+            episodes: [
+                .init(
+                    episodeID: "e", title: "T", fileName: "e.mp3", fileSize: 12_345_678_901, downloadDate: "d",
+                    guid: "g", published: nil)
+            ])
         #expect(try JSONWriter.prettyBytes(podcast) == JSONWriterTests.foundation(podcast))
     }
 }

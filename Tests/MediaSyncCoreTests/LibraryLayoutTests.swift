@@ -3,7 +3,8 @@ import Testing
 
 @Suite struct LibraryLayoutTests {
     @Test func moviePaths() {
-        #expect(LibraryLayout.movieMedia(movieId: "m1", versionId: "v2", fileExtension: "mkv") == "Downloads/m1/m1-v2.mkv")
+        #expect(
+            LibraryLayout.movieMedia(movieId: "m1", versionId: "v2", fileExtension: "mkv") == "Downloads/m1/m1-v2.mkv")
         #expect(LibraryLayout.movieImage(movieId: "m1", type: .primary) == "Downloads/m1/Images/Primary.jpeg")
         #expect(LibraryLayout.movieImage(movieId: "m1", type: .backdrop) == "Downloads/m1/Images/Backdrop.jpeg")
         #expect(LibraryLayout.movieMetadata("m1") == "Downloads/m1/metadata.json")
@@ -11,7 +12,8 @@ import Testing
 
     @Test func seriesPaths() {
         #expect(LibraryLayout.seriesMetadata("s") == "Downloads/s/metadata.json")
-        #expect(LibraryLayout.seriesImage(seriesId: "s", type: .backdrop) == "Downloads/s/Images/Series-s-Backdrop.jpeg")
+        #expect(
+            LibraryLayout.seriesImage(seriesId: "s", type: .backdrop) == "Downloads/s/Images/Series-s-Backdrop.jpeg")
         #expect(LibraryLayout.seasonMetadata(seriesId: "s", seasonNumber: 1) == "Downloads/s/Season-01/metadata.json")
         #expect(LibraryLayout.seasonFolderName(0) == "Season-00")
         #expect(LibraryLayout.seasonFolderName(12) == "Season-12")
@@ -23,7 +25,8 @@ import Testing
             LibraryLayout.episodeImage(seriesId: "s", seasonNumber: 2, episodeId: "e", type: .primary)
                 == "Downloads/s/Season-02/Images/Episode-e-Primary.jpeg")
         #expect(
-            LibraryLayout.episodeMedia(seriesId: "s", seasonNumber: 0, episodeId: "e", versionId: "v", fileExtension: "mp4")
+            LibraryLayout.episodeMedia(
+                seriesId: "s", seasonNumber: 0, episodeId: "e", versionId: "v", fileExtension: "mp4")
                 == "Downloads/s/Season-00/e-v.mp4")
     }
 
@@ -42,11 +45,12 @@ import Testing
         #expect(LibraryLayout.versionId(itemId: "i", mediaSourceId: "m") == "m")
     }
 
-    @Test(arguments: [
-        ("video/x-matroska", "mp4", "mkv"), ("video/mp4; charset=binary", nil, "mp4"),
-        ("application/octet-stream", "mov,mp4,m4a,3gp,3g2,mj2", "mp4"), (nil, "matroska,webm", "mkv"),
-        (nil, "avi", "avi"), (nil, nil, "bin"), (nil, "../../etc", "bin"), ("audio/mpeg", nil, "mp3"),
-    ] as [(String?, String?, String)])
+    @Test(
+        arguments: [
+            ("video/x-matroska", "mp4", "mkv"), ("video/mp4; charset=binary", nil, "mp4"),
+            ("application/octet-stream", "mov,mp4,m4a,3gp,3g2,mj2", "mp4"), (nil, "matroska,webm", "mkv"),
+            (nil, "avi", "avi"), (nil, nil, "bin"), (nil, "../../etc", "bin"), ("audio/mpeg", nil, "mp3"),
+        ] as [(String?, String?, String)])
     func extensions(mime: String?, container: String?, expected: String) {
         #expect(MediaExtension.choose(mimeType: mime, container: container) == expected)
     }

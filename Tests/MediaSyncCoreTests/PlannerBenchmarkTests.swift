@@ -35,7 +35,8 @@ import Testing
                 file = RemoteFile(
                     key: "subtitle:\(item):\(item):2", path: "Downloads/\(item)/\(item)-\(item).2.en.srt",
                     kind: .subtitle,
-                    content: .download(url: "http://127.0.0.1/Videos/\(item)/Subtitles/2/Stream.srt", expectedSize: nil),
+                    content: .download(
+                        url: "http://127.0.0.1/Videos/\(item)/Subtitles/2/Stream.srt", expectedSize: nil),
                     signature: "sub-\(n)", itemId: item, versionId: item, essential: false)
             default:
                 file = RemoteFile(
@@ -74,7 +75,8 @@ import Testing
         changedRemote[4_000].signature = "etag-changed:2000"
         var changed = SyncPlan(actions: [])
         let changedTime = clock.measure {
-            changed = SyncPlanner.plan(remote: RemoteSnapshot(files: changedRemote), local: local, options: SyncOptions())
+            changed = SyncPlanner.plan(
+                remote: RemoteSnapshot(files: changedRemote), local: local, options: SyncOptions())
         }
         #expect(changed.actions.count == 1)
         #expect(changed.downloads.map(\.key) == [changedRemote[4_000].key])
@@ -88,6 +90,8 @@ import Testing
             let (whole, attoseconds) = duration.components
             return String(format: "%.4f", Double(whole) + Double(attoseconds) / 1e18)
         }
-        print("PLANNER_BENCH files=\(Self.count) identical_seconds=\(seconds(identicalTime)) one_changed_seconds=\(seconds(changedTime))")
+        print(
+            "PLANNER_BENCH files=\(Self.count) identical_seconds=\(seconds(identicalTime)) one_changed_seconds=\(seconds(changedTime))"
+        )
     }
 }

@@ -22,7 +22,9 @@ import Testing
             signature: "tag:\(tag)", itemId: id, essential: false)
     }
 
-    private static func held(_ file: RemoteFile, size: Int64 = 1000, signature: String? = nil, path: String? = nil) -> LocalFile {
+    private static func held(_ file: RemoteFile, size: Int64 = 1000, signature: String? = nil, path: String? = nil)
+        -> LocalFile
+    {
         LocalFile(
             key: file.key, path: path ?? file.path, kind: file.kind, size: size, signature: signature ?? file.signature,
             itemId: file.itemId)
@@ -45,64 +47,86 @@ import Testing
     static let metaA = metadata("a")
 
     static let cases: [Case] = [
-        Case(name: "empty mirror downloads everything", remote: [a, b, metaA], local: [], onDisk: [:],
-             expected: [.download(a, .new), .download(b, .new), .write(metaA, .new)]),
-        Case(name: "nothing changed: no-op", remote: [a, metaA], local: [held(a), held(metaA, size: 3)],
-             onDisk: [a.path: 1000, metaA.path: 3], expected: []),
-        Case(name: "media changed on the server (ETag/Size)", remote: [media("a", signature: "etag-2:1200")],
-             local: [held(a)], onDisk: [a.path: 1000],
-             expected: [.download(media("a", signature: "etag-2:1200"), .changed)]),
-        Case(name: "metadata changed: rewrite only", remote: [a, metadata("a", signature: "sha-b")],
-             local: [held(a), held(metaA, size: 3)], onDisk: [a.path: 1000, metaA.path: 3],
-             expected: [.write(metadata("a", signature: "sha-b"), .changed)]),
-        Case(name: "indexed but gone from disk", remote: [a], local: [held(a)], onDisk: [:],
-             expected: [.download(a, .missing)]),
-        Case(name: "on disk with the wrong size", remote: [a], local: [held(a)], onDisk: [a.path: 10],
-             expected: [.download(a, .damaged)]),
-        Case(name: "held at an older path: move, no download", remote: [a],
-             local: [held(a, path: "Downloads/old/a.mkv")], onDisk: ["Downloads/old/a.mkv": 1000],
-             expected: [.move(from: "Downloads/old/a.mkv", to: a)]),
-        Case(name: "media whose extension came from the MIME type matches its plan", remote: [a],
-             local: [held(a, path: "Downloads/a/a-a.mp4")], onDisk: ["Downloads/a/a-a.mp4": 1000], expected: []),
-        Case(name: "metadata at another path is moved, not matched by stem", remote: [metaA],
-             local: [held(metaA, size: 3, path: "Downloads/a/metadata.old")], onDisk: ["Downloads/a/metadata.old": 3],
-             expected: [.move(from: "Downloads/a/metadata.old", to: metaA)]),
-        Case(name: "an image whose tag changed is fetched again", remote: [image("a", tag: "t2")],
-             local: [held(image("a", tag: "t1"), size: 50)], onDisk: [image("a", tag: "t1").path: 50],
-             expected: [.download(image("a", tag: "t2"), .changed)]),
-        Case(name: "an unchanged image tag costs nothing", remote: [image("a", tag: "t1")],
-             local: [held(image("a", tag: "t1"), size: 50)], onDisk: [image("a", tag: "t1").path: 50], expected: []),
-        Case(name: "indexed at a stale path but where it should be: adopt, no download", remote: [a],
-             local: [held(a, path: "Downloads/old/a.mkv")], onDisk: [a.path: 1000],
-             expected: [.adopt(a, from: "Downloads/old/a.mkv")]),
-        Case(name: "media found where it should be with the extension it was saved with", remote: [a],
-             local: [held(a, path: "Downloads/old/a.mp4")], onDisk: ["Downloads/a/a-a.mp4": 1000],
-             expected: [.adopt(a, from: "Downloads/old/a.mp4")]),
-        Case(name: "a file of another size where it should be is not adopted", remote: [a],
-             local: [held(a, path: "Downloads/old/a.mkv")], onDisk: [a.path: 999], expected: [.download(a, .missing)]),
-        Case(name: "deselected files are kept without --delete", remote: [a], local: [held(a), held(b)],
-             onDisk: [a.path: 1000, b.path: 1000], expected: [.keepExtraneous(held(b))]),
-        Case(name: "deselected files are deleted with --delete", remote: [a], local: [held(a), held(b)],
-             onDisk: [a.path: 1000, b.path: 1000], options: SyncOptions(delete: true), expected: [.delete(held(b))]),
+        Case(
+            name: "empty mirror downloads everything", remote: [a, b, metaA], local: [], onDisk: [:],
+            expected: [.download(a, .new), .download(b, .new), .write(metaA, .new)]),
+        Case(
+            name: "nothing changed: no-op", remote: [a, metaA], local: [held(a), held(metaA, size: 3)],
+            onDisk: [a.path: 1000, metaA.path: 3], expected: []),
+        Case(
+            name: "media changed on the server (ETag/Size)", remote: [media("a", signature: "etag-2:1200")],
+            local: [held(a)], onDisk: [a.path: 1000],
+            expected: [.download(media("a", signature: "etag-2:1200"), .changed)]),
+        Case(
+            name: "metadata changed: rewrite only", remote: [a, metadata("a", signature: "sha-b")],
+            local: [held(a), held(metaA, size: 3)], onDisk: [a.path: 1000, metaA.path: 3],
+            expected: [.write(metadata("a", signature: "sha-b"), .changed)]),
+        Case(
+            name: "indexed but gone from disk", remote: [a], local: [held(a)], onDisk: [:],
+            expected: [.download(a, .missing)]),
+        Case(
+            name: "on disk with the wrong size", remote: [a], local: [held(a)], onDisk: [a.path: 10],
+            expected: [.download(a, .damaged)]),
+        Case(
+            name: "held at an older path: move, no download", remote: [a],
+            local: [held(a, path: "Downloads/old/a.mkv")], onDisk: ["Downloads/old/a.mkv": 1000],
+            expected: [.move(from: "Downloads/old/a.mkv", to: a)]),
+        Case(
+            name: "media whose extension came from the MIME type matches its plan", remote: [a],
+            local: [held(a, path: "Downloads/a/a-a.mp4")], onDisk: ["Downloads/a/a-a.mp4": 1000], expected: []),
+        Case(
+            name: "metadata at another path is moved, not matched by stem", remote: [metaA],
+            local: [held(metaA, size: 3, path: "Downloads/a/metadata.old")], onDisk: ["Downloads/a/metadata.old": 3],
+            expected: [.move(from: "Downloads/a/metadata.old", to: metaA)]),
+        Case(
+            name: "an image whose tag changed is fetched again", remote: [image("a", tag: "t2")],
+            local: [held(image("a", tag: "t1"), size: 50)], onDisk: [image("a", tag: "t1").path: 50],
+            expected: [.download(image("a", tag: "t2"), .changed)]),
+        Case(
+            name: "an unchanged image tag costs nothing", remote: [image("a", tag: "t1")],
+            local: [held(image("a", tag: "t1"), size: 50)], onDisk: [image("a", tag: "t1").path: 50], expected: []),
+        Case(
+            name: "indexed at a stale path but where it should be: adopt, no download", remote: [a],
+            local: [held(a, path: "Downloads/old/a.mkv")], onDisk: [a.path: 1000],
+            expected: [.adopt(a, from: "Downloads/old/a.mkv")]),
+        Case(
+            name: "media found where it should be with the extension it was saved with", remote: [a],
+            local: [held(a, path: "Downloads/old/a.mp4")], onDisk: ["Downloads/a/a-a.mp4": 1000],
+            expected: [.adopt(a, from: "Downloads/old/a.mp4")]),
+        Case(
+            name: "a file of another size where it should be is not adopted", remote: [a],
+            local: [held(a, path: "Downloads/old/a.mkv")], onDisk: [a.path: 999], expected: [.download(a, .missing)]),
+        Case(
+            name: "deselected files are kept without --delete", remote: [a], local: [held(a), held(b)],
+            onDisk: [a.path: 1000, b.path: 1000], expected: [.keepExtraneous(held(b))]),
+        Case(
+            name: "deselected files are deleted with --delete", remote: [a], local: [held(a), held(b)],
+            onDisk: [a.path: 1000, b.path: 1000], options: SyncOptions(delete: true), expected: [.delete(held(b))]),
         // Deletions are confirmed, never inferred from a listing alone (issue 10, 2.1).
-        Case(name: "absent from the listing, not confirmed gone: kept even with --delete", remote: [a],
-             local: [held(a), held(b)], onDisk: [a.path: 1000, b.path: 1000], options: SyncOptions(delete: true),
-             unconfirmed: ["b"], expected: [.keepUnconfirmed(held(b))]),
-        Case(name: "absent and unconfirmed without --delete: kept and reported as left over", remote: [a],
-             local: [held(a), held(b)], onDisk: [a.path: 1000, b.path: 1000], unconfirmed: ["b"],
-             expected: [.keepExtraneous(held(b))]),
-        Case(name: "an unconfirmed item keeps the metadata.json of its folder", remote: [],
-             local: [held(metadata("b"), size: 3)], onDisk: [metadata("b").path: 3], options: SyncOptions(delete: true),
-             keptPaths: [b.path], expected: [.keepUnconfirmed(held(metadata("b"), size: 3))]),
-        Case(name: "a series metadata.json stays above a kept episode", remote: [],
-             local: [held(metadata("s"), size: 3)], onDisk: [metadata("s").path: 3], options: SyncOptions(delete: true),
-             keptPaths: ["Downloads/s/Season-01/e-e.mkv"], expected: [.keepUnconfirmed(held(metadata("s"), size: 3))]),
-        Case(name: "a kept file elsewhere does not keep another item's metadata", remote: [],
-             local: [held(metadata("s"), size: 3)], onDisk: [metadata("s").path: 3], options: SyncOptions(delete: true),
-             keptPaths: ["Downloads/s2/Season-01/e-e.mkv"], expected: [.delete(held(metadata("s"), size: 3))]),
-        Case(name: "only the unconfirmed item is kept; a confirmed one goes", remote: [],
-             local: [held(a), held(b)], onDisk: [a.path: 1000, b.path: 1000], options: SyncOptions(delete: true),
-             unconfirmed: ["a"], expected: [.keepUnconfirmed(held(a)), .delete(held(b))]),
+        Case(
+            name: "absent from the listing, not confirmed gone: kept even with --delete", remote: [a],
+            local: [held(a), held(b)], onDisk: [a.path: 1000, b.path: 1000], options: SyncOptions(delete: true),
+            unconfirmed: ["b"], expected: [.keepUnconfirmed(held(b))]),
+        Case(
+            name: "absent and unconfirmed without --delete: kept and reported as left over", remote: [a],
+            local: [held(a), held(b)], onDisk: [a.path: 1000, b.path: 1000], unconfirmed: ["b"],
+            expected: [.keepExtraneous(held(b))]),
+        Case(
+            name: "an unconfirmed item keeps the metadata.json of its folder", remote: [],
+            local: [held(metadata("b"), size: 3)], onDisk: [metadata("b").path: 3], options: SyncOptions(delete: true),
+            keptPaths: [b.path], expected: [.keepUnconfirmed(held(metadata("b"), size: 3))]),
+        Case(
+            name: "a series metadata.json stays above a kept episode", remote: [],
+            local: [held(metadata("s"), size: 3)], onDisk: [metadata("s").path: 3], options: SyncOptions(delete: true),
+            keptPaths: ["Downloads/s/Season-01/e-e.mkv"], expected: [.keepUnconfirmed(held(metadata("s"), size: 3))]),
+        Case(
+            name: "a kept file elsewhere does not keep another item's metadata", remote: [],
+            local: [held(metadata("s"), size: 3)], onDisk: [metadata("s").path: 3], options: SyncOptions(delete: true),
+            keptPaths: ["Downloads/s2/Season-01/e-e.mkv"], expected: [.delete(held(metadata("s"), size: 3))]),
+        Case(
+            name: "only the unconfirmed item is kept; a confirmed one goes", remote: [],
+            local: [held(a), held(b)], onDisk: [a.path: 1000, b.path: 1000], options: SyncOptions(delete: true),
+            unconfirmed: ["a"], expected: [.keepUnconfirmed(held(a)), .delete(held(b))]),
     ]
 
     struct ConfirmationCase: Sendable, CustomTestStringConvertible {
@@ -154,7 +178,8 @@ import Testing
 
     @Test func countsTheBytesToDownloadAndKnowsANoOp() {
         let plan = SyncPlanner.plan(
-            remote: RemoteSnapshot(files: [Self.a, Self.b]), local: LocalSnapshot(files: [], onDisk: [:]), options: SyncOptions())
+            remote: RemoteSnapshot(files: [Self.a, Self.b]), local: LocalSnapshot(files: [], onDisk: [:]),
+            options: SyncOptions())
         #expect(plan.bytesToDownload == 2000)
         #expect(plan.downloads.map(\.key) == ["media:a:a", "media:b:b"])
         #expect(!plan.isEmpty)

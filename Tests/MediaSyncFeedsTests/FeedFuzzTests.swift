@@ -87,7 +87,8 @@ struct FeedFuzzTests {
     @Test("the golden fixtures themselves pass every check")
     func fixturesPass() throws {
         var checker = try FuzzChecker(label: "fixture")
-        let files = FeedFixture.names.map { FeedFixture.folder.appendingPathComponent("\($0).xml") }
+        let files =
+            FeedFixture.names.map { FeedFixture.folder.appendingPathComponent("\($0).xml") }
             + Self.files(in: Self.opmlFolder)
         for (index, file) in files.enumerated() {
             checker.check([UInt8](try Data(contentsOf: file)), index: index, operations: [file.lastPathComponent])
@@ -120,7 +121,9 @@ struct FeedFuzzTests {
     @Test("crashers found by fuzzing stay fixed", arguments: files(in: crasherFolder).map(\.lastPathComponent))
     func crasher(_ name: String) throws {
         var checker = try FuzzChecker(label: "crasher")
-        checker.check([UInt8](try Data(contentsOf: Self.crasherFolder.appendingPathComponent(name))), index: 0, operations: [name])
+        checker.check(
+            [UInt8](try Data(contentsOf: Self.crasherFolder.appendingPathComponent(name))), index: 0, operations: [name]
+        )
         checker.recordIssues()
         #expect(checker.failures == 0)
         #expect(checker.documents == 1)
@@ -182,7 +185,8 @@ struct FuzzChecker {
         defer {
             if slow, ContinuousClock.now - started > .milliseconds(200) {
                 print("slow: \(label) \(index) \(operations) \(bytes.count) bytes: \(ContinuousClock.now - started)")
-                try? Data(bytes).write(to: FileManager.default.temporaryDirectory.appendingPathComponent("slow-\(label)-\(index).xml"))
+                try? Data(bytes).write(
+                    to: FileManager.default.temporaryDirectory.appendingPathComponent("slow-\(label)-\(index).xml"))
             }
         }
         checkFeed(
@@ -231,7 +235,10 @@ struct FuzzChecker {
         }
         let scratchPath = scratch.path
         for (path, write) in [
-            ("FeedJSON.write(feedBytes:)", { (fd: Int32) in try FeedJSON.write(feedBytes: bytes, baseURL: base, to: fd) }),
+            (
+                "FeedJSON.write(feedBytes:)",
+                { (fd: Int32) in try FeedJSON.write(feedBytes: bytes, baseURL: base, to: fd) }
+            ),
             (
                 "FeedJSON.write(feedAtPath:)",
                 { (fd: Int32) in try FeedJSON.write(feedAtPath: scratchPath, baseURL: base, to: fd) }
@@ -264,7 +271,9 @@ struct FuzzChecker {
                 return feed
             }
             let path = "parse(contentsOfFile:) \(replay ? "speculative" : "careful") with \(chunkSize)-byte chunks"
-            if verbose { print("== \(path):\n\(Self.describe(streamed))\n== parse(bytes):\n\(Self.describe(inMemory))") }
+            if verbose {
+                print("== \(path):\n\(Self.describe(streamed))\n== parse(bytes):\n\(Self.describe(inMemory))")
+            }
             switch (inMemory, streamed) {
             case (.success(let expected), .success(var actual)):
                 // Without a replay hook, the episodes streamed before libxml2 gave up are kept and the recovery
@@ -321,7 +330,9 @@ struct FuzzChecker {
     }
 
     static func errorProblems(_ error: Error, path: String) -> [String] {
-        guard let feedError = error as? FeedError else { return ["\(path) threw a \(type(of: error)), not a FeedError: \(error)"] }
+        guard let feedError = error as? FeedError else {
+            return ["\(path) threw a \(type(of: error)), not a FeedError: \(error)"]
+        }
         let text = feedError.description
         if text.isEmpty || text.contains("\n") || !FeedInvariants.isCleanText(text) {
             return ["\(path)'s error is not one clean line: \(text.debugDescription.prefix(200))"]

@@ -28,11 +28,15 @@ enum FeedInvariants {
         func text(_ name: String, _ value: String?) {
             guard let value else { return }
             if value.isEmpty { problems.append("\(name) is empty (absent values are nil)") }
-            if !isCleanText(value) { problems.append("\(name) holds a control character: \(value.debugDescription.prefix(200))") }
+            if !isCleanText(value) {
+                problems.append("\(name) holds a control character: \(value.debugDescription.prefix(200))")
+            }
         }
         func url(_ name: String, _ value: String?) {
             guard let value else { return }
-            if !isCleanURL(value) { problems.append("\(name) is not a clean URL: \(value.debugDescription.prefix(200))") }
+            if !isCleanURL(value) {
+                problems.append("\(name) is not a clean URL: \(value.debugDescription.prefix(200))")
+            }
         }
         text("feed.title", feed.title)
         text("feed.description", feed.description)
@@ -59,7 +63,9 @@ enum FeedInvariants {
             if let enclosure = episode.enclosure {
                 url("\(name).enclosure.url", enclosure.url)
                 text("\(name).enclosure.type", enclosure.type)
-                if let length = enclosure.length, length < 0 { problems.append("\(name).enclosure.length is \(length)") }
+                if let length = enclosure.length, length < 0 {
+                    problems.append("\(name).enclosure.length is \(length)")
+                }
             }
             for transcript in episode.transcripts {
                 url("\(name).transcript.url", transcript.url)
@@ -76,7 +82,8 @@ enum FeedInvariants {
         }
         let duplicates = guidCounts.filter { $0.value > 1 }.map(\.key).sorted()
         if feed.duplicateGUIDs != duplicates {
-            problems.append("duplicateGUIDs \(feed.duplicateGUIDs.prefix(5)) but the episodes repeat \(duplicates.prefix(5))")
+            problems.append(
+                "duplicateGUIDs \(feed.duplicateGUIDs.prefix(5)) but the episodes repeat \(duplicates.prefix(5))")
         }
         if let note = feed.recoveredError, note.isEmpty || note.contains("\n") {
             problems.append("recoveredError is not one line: \(note.debugDescription.prefix(200))")
@@ -114,7 +121,8 @@ enum FeedInvariants {
         var problems: [String] = []
         for (index, outline) in outlines.enumerated() {
             if !isCleanURL(outline.xmlURL) {
-                problems.append("outline[\(index)].xmlURL is not a clean URL: \(outline.xmlURL.debugDescription.prefix(200))")
+                problems.append(
+                    "outline[\(index)].xmlURL is not a clean URL: \(outline.xmlURL.debugDescription.prefix(200))")
             }
             if let html = outline.htmlURL, !isCleanURL(html) {
                 problems.append("outline[\(index)].htmlURL is not a clean URL: \(html.debugDescription.prefix(200))")

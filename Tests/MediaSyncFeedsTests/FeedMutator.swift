@@ -128,7 +128,8 @@ struct FeedMutator {
             let tokens = [
                 "<![CDATA[", "]]>", "<!--", "-->", "<?", "?>", "<", "</", ">", "/>", "\"", "'", "=", "<item>",
                 "</item>", "<channel>", "</channel>", "</rss>", "<rss version=\"2.0\">", "<entry>", "</feed>",
-                " xmlns:itunes=\"http://www.itunes.com/dtds/podcast-1.0.dtd\"", " xmlns=\"http://www.w3.org/2005/Atom\"",
+                " xmlns:itunes=\"http://www.itunes.com/dtds/podcast-1.0.dtd\"",
+                " xmlns=\"http://www.w3.org/2005/Atom\"",
                 " xml:base=\"../x/\"", " xml:base=\"file:///etc/\"", "<enclosure url=\"a b\" length=\"-5\"/>",
                 "<guid>", "</guid>", "<itunes:duration>99999999999999999999</itunes:duration>",
                 "<itunes:duration>-1:-1</itunes:duration>", "<pubDate>Mon, 31 Feb 99999 25:61:61 +9999</pubDate>",
@@ -150,7 +151,9 @@ struct FeedMutator {
                 bytes.insert(contentsOf: declaration, at: 0)
             }
             if Bool.random(using: &generator) {
-                bytes.insert(contentsOf: pick([[0xEF, 0xBB, 0xBF], [0xFF, 0xFE], [0xFE, 0xFF], [0, 0, 0xFE, 0xFF], [0x20]]), at: 0)
+                bytes.insert(
+                    contentsOf: pick([[0xEF, 0xBB, 0xBF], [0xFF, 0xFE], [0xFE, 0xFF], [0, 0, 0xFE, 0xFF], [0x20]]),
+                    at: 0)
             }
         case .toUTF16:
             let text = String(decoding: bytes, as: UTF8.self)
@@ -224,7 +227,8 @@ struct FeedMutator {
 
     private func find(_ needle: [UInt8], in bytes: [UInt8]) -> Int? {
         guard needle.count <= bytes.count else { return nil }
-        for start in 0...(bytes.count - needle.count) where bytes[start..<(start + needle.count)].elementsEqual(needle) {
+        for start in 0...(bytes.count - needle.count) where bytes[start..<(start + needle.count)].elementsEqual(needle)
+        {
             return start
         }
         return nil
@@ -237,7 +241,8 @@ struct FeedMutator {
         let declarations = [
             "<!ENTITY a \"A&b;\">", "<!ENTITY b \"B\">", "<!ENTITY c \"&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;\">",
             "<!ENTITY d \"&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;\">", "<!ENTITY e \"&d;&d;&d;&d;&d;&d;&d;&d;&d;&d;\">",
-            "<!ENTITY r \"&r;\">", "<!ENTITY s \"&t;\"><!ENTITY t \"&s;\">", "<!ENTITY xxe SYSTEM \"file:///etc/passwd\">",
+            "<!ENTITY r \"&r;\">", "<!ENTITY s \"&t;\"><!ENTITY t \"&s;\">",
+            "<!ENTITY xxe SYSTEM \"file:///etc/passwd\">",
             "<!ENTITY net SYSTEM \"http://127.0.0.1:9/x\">", "<!ENTITY % pe \"<!ENTITY p 'P'>\"> %pe;",
             "<!ENTITY % ext SYSTEM \"file:///etc/hostname\"> %ext;", "<!ENTITY tag \"<b>bold</b>\">",
             "<!ENTITY half \"<i>\">", "<!ENTITY big \"\(String(repeating: "z", count: 5000))\">",
@@ -254,9 +259,11 @@ struct FeedMutator {
         if Int.random(in: 0...4, using: &generator) == 0 { at = boundary(in: bytes) }
         bytes.insert(contentsOf: Array(doctype.utf8), at: at)
         for _ in 0..<Int.random(in: 1...4, using: &generator) {
-            let reference = "&\(pick(["a", "b", "c", "d", "e", "r", "s", "xxe", "net", "p", "tag", "half", "big", "q", "lt", "unparsed", "amp"]));"
+            let reference =
+                "&\(pick(["a", "b", "c", "d", "e", "r", "s", "xxe", "net", "p", "tag", "half", "big", "q", "lt", "unparsed", "amp"]));"
             let position = textPosition(in: bytes)
-            bytes.insert(contentsOf: Array(reference.utf8), at: max(position, min(bytes.count, at + doctype.utf8.count)))
+            bytes.insert(
+                contentsOf: Array(reference.utf8), at: max(position, min(bytes.count, at + doctype.utf8.count)))
         }
         return bytes
     }

@@ -192,7 +192,8 @@ struct FeedParserEncodingTests {
 
     @Test("UTF-16 big endian without a BOM")
     func utf16BigEndian() throws {
-        let text = "<?xml version=\"1.0\" encoding=\"UTF-16\"?><rss><channel><title>Gro\u{DF} \u{1F399}</title></channel></rss>"
+        let text =
+            "<?xml version=\"1.0\" encoding=\"UTF-16\"?><rss><channel><title>Gro\u{DF} \u{1F399}</title></channel></rss>"
         var bytes: [UInt8] = []
         for unit in text.utf16 { bytes += [UInt8(unit >> 8), UInt8(unit & 0xFF)] }
         let feed = try FeedParser.parse(bytes, baseURL: nil)

@@ -94,7 +94,8 @@ struct FidelityRuleTests {
         let title = "Caf\u{E9} \u{2014} \u{65E5}\u{672C} r"
         var bytes = Array("<rss><channel><title>\(title)".utf8)
         bytes.append(0xE9)  // latin-1 é
-        bytes += Array("sum\u{E9}</title><item><guid>g</guid><title>\u{2603}\u{FE0F}</title></item></channel></rss>".utf8)
+        bytes += Array(
+            "sum\u{E9}</title><item><guid>g</guid><title>\u{2603}\u{FE0F}</title></item></channel></rss>".utf8)
         let feed = try FeedParser.parse(bytes, baseURL: nil)
         #expect(feed.title == title + "\u{E9}sum\u{E9}")
         #expect(feed.episodes.first?.title == "\u{2603}\u{FE0F}")

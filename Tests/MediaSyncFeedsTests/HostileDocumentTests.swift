@@ -3,7 +3,7 @@ import MediaSyncFeeds
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Documents built to hurt the parser (issue 6, suite 4): external entities and DTDs that point at a local file
@@ -88,7 +88,10 @@ struct HostileDocumentTests {
             ("public file entity", "<!ENTITY xxe PUBLIC \"-//mediasync//x\" \"file://\(secret)\">"),
             ("http entity", "<!ENTITY xxe SYSTEM \"\(http)/entity\">"),
             ("ftp entity", "<!ENTITY xxe SYSTEM \"ftp://127.0.0.1:\(port)/entity\">"),
-            ("parameter entity from http", "<!ENTITY % remote SYSTEM \"\(http)/evil.dtd\"> %remote; <!ENTITY xxe \"x\">"),
+            (
+                "parameter entity from http",
+                "<!ENTITY % remote SYSTEM \"\(http)/evil.dtd\"> %remote; <!ENTITY xxe \"x\">"
+            ),
             ("parameter entity from a file", "<!ENTITY % file SYSTEM \"file://\(secret)\"> %file; <!ENTITY xxe \"x\">"),
             (
                 "parameter entity exfiltration",
@@ -100,13 +103,18 @@ struct HostileDocumentTests {
             ),
         ] {
             documents.append(("\(label), feed", "<?xml version=\"1.0\"?>\n<!DOCTYPE rss [\(declaration)]>\n\(body)"))
-            documents.append(("\(label), OPML", "<?xml version=\"1.0\"?>\n<!DOCTYPE opml [\(declaration)]>\n\(opmlBody)"))
+            documents.append(
+                ("\(label), OPML", "<?xml version=\"1.0\"?>\n<!DOCTYPE opml [\(declaration)]>\n\(opmlBody)"))
         }
         documents += [
             ("external DTD over http", "<?xml version=\"1.0\"?>\n<!DOCTYPE rss SYSTEM \"\(http)/feed.dtd\">\n\(body)"),
-            ("external DTD from a file", "<?xml version=\"1.0\"?>\n<!DOCTYPE rss SYSTEM \"file://\(secret)\">\n\(body)"),
             (
-                "public DTD over http", "<?xml version=\"1.0\"?>\n<!DOCTYPE rss PUBLIC \"-//x//DTD//EN\" \"\(http)/p.dtd\">\n\(body)"
+                "external DTD from a file",
+                "<?xml version=\"1.0\"?>\n<!DOCTYPE rss SYSTEM \"file://\(secret)\">\n\(body)"
+            ),
+            (
+                "public DTD over http",
+                "<?xml version=\"1.0\"?>\n<!DOCTYPE rss PUBLIC \"-//x//DTD//EN\" \"\(http)/p.dtd\">\n\(body)"
             ),
             (
                 "external DTD and internal subset",
@@ -217,7 +225,10 @@ struct HostileDocumentTests {
         let secret = try SecretFile()
         defer { try? FileManager.default.removeItem(atPath: secret.path) }
         let documents = Self.documents(port: listener.port, secret: secret.path)
-        let external = ["file URL entity, feed", "path entity, feed", "public file entity, feed", "http entity, feed", "ftp entity, feed"]
+        let external = [
+            "file URL entity, feed", "path entity, feed", "public file entity, feed", "http entity, feed",
+            "ftp entity, feed",
+        ]
         for (name, text) in documents where external.contains(name) {
             let feed = try FeedParser.parse(Array(text.utf8), baseURL: nil)
             #expect(feed.title == "ab", "\(name)")
@@ -244,18 +255,41 @@ struct HostileDocumentTests {
         let references = String(repeating: "&big;", count: 2_000)
         return [
             { Array(FeedParserSafetyTests.billionLaughs.utf8) },
-            { Array("<!DOCTYPE rss [\(laughs)]><rss><channel><title>t</title><item><enclosure url=\"&lol9;\"/></item></channel></rss>".utf8) },
-            { Array("<!DOCTYPE opml [\(laughs)]><opml><body><outline text=\"&lol9;\" xmlUrl=\"https://a.example.org/\"/></body></opml>".utf8) },
-            { Array("<!DOCTYPE rss [\(big)]><rss><channel><title>t</title><description>\(references)</description></channel></rss>".utf8) },
-            { Array("<!DOCTYPE rss [\(big)]><rss><channel><item><enclosure url=\"\(references)\"/></item></channel></rss>".utf8) },
+            {
+                Array(
+                    "<!DOCTYPE rss [\(laughs)]><rss><channel><title>t</title><item><enclosure url=\"&lol9;\"/></item></channel></rss>"
+                        .utf8)
+            },
+            {
+                Array(
+                    "<!DOCTYPE opml [\(laughs)]><opml><body><outline text=\"&lol9;\" xmlUrl=\"https://a.example.org/\"/></body></opml>"
+                        .utf8)
+            },
+            {
+                Array(
+                    "<!DOCTYPE rss [\(big)]><rss><channel><title>t</title><description>\(references)</description></channel></rss>"
+                        .utf8)
+            },
+            {
+                Array(
+                    "<!DOCTYPE rss [\(big)]><rss><channel><item><enclosure url=\"\(references)\"/></item></channel></rss>"
+                        .utf8)
+            },
             // Many entities, each under the per-entity limit: the total budget stops them.
             {
-                Array(("<!DOCTYPE rss [" + (0..<200).map { "<!ENTITY e\($0) \"\(String(repeating: "y", count: 50_000))\">" }.joined()
-                    + "]><rss><channel><title>t</title><description>" + (0..<200).map { "&e\($0);&e\($0);" }.joined()
-                    + "</description></channel></rss>").utf8)
+                Array(
+                    ("<!DOCTYPE rss ["
+                        + (0..<200).map { "<!ENTITY e\($0) \"\(String(repeating: "y", count: 50_000))\">" }.joined()
+                        + "]><rss><channel><title>t</title><description>"
+                        + (0..<200).map { "&e\($0);&e\($0);" }.joined()
+                        + "</description></channel></rss>").utf8)
             },
             { Array(("<rss><channel>" + String(repeating: "<item>", count: 100_000) + "</channel></rss>").utf8) },
-            { Array(("<rss><channel><item><enclosure url=\"" + String(repeating: "a", count: 8_000_000) + "\"/></item></channel></rss>").utf8) },
+            {
+                Array(
+                    ("<rss><channel><item><enclosure url=\"" + String(repeating: "a", count: 8_000_000)
+                        + "\"/></item></channel></rss>").utf8)
+            },
         ]
     }()
 
@@ -294,7 +328,9 @@ struct HostileDocumentTests {
             // build (measured: +89 MB), the others less than 50 MB.
             #expect(growth < 128 * 1024, "bomb \(index): peak RSS grew by \(growth / 1024) MB")
         }
-        print("hostile documents: peak RSS \(control.peakKB / 1024) MB with a small feed; per bomb \(figures.joined(separator: ", "))")
+        print(
+            "hostile documents: peak RSS \(control.peakKB / 1024) MB with a small feed; per bomb \(figures.joined(separator: ", "))"
+        )
     }
 
     /// Runs this test binary's ``memoryChild()`` in a child process and returns its exit status and peak RSS
@@ -304,10 +340,13 @@ struct HostileDocumentTests {
     }
 
     private static func spawnChild(mode: String) throws -> (status: Int32, peakKB: Int) {
-        let result = FileManager.default.temporaryDirectory.appendingPathComponent("hostile-\(UUID().uuidString).txt").path
+        let result = FileManager.default.temporaryDirectory.appendingPathComponent("hostile-\(UUID().uuidString).txt")
+            .path
         defer { try? FileManager.default.removeItem(atPath: result) }
         let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
-        let arguments = [executable, "--testing-library", "swift-testing", "--filter", "HostileDocumentTests/memoryChild"]
+        let arguments = [
+            executable, "--testing-library", "swift-testing", "--filter", "HostileDocumentTests/memoryChild",
+        ]
         var environment = ProcessInfo.processInfo.environment
         environment["MEDIASYNC_HOSTILE_CHILD"] = mode
         environment["MEDIASYNC_HOSTILE_RESULT"] = result

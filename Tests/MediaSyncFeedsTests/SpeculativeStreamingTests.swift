@@ -11,13 +11,15 @@ struct SpeculativeStreamingTests {
         var episodes: [Episode] = []
         var feed = try FeedParser.parse(
             contentsOfFile: path, baseURL: baseURL, maximumSize: FeedParser.defaultMaximumSize,
-            chunkSize: chunkSize, replayAfterRecovery: { episodes.removeAll() }
-        ) { episodes.append($0) }
+            chunkSize: chunkSize, replayAfterRecovery: { episodes.removeAll() },
+            onEpisode: { episodes.append($0) })
         feed.episodes = episodes
         return feed
     }
 
-    @Test("every fixture streams through the fast path to the in-memory parser's feed", arguments: [1, 2, 3, 7, 64, 1 << 18])
+    @Test(
+        "every fixture streams through the fast path to the in-memory parser's feed",
+        arguments: [1, 2, 3, 7, 64, 1 << 18])
     func fixtures(chunkSize: Int) throws {
         for name in FeedFixture.names {
             let path = FeedFixture.folder.appendingPathComponent("\(name).xml").path
@@ -52,21 +54,28 @@ struct SpeculativeStreamingTests {
         ),
         (
             "misnested",
-            Array(("<rss version=\"2.0\"><channel><title>T</title>\n" + items + "<item><title><b>z</title></item></channel></rss>").utf8)
+            Array(
+                ("<rss version=\"2.0\"><channel><title>T</title>\n" + items
+                    + "<item><title><b>z</title></item></channel></rss>").utf8)
         ),
         (
             "less-than in an attribute",
-            Array(("<rss version=\"2.0\"><channel><title>T</title>\n" + items
-                + "<item><enclosure url=\"https://e.org/a<b.mp3\" type=\"audio/mpeg\"/></item></channel></rss>").utf8)
+            Array(
+                ("<rss version=\"2.0\"><channel><title>T</title>\n" + items
+                    + "<item><enclosure url=\"https://e.org/a<b.mp3\" type=\"audio/mpeg\"/></item></channel></rss>")
+                    .utf8)
         ),
         (
             "unquoted attribute",
-            Array(("<rss version=\"2.0\"><channel><title>T</title>\n" + items
-                + "<item><enclosure url=https://e.org/1.mp3 type=\"audio/mpeg\"/></item></channel></rss>").utf8)
+            Array(
+                ("<rss version=\"2.0\"><channel><title>T</title>\n" + items
+                    + "<item><enclosure url=https://e.org/1.mp3 type=\"audio/mpeg\"/></item></channel></rss>").utf8)
         ),
         (
             "declared latin-1, not UTF-8",
-            Array("<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><rss version=\"2.0\"><channel><title>Caf".utf8) + [0xE9]
+            Array("<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><rss version=\"2.0\"><channel><title>Caf".utf8) + [
+                0xE9
+            ]
                 + Array(("</title>\n" + items + "</channel></rss>").utf8)
         ),
     ]

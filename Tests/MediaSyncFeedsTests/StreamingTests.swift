@@ -104,8 +104,10 @@ struct StreamingTests {
                     published: Date(timeIntervalSince1970: dates[index % dates.count]),
                     durationSeconds: index % 3 == 0 ? nil : -index, season: Int.max, episode: Int.min,
                     episodeType: "full", explicit: index % 2 == 1, block: false,
-                    enclosure: index % 4 == 0 ? nil : Enclosure(url: text, length: index % 3 == 0 ? nil : Int64.max, type: text),
-                    imageURL: text, transcripts: index % 5 == 0 ? [] : [Transcript(url: text), Transcript(url: "u", type: text)],
+                    enclosure: index % 4 == 0
+                        ? nil : Enclosure(url: text, length: index % 3 == 0 ? nil : Int64.max, type: text),
+                    imageURL: text,
+                    transcripts: index % 5 == 0 ? [] : [Transcript(url: text), Transcript(url: "u", type: text)],
                     chaptersURL: text))
         }
         episodes.append(Episode())

@@ -15,12 +15,18 @@ import Testing
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
         let echo = "mediasync request refused: token \(Self.token) (MediaBrowser Token=\"\(Self.token)\") is not valid"
-        server.inject(.body(status: 500, contentType: "text/plain", bytes: Array(echo.utf8)), path: "/media.bin", count: 10)
+        server.inject(
+            .body(status: 500, contentType: "text/plain", bytes: Array(echo.utf8)), path: "/media.bin", count: 10)
         var headers = HTTPHeaders()
-        headers.add(name: "Authorization", value: "MediaBrowser Client=\"mediasync\", Device=\"host\", DeviceId=\"d1\", Version=\"0.1.0\", Token=\"\(Self.token)\"")
+        headers.add(
+            name: "Authorization",
+            value:
+                "MediaBrowser Client=\"mediasync\", Device=\"host\", DeviceId=\"d1\", Version=\"0.1.0\", Token=\"\(Self.token)\""
+        )
         let engine = makeEngine(retry: .none)
         let result = await engine.download([
-            TransferRequest(id: "m", url: server.baseURL + "/media.bin", destination: folder.file("media.bin"), headers: headers)
+            TransferRequest(
+                id: "m", url: server.baseURL + "/media.bin", destination: folder.file("media.bin"), headers: headers)
         ])
         let error = try #require(result.outcomes.first?.error)
         #expect(error.status == 500)
@@ -41,7 +47,9 @@ import Testing
         let server = try TestServer()
         defer { server.shutdown() }
         server.inject(
-            .body(status: 400, contentType: "application/json", bytes: Array("{\"Message\":\"bad credential \(Self.token)\"}".utf8)),
+            .body(
+                status: 400, contentType: "application/json",
+                bytes: Array("{\"Message\":\"bad credential \(Self.token)\"}".utf8)),
             path: "/api")
         var headers = HTTPHeaders()
         headers.add(name: header, value: value)

@@ -7,7 +7,9 @@ import Testing
     @Test func getsAndDecodesJSON() async throws {
         let server = try TestServer()
         defer { server.shutdown() }
-        server.setFile("/info.json", contents: Array(#"{"Version":"10.10.3","Id":"abc"}"#.utf8), contentType: "application/json")
+        server.setFile(
+            "/info.json", contents: Array(#"{"Version":"10.10.3","Id":"abc"}"#.utf8), contentType: "application/json")
+        // swift-format-ignore: AlwaysUseLowerCamelCase
         struct Info: Decodable { var Version: String }
         let response = try await HTTPClient().send(HTTPRequest(url: server.baseURL + "/info.json"))
         #expect(response.status == 200)
@@ -20,7 +22,12 @@ import Testing
     @Test func postsJSONBodies() async throws {
         let server = try TestServer()
         defer { server.shutdown() }
-        struct Login: Encodable { var Username: String; var Pw: String }
+        struct Login: Encodable {
+            // swift-format-ignore: AlwaysUseLowerCamelCase
+            var Username: String
+            // swift-format-ignore: AlwaysUseLowerCamelCase
+            var Pw: String
+        }
         let request = try HTTPRequest.json(
             url: server.baseURL + "/Users/AuthenticateByName", body: Login(Username: "demo", Pw: "demo"))
         let response = try await HTTPClient().send(request)
@@ -111,7 +118,9 @@ import Testing
     @Test func reportsABodyThatIsNotJSONClearly() async throws {
         let server = try TestServer()
         defer { server.shutdown() }
-        server.inject(.body(status: 200, contentType: "text/html", bytes: Array("<html>login</html>".utf8)), path: "/api")
+        server.inject(
+            .body(status: 200, contentType: "text/html", bytes: Array("<html>login</html>".utf8)), path: "/api")
+        // swift-format-ignore: AlwaysUseLowerCamelCase
         struct Thing: Decodable { var Id: String }
         let response = try await HTTPClient().send(HTTPRequest(url: server.baseURL + "/api"))
         let error = #expect(throws: HTTPError.self) { try response.decode(Thing.self) }

@@ -1,5 +1,6 @@
-@testable import MediaSyncHTTP
 import Testing
+
+@testable import MediaSyncHTTP
 
 @Suite struct RetryPolicyTests {
     private let policy = RetryPolicy(maxAttempts: 4, baseDelay: 1, maxDelay: 5, maxRetryAfter: 60, jitter: 0.5)

@@ -1,5 +1,6 @@
-@testable import MediaSyncHTTP
 import Testing
+
+@testable import MediaSyncHTTP
 
 @Suite struct SHA256Tests {
     @Test(arguments: [
@@ -21,6 +22,8 @@ import Testing
             bytes[chunk..<min(chunk + 777, bytes.count)].withUnsafeBytes { hasher.update($0) }
         }
         #expect(hasher.finalize() == SHA256.hex(bytes))
-        #expect(SHA256.hex(Array(repeating: 0x61, count: 1_000_000)) == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
+        #expect(
+            SHA256.hex(Array(repeating: 0x61, count: 1_000_000))
+                == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
     }
 }

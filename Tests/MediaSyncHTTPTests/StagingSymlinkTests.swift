@@ -1,8 +1,9 @@
 import Foundation
-@testable import MediaSyncHTTP
 import MediaSyncTestServer
 import MediaSyncTestSupport
 import Testing
+
+@testable import MediaSyncHTTP
 
 /// A symbolic link planted where the engine keeps a partial file must never be written through.
 @Suite struct StagingSymlinkTests {
@@ -21,11 +22,15 @@ import Testing
         let staging = StagingArea(directory: folder.file("staging"))
         try FileManager.default.createDirectory(atPath: staging.directory, withIntermediateDirectories: true)
         // A resume record that matches, so the engine would resume from the link's target.
-        try staging.writeRecord(.init(url: server.baseURL + "/big.bin", validator: "Tue, 14 Nov 2023 22:13:20 GMT"), for: destination)
-        try FileManager.default.createSymbolicLink(atPath: staging.partPath(for: destination), withDestinationPath: victim)
+        try staging.writeRecord(
+            .init(url: server.baseURL + "/big.bin", validator: "Tue, 14 Nov 2023 22:13:20 GMT"), for: destination)
+        try FileManager.default.createSymbolicLink(
+            atPath: staging.partPath(for: destination), withDestinationPath: victim)
 
         let engine = makeEngine(staging: staging.directory)
-        let result = await engine.download([TransferRequest(id: "big", url: server.baseURL + "/big.bin", destination: destination)])
+        let result = await engine.download([
+            TransferRequest(id: "big", url: server.baseURL + "/big.bin", destination: destination)
+        ])
         #expect(result.allSucceeded)
         #expect(readBytes(destination) == bytes)
         #expect(FileManager.default.contents(atPath: victim) == Data("must survive".utf8))

@@ -4,7 +4,7 @@ import MediaSyncTestServer
 import MediaSyncTestSupport
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Deterministic pseudo-random bytes.
@@ -59,4 +59,3 @@ final class ProgressLog: @unchecked Sendable {
         return entries
     }
 }
-

@@ -6,7 +6,10 @@ import Testing
 /// TLS verification is on by default: a self-signed server on 127.0.0.1 is refused with a `.tls` error unless
 /// its CA file is given or verification is turned off explicitly (issue 6, suite 7). The server is
 /// `openssl s_server` with a certificate made at test time.
-@Suite(.enabled(if: TLSTestServer.isAvailable, "openssl is not installed (Scripts/install-deps.sh installs it): TLS tests skipped"))
+@Suite(
+    .enabled(
+        if: TLSTestServer.isAvailable,
+        "openssl is not installed (Scripts/install-deps.sh installs it): TLS tests skipped"))
 struct TLSTests {
     static let body = testBytes(50_000, seed: 41)
 
@@ -26,7 +29,8 @@ struct TLSTests {
     @Test func theHTTPClientTrustsTheServerWithItsCAFile() async throws {
         let server = try TLSTestServer(files: ["file.bin": Self.body])
         defer { server.shutdown() }
-        let client = HTTPClient(configuration: HTTPClientConfiguration(caFile: server.certificatePath), retryPolicy: quickRetries)
+        let client = HTTPClient(
+            configuration: HTTPClientConfiguration(caFile: server.certificatePath), retryPolicy: quickRetries)
         let response = try await client.send(HTTPRequest(url: server.baseURL + "/file.bin"))
         #expect(response.status == 200)
         #expect(response.body == Self.body)
@@ -45,7 +49,8 @@ struct TLSTests {
         defer { server.shutdown() }
         let other = try TLSTestServer(files: [:])
         defer { other.shutdown() }
-        let client = HTTPClient(configuration: HTTPClientConfiguration(caFile: other.certificatePath), retryPolicy: quickRetries)
+        let client = HTTPClient(
+            configuration: HTTPClientConfiguration(caFile: other.certificatePath), retryPolicy: quickRetries)
         let error = await #expect(throws: HTTPError.self) {
             try await client.send(HTTPRequest(url: server.baseURL + "/file.bin"))
         }
@@ -70,7 +75,9 @@ struct TLSTests {
         #expect(trusted.allSucceeded)
         #expect(readBytes(folder.file("trusted.bin")) == Self.body)
 
-        let insecure = await makeEngine(configuration: HTTPClientConfiguration(insecure: true)).download([request("insecure.bin")])
+        let insecure = await makeEngine(configuration: HTTPClientConfiguration(insecure: true)).download([
+            request("insecure.bin")
+        ])
         #expect(insecure.allSucceeded)
         #expect(readBytes(folder.file("insecure.bin")) == Self.body)
     }

@@ -10,7 +10,9 @@ import Testing
     private func one(_ engine: TransferEngine, _ server: TestServer, _ path: String, to destination: String) async
         -> TransferOutcome?
     {
-        let result = await engine.download([TransferRequest(id: path, url: server.baseURL + path, destination: destination)])
+        let result = await engine.download([
+            TransferRequest(id: path, url: server.baseURL + path, destination: destination)
+        ])
         return result.outcomes.first
     }
 
@@ -20,7 +22,9 @@ import Testing
         defer { server.shutdown() }
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
-        let files = (0..<6).map { index in ("/files/f\(index).bin", testBytes(100_000 + index * 5_000, seed: UInt64(index))) }
+        let files = (0..<6).map { index in
+            ("/files/f\(index).bin", testBytes(100_000 + index * 5_000, seed: UInt64(index)))
+        }
         for (path, bytes) in files { server.setFile(path, contents: bytes) }
         server.setFile("/files/empty.bin", contents: [])
         let requests = (files.map(\.0) + ["/files/empty.bin"]).map {
@@ -57,9 +61,11 @@ import Testing
                 for _ in 0..<12_000 where written < 2 * Self.mib {
                     usleep(10_000)
                     let names = (try? FileManager.default.contentsOfDirectory(atPath: staging)) ?? []
-                    written = names.filter { $0.hasSuffix(".part") }.compactMap {
-                        (try? FileManager.default.attributesOfItem(atPath: staging + "/" + $0)[.size] as? Int) ?? nil
-                    }.max() ?? 0
+                    written =
+                        names.filter { $0.hasSuffix(".part") }.compactMap {
+                            (try? FileManager.default.attributesOfItem(atPath: staging + "/" + $0)[.size] as? Int)
+                                ?? nil
+                        }.max() ?? 0
                 }
                 continuation.resume(returning: written)
             }
@@ -111,7 +117,9 @@ import Testing
         let success = try outcome.result.get()
         let placed = readBytes(folder.file("v.bin"))
         let isTheNewVersion = placed == new
-        #expect(isTheNewVersion, "the placed file is not the server's new version (spliced: \(placed?.prefix(4) == old.prefix(4)))")
+        #expect(
+            isTheNewVersion,
+            "the placed file is not the server's new version (spliced: \(placed?.prefix(4) == old.prefix(4)))")
         #expect(success.resumedFrom == 0)
         let requests = server.requests(to: "/v.bin")
         #expect(requests.count == 3)
@@ -175,7 +183,8 @@ import Testing
         }
         let good = Data(raw).base64EncodedString()
         let bad = Data(raw.reversed()).base64EncodedString()
-        server.setFile("/good.bin", contents: bytes, extraHeaders: [("Repr-Digest", "sha-512=:AAAA:, sha-256=:\(good):")])
+        server.setFile(
+            "/good.bin", contents: bytes, extraHeaders: [("Repr-Digest", "sha-512=:AAAA:, sha-256=:\(good):")])
         server.setFile("/legacy.bin", contents: bytes, extraHeaders: [("Digest", "MD5=AAAA, SHA-256=\(good)")])
         server.setFile("/bad.bin", contents: bytes, extraHeaders: [("Repr-Digest", "sha-256=:\(bad):")])
         let engine = makeEngine(retry: .none)
@@ -340,7 +349,9 @@ import Testing
         var requests: [TransferRequest] = []
         for index in 0..<8 {
             server.setFile("/p\(index)", contents: testBytes(150_000 + index * 10_000, seed: UInt64(index)))
-            requests.append(TransferRequest(id: "p\(index)", url: server.baseURL + "/p\(index)", destination: folder.file("p\(index)")))
+            requests.append(
+                TransferRequest(
+                    id: "p\(index)", url: server.baseURL + "/p\(index)", destination: folder.file("p\(index)")))
         }
         server.inject(.resetAfter(bytes: 50_000), path: "/p3")
         let log = ProgressLog()
@@ -368,7 +379,8 @@ import Testing
         server.setThrottle(bytesPerSecond: 2 * Self.mib)
         let requests = (0..<9).map { index -> TransferRequest in
             server.setFile("/c\(index)", contents: testBytes(120_000, seed: UInt64(index)))
-            return TransferRequest(id: "c\(index)", url: server.baseURL + "/c\(index)", destination: folder.file("c\(index)"))
+            return TransferRequest(
+                id: "c\(index)", url: server.baseURL + "/c\(index)", destination: folder.file("c\(index)"))
         }
         #expect(await makeEngine(concurrency: concurrency, perHostLimit: perHost).download(requests).allSucceeded)
         let cap = perHost ?? concurrency
@@ -383,7 +395,8 @@ import Testing
         defer { folder.remove() }
         let requests = [("low", 0), ("high", 10), ("mid", 5), ("mid2", 5)].map { name, priority -> TransferRequest in
             server.setFile("/\(name)", contents: testBytes(1000))
-            return TransferRequest(id: name, url: server.baseURL + "/\(name)", destination: folder.file(name), priority: priority)
+            return TransferRequest(
+                id: name, url: server.baseURL + "/\(name)", destination: folder.file(name), priority: priority)
         }
         #expect(await makeEngine(concurrency: 1).download(requests).allSucceeded)
         #expect(server.allRequests.map(\.path) == ["/high", "/mid", "/mid2", "/low"])
@@ -399,13 +412,17 @@ import Testing
         let digest = SHA256Reference.hex(bytes)
         let engine = makeEngine()
         let good = await engine.download([
-            TransferRequest(id: "ok", url: server.baseURL + "/v", destination: folder.file("ok"), expectedSize: 300_000, expectedSHA256: digest)
+            TransferRequest(
+                id: "ok", url: server.baseURL + "/v", destination: folder.file("ok"), expectedSize: 300_000,
+                expectedSHA256: digest)
         ])
         #expect(good.allSucceeded)
         let bad = await engine.download([
-            TransferRequest(id: "size", url: server.baseURL + "/v", destination: folder.file("size"), expectedSize: 299_999),
             TransferRequest(
-                id: "sum", url: server.baseURL + "/v", destination: folder.file("sum"), expectedSHA256: String(repeating: "0", count: 64)),
+                id: "size", url: server.baseURL + "/v", destination: folder.file("size"), expectedSize: 299_999),
+            TransferRequest(
+                id: "sum", url: server.baseURL + "/v", destination: folder.file("sum"),
+                expectedSHA256: String(repeating: "0", count: 64)),
         ])
         #expect(bad.outcomes.map { $0.error?.kind } == [.sizeMismatch, .checksumMismatch])
         #expect(folder.allFiles() == ["ok"])
@@ -437,7 +454,9 @@ import Testing
         defer { folder.remove() }
         for name in ["a", "b", "c"] { server.setFile("/\(name)", contents: testBytes(5000)) }
         server.removeFile("/b")
-        let requests = ["a", "b", "c"].map { TransferRequest(id: $0, url: server.baseURL + "/\($0)", destination: folder.file($0)) }
+        let requests = ["a", "b", "c"].map {
+            TransferRequest(id: $0, url: server.baseURL + "/\($0)", destination: folder.file($0))
+        }
         let engine = makeEngine()
         let first = await engine.download(requests)
         #expect(first.succeeded.map(\.request.id) == ["a", "c"])

@@ -62,7 +62,8 @@ import Testing
         #expect(all.map(\.id) == expected)
         let requests = server.requests(to: "/Items")
         // Pages after the first are asked for a few at a time, so they arrive in any order; each once.
-        #expect(requests.compactMap { $0.queryValue("startIndex").flatMap { Int($0) } }.sorted() == [0, 2, 4, 6, 8, 10])
+        #expect(
+            requests.compactMap { $0.queryValue("startIndex").flatMap { Int($0) } }.sorted() == [0, 2, 4, 6, 8, 10])
         #expect(requests.first?.queryValue("startIndex") == "0")
         #expect(requests.allSatisfy { $0.queryValue("limit") == "2" && $0.queryValue("userId") == library.userId })
     }

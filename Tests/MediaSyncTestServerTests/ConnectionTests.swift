@@ -1,9 +1,11 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 import Testing
+
 @testable import MediaSyncTestServer
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 @Suite struct ConnectionTests {
     @Test func keepAliveServesSeveralRequestsOnOneConnection() throws {
@@ -20,7 +22,10 @@ import Testing
         let second = try connection.readResponse(isHead: true)
         #expect(second.headers["content-length"] == "2")
         // Pipelined: two requests in one write.
-        try connection.send(Array("GET /files/b HTTP/1.1\r\nHost: x\r\n\r\nGET /files/a HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8))
+        try connection.send(
+            Array(
+                "GET /files/b HTTP/1.1\r\nHost: x\r\n\r\nGET /files/a HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+                    .utf8))
         #expect(try connection.readResponse().body == [4, 5])
         let last = try connection.readResponse()
         #expect(last.body == [1, 2, 3])
@@ -37,8 +42,12 @@ import Testing
         let logPath = FileManager.default.temporaryDirectory
             .appendingPathComponent("curl-reuse-\(server.port)-\(UUID().uuidString).log").path
         defer { try? FileManager.default.removeItem(atPath: logPath) }
-        let status = try TestSupport.runProcess("/usr/bin/curl", ["-sv", "--stderr", logPath, "-o", "/dev/null", "-o", "/dev/null",
-                                                                "\(server.baseURL)/files/a", "\(server.baseURL)/files/a"])
+        let status = try TestSupport.runProcess(
+            "/usr/bin/curl",
+            [
+                "-sv", "--stderr", logPath, "-o", "/dev/null", "-o", "/dev/null",
+                "\(server.baseURL)/files/a", "\(server.baseURL)/files/a",
+            ])
         let log = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
         #expect(status == 0)
         #expect(log.lowercased().contains("re-using existing") || log.lowercased().contains("reusing existing"))
@@ -49,9 +58,13 @@ import Testing
         let server = try TestSupport.makeServer()
         defer { server.shutdown() }
         let connection = try RawHTTPConnection(port: server.port)
-        try connection.send(Array("POST /upload HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n".utf8))
+        try connection.send(
+            Array(
+                "POST /upload HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n"
+                    .utf8))
         #expect(try connection.readResponse().status == 404)
-        try connection.send(Array("POST /upload2 HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nExpect: 100-continue\r\n\r\n".utf8))
+        try connection.send(
+            Array("POST /upload2 HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nExpect: 100-continue\r\n\r\n".utf8))
         #expect(try connection.readHead().status == 100)
         try connection.send([7, 8, 9])
         #expect(try connection.readResponse().status == 404)

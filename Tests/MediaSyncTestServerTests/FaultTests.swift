@@ -1,9 +1,11 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 import Testing
+
 @testable import MediaSyncTestServer
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 @Suite struct FaultTests {
     let bytes = TestSupport.pattern(100_000)
@@ -69,7 +71,8 @@ import Testing
         #expect(moved.status == 302)
         #expect(moved.headers["location"] == "/files/f.bin")
 
-        server.inject(.body(status: 200, contentType: "text/html", bytes: Array("<html>oops".utf8)), path: "/files/f.bin")
+        server.inject(
+            .body(status: 200, contentType: "text/html", bytes: Array("<html>oops".utf8)), path: "/files/f.bin")
         let garbage = try TestSupport.request(server, "/files/f.bin")
         #expect(garbage.status == 200)
         #expect(garbage.headers["content-type"] == "text/html")
@@ -164,9 +167,12 @@ import Testing
             contentType: "application/json")
         server.inject(.totalRecordCount(7), path: "/list")
         let lying = try TestSupport.request(server, "/list")
-        #expect(lying.json == JSONValue.parse(Array(#"{"Items":[{"Id":"a"}],"TotalRecordCount":7,"StartIndex":0}"#.utf8)))
+        #expect(
+            lying.json == JSONValue.parse(Array(#"{"Items":[{"Id":"a"}],"TotalRecordCount":7,"StartIndex":0}"#.utf8)))
         #expect(lying.headers["content-length"] == String(lying.body.count))
-        #expect(try TestSupport.request(server, "/list").json?.serializedString().contains("\"TotalRecordCount\":1") == true)
+        #expect(
+            try TestSupport.request(server, "/list").json?.serializedString().contains("\"TotalRecordCount\":1") == true
+        )
 
         // The action runs when the fault fires: the next request sees the change.
         server.inject(.status(503), path: "/files/f.bin") { server.setFile("/files/f.bin", contents: [1, 2, 3]) }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import MediaSyncTestServer
 
 @Suite struct FileServingTests {
@@ -68,12 +69,14 @@ import Testing
         let bytes = TestSupport.pattern(500)
         server.setFile("/files/a.bin", contents: bytes)
 
-        let match = try TestSupport.request(server, "/files/a.bin", headers: [("Range", "bytes=100-"), ("If-Range", lastModified)])
+        let match = try TestSupport.request(
+            server, "/files/a.bin", headers: [("Range", "bytes=100-"), ("If-Range", lastModified)])
         #expect(match.status == 206)
         #expect(TestSupport.same(match.body, Array(bytes[100...])))
 
-        let mismatch = try TestSupport.request(server, "/files/a.bin",
-                                               headers: [("Range", "bytes=100-"), ("If-Range", "Tue, 14 Nov 2023 22:13:21 GMT")])
+        let mismatch = try TestSupport.request(
+            server, "/files/a.bin",
+            headers: [("Range", "bytes=100-"), ("If-Range", "Tue, 14 Nov 2023 22:13:21 GMT")])
         #expect(mismatch.status == 200)
         #expect(TestSupport.same(mismatch.body, bytes))
     }
@@ -86,16 +89,20 @@ import Testing
         server.setFile("/files/etag.bin", contents: bytes, etag: "abc")
 
         // ASP.NET quirk: the resource has no ETag, so an entity-tag If-Range is not checked at all → 206.
-        let quirk = try TestSupport.request(server, "/files/noetag.bin", headers: [("Range", "bytes=100-"), ("If-Range", "\"stale\"")])
+        let quirk = try TestSupport.request(
+            server, "/files/noetag.bin", headers: [("Range", "bytes=100-"), ("If-Range", "\"stale\"")])
         #expect(quirk.status == 206)
         #expect(TestSupport.same(quirk.body, Array(bytes[100...])))
 
-        let strong = try TestSupport.request(server, "/files/etag.bin", headers: [("Range", "bytes=100-"), ("If-Range", "\"abc\"")])
+        let strong = try TestSupport.request(
+            server, "/files/etag.bin", headers: [("Range", "bytes=100-"), ("If-Range", "\"abc\"")])
         #expect(strong.status == 206)
         #expect(strong.headers["etag"] == "\"abc\"")
-        let other = try TestSupport.request(server, "/files/etag.bin", headers: [("Range", "bytes=100-"), ("If-Range", "\"zzz\"")])
+        let other = try TestSupport.request(
+            server, "/files/etag.bin", headers: [("Range", "bytes=100-"), ("If-Range", "\"zzz\"")])
         #expect(other.status == 200)
-        let weak = try TestSupport.request(server, "/files/etag.bin", headers: [("Range", "bytes=100-"), ("If-Range", "W/\"abc\"")])
+        let weak = try TestSupport.request(
+            server, "/files/etag.bin", headers: [("Range", "bytes=100-"), ("If-Range", "W/\"abc\"")])
         #expect(weak.status == 200)
     }
 
@@ -106,10 +113,16 @@ import Testing
         let hit = try TestSupport.request(server, "/files/etag.bin", headers: [("If-None-Match", "\"v1\"")])
         #expect(hit.status == 304)
         #expect(hit.body.isEmpty)
-        #expect(try TestSupport.request(server, "/files/etag.bin", headers: [("If-None-Match", "\"v0\"")]).status == 200)
-        #expect(try TestSupport.request(server, "/files/etag.bin", headers: [("If-Modified-Since", lastModified)]).status == 304)
-        #expect(try TestSupport.request(server, "/files/etag.bin",
-                                        headers: [("If-Modified-Since", "Tue, 14 Nov 2023 22:13:19 GMT")]).status == 200)
+        #expect(
+            try TestSupport.request(server, "/files/etag.bin", headers: [("If-None-Match", "\"v0\"")]).status == 200)
+        #expect(
+            try TestSupport.request(server, "/files/etag.bin", headers: [("If-Modified-Since", lastModified)]).status
+                == 304)
+        #expect(
+            try TestSupport.request(
+                server, "/files/etag.bin",
+                headers: [("If-Modified-Since", "Tue, 14 Nov 2023 22:13:19 GMT")]
+            ).status == 200)
     }
 
     @Test func largeBodyAndThrottle() throws {
@@ -134,8 +147,9 @@ import Testing
         let server = try TestSupport.makeServer()
         defer { server.shutdown() }
         server.setFile("/files/a b.bin", contents: [1, 2, 3])
-        let r = try TestSupport.request(server, "POST", "/files/a%20b.bin?Name=x%20y&plus=a+b&empty", headers: [("X-Thing", "1")],
-                                        body: Array("hello".utf8))
+        let r = try TestSupport.request(
+            server, "POST", "/files/a%20b.bin?Name=x%20y&plus=a+b&empty", headers: [("X-Thing", "1")],
+            body: Array("hello".utf8))
         #expect(r.status == 405)
         let recorded = server.requests(to: "/files/a b.bin")
         #expect(recorded.count == 1)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import MediaSyncTestServer
 
 @Suite struct JellyfinRouteTests {
@@ -15,17 +16,21 @@ import Testing
         #expect(info.json?["ProductName"]?.stringValue == "Jellyfin Server")
 
         let body = Array(#"{"Username":"demo","Pw":"demo"}"#.utf8)
-        let auth = try TestSupport.request(server, "POST", "/Users/AuthenticateByName",
-                                           headers: [("Authorization", #"MediaBrowser Client="t", Device="d", DeviceId="x", Version="1""#),
-                                                     ("Content-Type", "application/json")], body: body)
+        let auth = try TestSupport.request(
+            server, "POST", "/Users/AuthenticateByName",
+            headers: [
+                ("Authorization", #"MediaBrowser Client="t", Device="d", DeviceId="x", Version="1""#),
+                ("Content-Type", "application/json"),
+            ], body: body)
         #expect(auth.status == 200)
         #expect(auth.json?["AccessToken"]?.stringValue == library.accessToken)
         #expect(auth.json?["ServerId"]?.stringValue == library.serverId)
         #expect(auth.json?["User"]?["Id"]?.stringValue == library.userId)
         #expect(auth.json?["SessionInfo"]?["DeviceId"]?.stringValue == "x")
 
-        let wrong = try TestSupport.request(server, "POST", "/Users/AuthenticateByName",
-                                            body: Array(#"{"Username":"demo","Pw":"nope"}"#.utf8))
+        let wrong = try TestSupport.request(
+            server, "POST", "/Users/AuthenticateByName",
+            body: Array(#"{"Username":"demo","Pw":"nope"}"#.utf8))
         #expect(wrong.status == 401)
         #expect(wrong.body.isEmpty)
     }
@@ -41,9 +46,13 @@ import Testing
         #expect(try TestSupport.request(server, path, headers: [TestSupport.authHeader("bad")]).status == 401)
         #expect(try TestSupport.request(server, path, headers: [("X-Emby-Token", library.accessToken)]).status == 401)
         #expect(try TestSupport.request(server, path + "&api_key=\(library.apiKey)").status == 401)
-        #expect(try TestSupport.request(server, path, headers: [("X-Emby-Authorization", TestSupport.authHeader(library.accessToken).1)]).status == 401)
+        #expect(
+            try TestSupport.request(
+                server, path, headers: [("X-Emby-Authorization", TestSupport.authHeader(library.accessToken).1)]
+            ).status == 401)
         // Percent-encoded values and just a token are fine.
-        let minimal = try TestSupport.request(server, path, headers: [("Authorization", "MediaBrowser Token=\"\(library.apiKey)\"")])
+        let minimal = try TestSupport.request(
+            server, path, headers: [("Authorization", "MediaBrowser Token=\"\(library.apiKey)\"")])
         #expect(minimal.status == 200)
         let views = try TestSupport.request(server, path, headers: [TestSupport.authHeader(library.accessToken)])
         #expect(views.status == 200)
@@ -64,9 +73,14 @@ import Testing
         var start = 0
         var total = -1
         repeat {
-            let r = try TestSupport.request(server, "/Items?userId=\(library.userId)&Recursive=true&includeItemTypes=Movie,Episode&startIndex=\(start)&limit=4&fields=MediaSources", headers: [auth])
+            let r = try TestSupport.request(
+                server,
+                "/Items?userId=\(library.userId)&Recursive=true&includeItemTypes=Movie,Episode&startIndex=\(start)&limit=4&fields=MediaSources",
+                headers: [auth])
             #expect(r.status == 200)
-            guard let json = r.json, case .array(let page)? = json["Items"], case .int(let t)? = json["TotalRecordCount"] else {
+            guard let json = r.json, case .array(let page)? = json["Items"],
+                case .int(let t)? = json["TotalRecordCount"]
+            else {
                 Issue.record("bad page")
                 return
             }
@@ -82,10 +96,13 @@ import Testing
 
         // /Items without userId: 400 for a user token, fine for the API key.
         #expect(try TestSupport.request(server, "/Items?recursive=true", headers: [auth]).status == 400)
-        #expect(try TestSupport.request(server, "/Items?recursive=true", headers: [TestSupport.authHeader(library.apiKey)]).status == 200)
+        #expect(
+            try TestSupport.request(server, "/Items?recursive=true", headers: [TestSupport.authHeader(library.apiKey)])
+                .status == 200)
 
         // Legacy route, search, ids.
-        let search = try TestSupport.request(server, "/Users/\(library.userId)/Items?searchTerm=movie%203&Recursive=True", headers: [auth])
+        let search = try TestSupport.request(
+            server, "/Users/\(library.userId)/Items?searchTerm=movie%203&Recursive=True", headers: [auth])
         #expect(search.json?["TotalRecordCount"] == .int(1))
         let movie = library.movies[1]
         let byIds = try TestSupport.request(server, "/Items?userId=\(library.userId)&ids=\(movie.id)", headers: [auth])
@@ -94,7 +111,8 @@ import Testing
             return
         }
         #expect(found.first?["Name"]?.stringValue == movie.name)
-        let children = try TestSupport.request(server, "/Items?userId=\(library.userId)&parentId=\(library.moviesViewId)", headers: [auth])
+        let children = try TestSupport.request(
+            server, "/Items?userId=\(library.userId)&parentId=\(library.moviesViewId)", headers: [auth])
         #expect(children.json?["TotalRecordCount"] == .int(5))
     }
 
@@ -104,10 +122,13 @@ import Testing
         defer { server.shutdown() }
         let auth = TestSupport.authHeader(library.accessToken)
         let series = try #require(library.series.first)
-        let seasons = try TestSupport.request(server, "/Shows/\(series.id)/Seasons?userId=\(library.userId)", headers: [auth])
+        let seasons = try TestSupport.request(
+            server, "/Shows/\(series.id)/Seasons?userId=\(library.userId)", headers: [auth])
         #expect(seasons.json?["TotalRecordCount"] == .int(2))
         let season = try #require(library.seasons.last)
-        let episodes = try TestSupport.request(server, "/Shows/\(series.id)/Episodes?userId=\(library.userId)&seasonId=\(season.id)&isMissing=false", headers: [auth])
+        let episodes = try TestSupport.request(
+            server, "/Shows/\(series.id)/Episodes?userId=\(library.userId)&seasonId=\(season.id)&isMissing=false",
+            headers: [auth])
         guard case .array(let eps)? = episodes.json?["Items"] else {
             Issue.record("no episodes")
             return
@@ -119,7 +140,8 @@ import Testing
 
         let movie = try #require(library.movies.first)
         #expect(movie.mediaSources.count == 2)
-        let info = try TestSupport.request(server, "/Items/\(movie.id)/PlaybackInfo?userId=\(library.userId)", headers: [auth])
+        let info = try TestSupport.request(
+            server, "/Items/\(movie.id)/PlaybackInfo?userId=\(library.userId)", headers: [auth])
         guard case .array(let sources)? = info.json?["MediaSources"] else {
             Issue.record("no sources")
             return
@@ -128,8 +150,9 @@ import Testing
         #expect(sources.first?["Size"] == .integer(movie.mediaSources[0].size))
         #expect(sources.first?["ETag"]?.stringValue == movie.mediaSources[0].etag)
         #expect(info.json?["PlaySessionId"]?.stringValue?.count == 32)
-        let posted = try TestSupport.request(server, "POST", "/Items/\(movie.id)/PlaybackInfo?userId=\(library.userId)", headers: [auth],
-                                             body: Array("{}".utf8))
+        let posted = try TestSupport.request(
+            server, "POST", "/Items/\(movie.id)/PlaybackInfo?userId=\(library.userId)", headers: [auth],
+            body: Array("{}".utf8))
         #expect(posted.status == 200)
     }
 
@@ -150,12 +173,15 @@ import Testing
         #expect(download.headers["content-disposition"] == "attachment; filename=\"\(second.name).mkv\"")
         #expect(download.headers["last-modified"] != nil)
         let lastModified = try #require(download.headers["last-modified"])
-        let resumed = try TestSupport.request(server, "/Items/\(second.id)/Download",
-                                              headers: [auth, ("Range", "bytes=1000-"), ("If-Range", lastModified)])
+        let resumed = try TestSupport.request(
+            server, "/Items/\(second.id)/Download",
+            headers: [auth, ("Range", "bytes=1000-"), ("If-Range", lastModified)])
         #expect(resumed.status == 206)
         #expect(TestSupport.same(resumed.body, Array(expected[1000...])))
         #expect(try TestSupport.request(server, "/Items/\(second.id)/Download").status == 401)
-        #expect(try TestSupport.request(server, "/Items/00000000000000000000000000000000/Download", headers: [auth]).status == 404)
+        #expect(
+            try TestSupport.request(server, "/Items/00000000000000000000000000000000/Download", headers: [auth]).status
+                == 404)
         #expect(library.mediaBytes(forMediaSourceId: movie.id) != expected)
 
         let tag = try #require(movie.imageTags["Primary"])
@@ -164,7 +190,8 @@ import Testing
         #expect(image.headers["etag"] == "\"\(tag)\"")
         #expect(image.headers["cache-control"] != nil)
         #expect(Array(image.body.prefix(4)) == [0x89, 0x50, 0x4E, 0x47])
-        let cached = try TestSupport.request(server, "/Items/\(movie.id)/Images/Primary?tag=\(tag)", headers: [("If-None-Match", "\"\(tag)\"")])
+        let cached = try TestSupport.request(
+            server, "/Items/\(movie.id)/Images/Primary?tag=\(tag)", headers: [("If-None-Match", "\"\(tag)\"")])
         #expect(cached.status == 304)
         #expect(try TestSupport.request(server, "/Items/\(movie.id)/Images/Backdrop/0").status == 200)
         #expect(try TestSupport.request(server, "/Items/\(movie.id)/Images/Backdrop/3").status == 404)
@@ -179,7 +206,8 @@ import Testing
         #expect(try TestSupport.request(server, "/Items/\(second.id)/Download", headers: [auth]).status == 404)
 
         let episode = try #require(library.episodes.first)
-        let srt = try TestSupport.request(server, "/Videos/\(episode.id)/\(episode.id)/Subtitles/2/Stream.srt", headers: [auth])
+        let srt = try TestSupport.request(
+            server, "/Videos/\(episode.id)/\(episode.id)/Subtitles/2/Stream.srt", headers: [auth])
         #expect(srt.status == 200)
         #expect(srt.text.hasPrefix("1\r\n00:00:01,000 --> "))
     }
@@ -192,14 +220,17 @@ import Testing
         let secret = try #require(initiate.json?["Secret"]?.stringValue)
         #expect(initiate.json?["Code"]?.stringValue?.count == 6)
         #expect(initiate.json?["Authenticated"] == .bool(false))
-        let early = try TestSupport.request(server, "POST", "/Users/AuthenticateWithQuickConnect", body: Array("{\"Secret\":\"\(secret)\"}".utf8))
+        let early = try TestSupport.request(
+            server, "POST", "/Users/AuthenticateWithQuickConnect", body: Array("{\"Secret\":\"\(secret)\"}".utf8))
         #expect(early.status == 401)
         var states: [JSONValue?] = []
         for _ in 0..<3 {
-            states.append(try TestSupport.request(server, "/QuickConnect/Connect?secret=\(secret)").json?["Authenticated"])
+            states.append(
+                try TestSupport.request(server, "/QuickConnect/Connect?secret=\(secret)").json?["Authenticated"])
         }
         #expect(states == [.bool(false), .bool(false), .bool(true)])
-        let done = try TestSupport.request(server, "POST", "/Users/AuthenticateWithQuickConnect", body: Array("{\"Secret\":\"\(secret)\"}".utf8))
+        let done = try TestSupport.request(
+            server, "POST", "/Users/AuthenticateWithQuickConnect", body: Array("{\"Secret\":\"\(secret)\"}".utf8))
         #expect(done.status == 200)
         #expect(done.json?["AccessToken"]?.stringValue == server.library.accessToken)
         #expect(try TestSupport.request(server, "/QuickConnect/Connect?secret=unknown").status == 404)
@@ -210,8 +241,12 @@ import Testing
         let server = try TestSupport.makeServer(library)
         defer { server.shutdown() }
         server.inject(.status(502), path: "/UserViews")
-        #expect(try TestSupport.request(server, "/UserViews", headers: [TestSupport.authHeader(library.accessToken)]).status == 502)
-        #expect(try TestSupport.request(server, "/UserViews", headers: [TestSupport.authHeader(library.accessToken)]).status == 200)
+        #expect(
+            try TestSupport.request(server, "/UserViews", headers: [TestSupport.authHeader(library.accessToken)]).status
+                == 502)
+        #expect(
+            try TestSupport.request(server, "/UserViews", headers: [TestSupport.authHeader(library.accessToken)]).status
+                == 200)
     }
 
     @Test func libraryIsDeterministic() {

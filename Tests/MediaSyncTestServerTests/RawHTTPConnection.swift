@@ -1,8 +1,10 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
+
 @testable import MediaSyncTestServer
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 struct RawHTTPError: Error, CustomStringConvertible {
     var description: String
@@ -105,7 +107,8 @@ final class RawHTTPConnection {
                 var headers: [String: String] = [:]
                 for line in lines {
                     guard let colon = line.firstIndex(of: ":") else { continue }
-                    headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+                    headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
+                        in: .whitespaces)
                 }
                 return (status, headers)
             }
@@ -170,8 +173,10 @@ enum TestSupport {
 
     /// One request on a fresh connection.
     /// `request(server, "/path")` is a GET; `request(server, "POST", "/path")` uses the given method.
-    static func request(_ server: TestServer, _ first: String, _ second: String? = nil,
-                        headers: [(String, String)] = [], body: [UInt8] = []) throws -> RawResponse {
+    static func request(
+        _ server: TestServer, _ first: String, _ second: String? = nil,
+        headers: [(String, String)] = [], body: [UInt8] = []
+    ) throws -> RawResponse {
         let method = second == nil ? "GET" : first
         let target = second ?? first
         let connection = try RawHTTPConnection(port: server.port)
@@ -180,7 +185,10 @@ enum TestSupport {
     }
 
     static func authHeader(_ token: String) -> (String, String) {
-        ("Authorization", "MediaBrowser Client=\"mediasync-tests\", Device=\"test\", DeviceId=\"dev-1\", Version=\"0.1\", Token=\"\(token)\"")
+        (
+            "Authorization",
+            "MediaBrowser Client=\"mediasync-tests\", Device=\"test\", DeviceId=\"dev-1\", Version=\"0.1\", Token=\"\(token)\""
+        )
     }
 
     /// Runs a program to completion and returns its exit status.

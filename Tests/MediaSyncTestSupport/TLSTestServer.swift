@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A real TLS server on 127.0.0.1 with a self-signed certificate made at test time: `openssl s_server -WWW`
@@ -48,10 +48,13 @@ public final class TLSTestServer: @unchecked Sendable {
         }
         certificatePath = folder.file("server.pem")
         let key = folder.file("server.key")
-        try Self.run(openssl, [
-            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", key,
-            "-out", certificatePath, "-days", "2", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
-        ])
+        try Self.run(
+            openssl,
+            [
+                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", key,
+                "-out", certificatePath, "-days", "2", "-subj", "/CN=127.0.0.1", "-addext",
+                "subjectAltName=IP:127.0.0.1",
+            ])
         let log = folder.file("s_server.log")
         _ = FileManager.default.createFile(atPath: log, contents: nil)
         let process = Process()
@@ -79,7 +82,8 @@ public final class TLSTestServer: @unchecked Sendable {
         guard let found else {
             Self.stop(process)
             folder.remove()
-            throw Failure.command("openssl s_server did not start: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
+            throw Failure.command(
+                "openssl s_server did not start: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
         }
         port = found
     }

@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A fresh temporary folder, removed when the value is discarded via `remove()`.
@@ -24,7 +24,9 @@ public struct TemporaryDirectory: Sendable {
         var files: [String] = []
         while let relative = enumerator.nextObject() as? String {
             var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: path + "/" + relative, isDirectory: &isDirectory), !isDirectory.boolValue {
+            if FileManager.default.fileExists(atPath: path + "/" + relative, isDirectory: &isDirectory),
+                !isDirectory.boolValue
+            {
                 files.append(relative)
             }
         }

@@ -44,7 +44,8 @@ import Testing
         let base = server.baseURL
         for number in 1...3 {
             server.setFile("/extras/\(number).mp3", contents: Array(repeating: UInt8(number), count: 3000))
-            server.setFile("/extras/\(number).vtt", contents: Array("WEBVTT\n\n\(number)".utf8), contentType: "text/vtt")
+            server.setFile(
+                "/extras/\(number).vtt", contents: Array("WEBVTT\n\n\(number)".utf8), contentType: "text/vtt")
             server.setFile("/extras/\(number).html", contents: Array("<p>\(number)</p>".utf8), contentType: "text/html")
             server.setFile(
                 "/extras/\(number).png", contents: [0x89, 0x50, 0x4E, 0x47, UInt8(number)], contentType: "image/png")
@@ -63,13 +64,17 @@ import Testing
         let folder = "Downloads/\(subscription.id)"
         let files = fixture.folder.allFiles().filter { $0.hasPrefix(folder + "/") }
         #expect(
-            files == [
-                "\(folder)/metadata.json", "\(folder)/x-2.image.png", "\(folder)/x-2.mp3", "\(folder)/x-2.transcript.vtt",
-                "\(folder)/x-3.chapters.json", "\(folder)/x-3.image.png", "\(folder)/x-3.mp3",
-                "\(folder)/x-3.transcript.vtt",
-            ].sorted(), "\(files)")
+            files
+                == [
+                    "\(folder)/metadata.json", "\(folder)/x-2.image.png", "\(folder)/x-2.mp3",
+                    "\(folder)/x-2.transcript.vtt",
+                    "\(folder)/x-3.chapters.json", "\(folder)/x-3.image.png", "\(folder)/x-3.mp3",
+                    "\(folder)/x-3.transcript.vtt",
+                ].sorted(), "\(files)")
         #expect(
-            FileManager.default.contents(atPath: fixture.folder.file("\(folder)/x-3.transcript.vtt")).map { [UInt8]($0) }
+            FileManager.default.contents(atPath: fixture.folder.file("\(folder)/x-3.transcript.vtt")).map {
+                [UInt8]($0)
+            }
                 == Array("WEBVTT\n\n3".utf8))
         let metadata = try JSONDecoder().decode(
             PodcastMetadata.self,
@@ -85,7 +90,8 @@ import Testing
         server.setFile("/extras/4.mp3", contents: Array(repeating: 4, count: 3000))
         server.setFile(
             "/feeds/extras.xml",
-            contents: Self.feed([Self.item(4, base: base, extras: false)] + (1...3).reversed().map { Self.item($0, base: base) }),
+            contents: Self.feed(
+                [Self.item(4, base: base, extras: false)] + (1...3).reversed().map { Self.item($0, base: base) }),
             contentType: "application/rss+xml", etag: "\"e2\"")
         let second2 = try await fixture.sync(delete: true)
         #expect(second2.sourceErrors.isEmpty, "\(second2.sourceErrors)")

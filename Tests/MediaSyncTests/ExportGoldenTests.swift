@@ -7,7 +7,7 @@ import MediaSyncTestSupport
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The plain layout end to end: a mirror synced from the test server (the golden library: a movie with two
@@ -30,11 +30,15 @@ import Glibc
                 + "<enclosure url=\"\(fixture.server.baseURL)\(path)\" length=\"3000\" type=\"audio/mpeg\"/></item>"
         }.joined()
         for (guid, _, _, path) in episodes {
-            fixture.server.setFile(path, contents: Array(repeating: UInt8(ascii: "a"), count: 3000) + Array(guid.utf8), contentType: "audio/mpeg")
+            fixture.server.setFile(
+                path, contents: Array(repeating: UInt8(ascii: "a"), count: 3000) + Array(guid.utf8),
+                contentType: "audio/mpeg")
         }
         fixture.server.setFile(
             "/feed.xml",
-            contents: Array("<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>The Show: Daily</title>\(items)</channel></rss>".utf8),
+            contents: Array(
+                "<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>The Show: Daily</title>\(items)</channel></rss>"
+                    .utf8),
             contentType: "application/rss+xml")
         _ = try await Subscriptions(index: fixture.index, client: HTTPClient()).add(
             url: fixture.server.baseURL + "/feed.xml", retention: .all)
@@ -43,7 +47,9 @@ import Glibc
         return fixture
     }
 
-    static func export(_ fixture: MirrorFixture, to destination: String, _ options: ExportOptions = ExportOptions(playlists: true))
+    static func export(
+        _ fixture: MirrorFixture, to destination: String, _ options: ExportOptions = ExportOptions(playlists: true)
+    )
         throws -> ExportResult
     {
         try MirrorExport(root: fixture.root, index: fixture.index, destination: destination).run(options: options)
@@ -110,27 +116,34 @@ import Glibc
 
         // Every exported file holds its source's bytes.
         let manifest = try JSONDecoder().decode(
-            ExportManifest.self, from: try #require(FileManager.default.contents(atPath: destination.file(ExportManifest.fileName))))
+            ExportManifest.self,
+            from: try #require(FileManager.default.contents(atPath: destination.file(ExportManifest.fileName))))
         #expect(Set(manifest.files.keys) == Set(expected))
         for (path, entry) in manifest.files {
             guard let source = entry.source else { continue }
-            #expect(FileManager.default.contents(atPath: destination.file(path)) == FileManager.default.contents(atPath: fixture.root.path + "/" + source), "\(path)")
+            #expect(
+                FileManager.default.contents(atPath: destination.file(path))
+                    == FileManager.default.contents(atPath: fixture.root.path + "/" + source), "\(path)")
         }
         // Playlists: relative names in episode order.
-        let season = try String(contentsOfFile: destination.file("Shows/Test Series 1 (2010)/Season 01/Season 01.m3u8"), encoding: .utf8)
-        #expect(season == """
-            #EXTM3U
-            #EXTINF:1320,Episode 1
-            Test Series 1 - S01E01 - Episode 1.mkv
-            #EXTINF:1320,Episode 2
-            Test Series 1 - S01E02 - Episode 2.mkv
+        let season = try String(
+            contentsOfFile: destination.file("Shows/Test Series 1 (2010)/Season 01/Season 01.m3u8"), encoding: .utf8)
+        #expect(
+            season == """
+                #EXTM3U
+                #EXTINF:1320,Episode 1
+                Test Series 1 - S01E01 - Episode 1.mkv
+                #EXTINF:1320,Episode 2
+                Test Series 1 - S01E02 - Episode 2.mkv
 
-            """)
-        let podcast = try String(contentsOfFile: destination.file("Podcasts/The Show_ Daily/The Show_ Daily.m3u8"), encoding: .utf8)
-        #expect(podcast.split(separator: "\n").filter { !$0.hasPrefix("#") } == [
-            "2025-01-01 - Pilot.mp3", "2025-01-02 - Q&A_ what's next_.mp3", "2025-01-03 - Same day.mp3",
-            "2025-01-03 - Same day\(suffix).mp3",
-        ])
+                """)
+        let podcast = try String(
+            contentsOfFile: destination.file("Podcasts/The Show_ Daily/The Show_ Daily.m3u8"), encoding: .utf8)
+        #expect(
+            podcast.split(separator: "\n").filter { !$0.hasPrefix("#") } == [
+                "2025-01-01 - Pilot.mp3", "2025-01-02 - Q&A_ what's next_.mp3", "2025-01-03 - Same day.mp3",
+                "2025-01-03 - Same day\(suffix).mp3",
+            ])
 
         // The second export copies nothing and changes nothing.
         let before = destination.allFiles().map { ($0, ExportFileSystem.identity(destination.file($0))?.identity) }
@@ -167,12 +180,14 @@ import Glibc
         #expect(kept.leftover.count == 5, "\(kept.leftover)")  // two versions, their subtitles, the backdrop
         #expect(kept.deleted.isEmpty)
         // More than --max-delete would go: nothing is deleted.
-        let guarded = try Self.export(fixture, to: destination.path, ExportOptions(playlists: true, delete: true, maxDelete: 4))
+        let guarded = try Self.export(
+            fixture, to: destination.path, ExportOptions(playlists: true, delete: true, maxDelete: 4))
         #expect(guarded.deletionAborted?.contains("--max-delete 4") == true)
         #expect(guarded.deleted.isEmpty)
         #expect(FileManager.default.fileExists(atPath: folder + "/Test Movie 1 (2000).mkv"))
         // Within the guard: the export's own files go; the user's poster and notes and their folder stay.
-        let deleted = try Self.export(fixture, to: destination.path, ExportOptions(playlists: true, delete: true, maxDelete: 5))
+        let deleted = try Self.export(
+            fixture, to: destination.path, ExportOptions(playlists: true, delete: true, maxDelete: 5))
         #expect(deleted.deleted.count == 5)
         #expect(deleted.deletionAborted == nil)
         let left = (try? FileManager.default.contentsOfDirectory(atPath: folder))?.sorted()
@@ -199,15 +214,21 @@ import Glibc
         let second = try Self.export(fixture, to: destination.path, ExportOptions(copyOnly: true))
         #expect(second.exported == ["Podcasts/The Show_ Daily/2025-01-01 - Pilot.mp3"])
         #expect(second.methods == ["copy": 1])
-        #expect(FileManager.default.contents(atPath: destination.file("Podcasts/The Show_ Daily/2025-01-01 - Pilot.mp3")) == Data(bytes))
+        #expect(
+            FileManager.default.contents(atPath: destination.file("Podcasts/The Show_ Daily/2025-01-01 - Pilot.mp3"))
+                == Data(bytes))
     }
 
     @Test func aDestinationOverlappingTheMirrorIsRefused() async throws {
         let fixture = try await MirrorFixture(library: TestLibrary(movies: 1, series: 0))
         defer { fixture.tearDown() }
-        for destination in [fixture.root.path, fixture.root.path + "/Downloads/usb", (fixture.root.path as NSString).deletingLastPathComponent] {
+        for destination in [
+            fixture.root.path, fixture.root.path + "/Downloads/usb",
+            (fixture.root.path as NSString).deletingLastPathComponent,
+        ] {
             #expect(throws: SyncError.self) {
-                _ = try MirrorExport(root: fixture.root, index: fixture.index, destination: destination).run(options: ExportOptions())
+                _ = try MirrorExport(root: fixture.root, index: fixture.index, destination: destination).run(
+                    options: ExportOptions())
             }
         }
         #expect(!FileManager.default.fileExists(atPath: fixture.root.path + "/Downloads/usb"))

@@ -3,29 +3,30 @@ import MediaSync
 import Testing
 
 @Suite struct ExportNamingTests {
-    @Test(arguments: [
-        // (raw, extension, expected)
-        ("Heat", "mkv", "Heat.mkv"),
-        ("Mission: Impossible", "mkv", "Mission_ Impossible.mkv"),
-        ("AC/DC \\ Live", "mp3", "AC_DC _ Live.mp3"),
-        ("What? <Really> \"yes\" | no *", "mkv", "What_ _Really_ _yes_ _ no _.mkv"),
-        ("Tab\there\nnewline", "srt", "Tab_here_newline.srt"),
-        ("Ends with dots...", "mkv", "Ends with dots.mkv"),
-        ("Ends with spaces   ", "mkv", "Ends with spaces.mkv"),
-        ("...And Justice for All", "mp3", "And Justice for All.mp3"),
-        ("  many    spaces  ", "mkv", "many spaces.mkv"),
-        ("CON", "mkv", "CON_.mkv"),
-        ("com1", "mp3", "com1_.mp3"),
-        ("Lpt9", "srt", "Lpt9_.srt"),
-        ("COM0", "mkv", "COM0_.mkv"),
-        ("CONIN$", "mkv", "CONIN$_.mkv"),
-        ("Console", "mkv", "Console.mkv"),
-        ("", "mkv", "Untitled.mkv"),
-        ("...", "mkv", "Untitled.mkv"),
-        ("Amélie – 東京 ✨", "mp4", "Amélie – 東京 ✨.mp4"),
-        // NFD input becomes NFC.
-        ("Ame\u{301}lie", "mkv", "Amélie.mkv"),
-    ] as [(String, String, String)])
+    @Test(
+        arguments: [
+            // (raw, extension, expected)
+            ("Heat", "mkv", "Heat.mkv"),
+            ("Mission: Impossible", "mkv", "Mission_ Impossible.mkv"),
+            ("AC/DC \\ Live", "mp3", "AC_DC _ Live.mp3"),
+            ("What? <Really> \"yes\" | no *", "mkv", "What_ _Really_ _yes_ _ no _.mkv"),
+            ("Tab\there\nnewline", "srt", "Tab_here_newline.srt"),
+            ("Ends with dots...", "mkv", "Ends with dots.mkv"),
+            ("Ends with spaces   ", "mkv", "Ends with spaces.mkv"),
+            ("...And Justice for All", "mp3", "And Justice for All.mp3"),
+            ("  many    spaces  ", "mkv", "many spaces.mkv"),
+            ("CON", "mkv", "CON_.mkv"),
+            ("com1", "mp3", "com1_.mp3"),
+            ("Lpt9", "srt", "Lpt9_.srt"),
+            ("COM0", "mkv", "COM0_.mkv"),
+            ("CONIN$", "mkv", "CONIN$_.mkv"),
+            ("Console", "mkv", "Console.mkv"),
+            ("", "mkv", "Untitled.mkv"),
+            ("...", "mkv", "Untitled.mkv"),
+            ("Amélie – 東京 ✨", "mp4", "Amélie – 東京 ✨.mp4"),
+            // NFD input becomes NFC.
+            ("Ame\u{301}lie", "mkv", "Amélie.mkv"),
+        ] as [(String, String, String)])
     func componentsAreSafeOnFATexFATAndNTFS(raw: String, fileExtension: String, expected: String) {
         #expect(ExportNaming.component(raw, fileExtension: fileExtension) == expected)
     }
@@ -53,33 +54,43 @@ import Testing
         #expect(ExportNaming.truncate("ééé", maxBytes: 5) == "éé")
     }
 
-    @Test(arguments: [
-        (1, "Season 01"), (9, "Season 09"), (10, "Season 10"), (100, "Season 100"), (0, "Specials"),
-    ] as [(Int, String)])
+    @Test(
+        arguments: [
+            (1, "Season 01"), (9, "Season 09"), (10, "Season 10"), (100, "Season 100"), (0, "Specials"),
+        ] as [(Int, String)])
     func seasonFolders(number: Int, expected: String) {
         #expect(ExportNaming.seasonFolder(number) == expected)
     }
 
     @Test func episodeAndPodcastStems() {
-        #expect(ExportNaming.episodeStem(series: "Show", season: 1, episode: 2, title: "Pilot") == "Show - S01E02 - Pilot")
-        #expect(ExportNaming.episodeStem(series: "Show", season: 0, episode: 1, title: "Making of") == "Show - S00E01 - Making of")
-        #expect(ExportNaming.episodeStem(series: "Show", season: 1, episode: 2, episodeEnd: 3, title: "Double") == "Show - S01E02-E03 - Double")
+        #expect(
+            ExportNaming.episodeStem(series: "Show", season: 1, episode: 2, title: "Pilot") == "Show - S01E02 - Pilot")
+        #expect(
+            ExportNaming.episodeStem(series: "Show", season: 0, episode: 1, title: "Making of")
+                == "Show - S00E01 - Making of")
+        #expect(
+            ExportNaming.episodeStem(series: "Show", season: 1, episode: 2, episodeEnd: 3, title: "Double")
+                == "Show - S01E02-E03 - Double")
         #expect(ExportNaming.episodeStem(series: "Show", season: 12, episode: 105, title: nil) == "Show - S12E105")
-        #expect(ExportNaming.episodeStem(series: "Show", season: 1, episode: nil, title: "Unnumbered") == "Show - S01 - Unnumbered")
-        #expect(ExportNaming.podcastEpisodeStem(published: "2025-01-05T10:00:00Z", title: "News") == "2025-01-05 - News")
+        #expect(
+            ExportNaming.episodeStem(series: "Show", season: 1, episode: nil, title: "Unnumbered")
+                == "Show - S01 - Unnumbered")
+        #expect(
+            ExportNaming.podcastEpisodeStem(published: "2025-01-05T10:00:00Z", title: "News") == "2025-01-05 - News")
         #expect(ExportNaming.podcastEpisodeStem(published: nil, title: "News") == "News")
         #expect(ExportNaming.podcastEpisodeStem(published: "yesterday!", title: "News") == "News")
         #expect(ExportNaming.titled("Heat", year: 1995) == "Heat (1995)")
         #expect(ExportNaming.titled("Heat", year: nil) == "Heat")
     }
 
-    @Test(arguments: [
-        ("Heat (1995) - 720p", "Heat (1995)", "720p"),
-        ("Heat (1995)", "Heat (1995)", ""),
-        ("heat (1995) - Director's Cut", "Heat (1995)", "Director's Cut"),
-        ("4K HDR", "Heat (1995)", "4K HDR"),
-        ("Some: thing", "Heat (1995)", "Some_ thing"),
-    ] as [(String, String, String)])
+    @Test(
+        arguments: [
+            ("Heat (1995) - 720p", "Heat (1995)", "720p"),
+            ("Heat (1995)", "Heat (1995)", ""),
+            ("heat (1995) - Director's Cut", "Heat (1995)", "Director's Cut"),
+            ("4K HDR", "Heat (1995)", "4K HDR"),
+            ("Some: thing", "Heat (1995)", "Some_ thing"),
+        ] as [(String, String, String)])
     func versionLabels(name: String, item: String, expected: String) {
         #expect(ExportNaming.versionLabel(name, itemName: item) == expected)
     }
@@ -88,14 +99,17 @@ import Testing
         let media = "Downloads/m/m-v.mkv"
         let plain = try #require(ExportNaming.subtitleParts(mirrorPath: "Downloads/m/m-v.2.eng.srt", mediaPath: media))
         #expect(plain.index == 2 && plain.language == "eng" && !plain.forced && plain.format == "srt")
-        let forced = try #require(ExportNaming.subtitleParts(mirrorPath: "Downloads/m/m-v.3.fre.forced.ass", mediaPath: media))
+        let forced = try #require(
+            ExportNaming.subtitleParts(mirrorPath: "Downloads/m/m-v.3.fre.forced.ass", mediaPath: media))
         #expect(forced.index == 3 && forced.language == "fre" && forced.forced && forced.format == "ass")
         #expect(ExportNaming.subtitleParts(mirrorPath: "Downloads/m/other.2.eng.srt", mediaPath: media) == nil)
     }
 
     @Test func caseInsensitiveCollisionsAreResolvedTheSameWayInAnyOrder() {
-        let members = [(id: "b2", stem: "Heat (1995)"), (id: "a1", stem: "HEAT (1995)"), (id: "c3", stem: "Ronin (1998)"),
-                       (id: "d4", stem: "heat (1995)")]
+        let members = [
+            (id: "b2", stem: "Heat (1995)"), (id: "a1", stem: "HEAT (1995)"), (id: "c3", stem: "Ronin (1998)"),
+            (id: "d4", stem: "heat (1995)"),
+        ]
         let first = ExportNaming.resolve(members)
         let second = ExportNaming.resolve(members.reversed())
         #expect(first == second)
@@ -131,7 +145,10 @@ import Testing
     }
 
     @Test func playlistsAreExtendedM3UWithRelativeNames() {
-        let text = String(decoding: ExportLayout.playlist([("Pilot", 1800, "Show - S01E01 - Pilot.mkv"), ("Two\nlines", nil, "b.mkv")]), as: UTF8.self)
+        let text = String(
+            decoding: ExportLayout.playlist([
+                ("Pilot", 1800, "Show - S01E01 - Pilot.mkv"), ("Two\nlines", nil, "b.mkv"),
+            ]), as: UTF8.self)
         #expect(text == "#EXTM3U\n#EXTINF:1800,Pilot\nShow - S01E01 - Pilot.mkv\n#EXTINF:-1,Two lines\nb.mkv\n")
     }
 }

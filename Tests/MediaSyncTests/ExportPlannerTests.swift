@@ -3,22 +3,28 @@ import MediaSync
 import Testing
 
 @Suite struct ExportPlannerTests {
-    static func target(_ path: String, key: String, identity: String = "id1", size: Int64 = 10, scope: String = "media") -> ExportTarget {
+    static func target(_ path: String, key: String, identity: String = "id1", size: Int64 = 10, scope: String = "media")
+        -> ExportTarget
+    {
         ExportTarget(
             path: path, key: key, scope: scope,
             content: .file(ExportSource.File(key: key, path: "Downloads/\(key)", size: size, identity: identity)))
     }
 
-    static func entry(key: String, identity: String = "id1", size: Int64 = 10, scope: String = "media") -> ExportManifest.Entry {
+    static func entry(key: String, identity: String = "id1", size: Int64 = 10, scope: String = "media")
+        -> ExportManifest.Entry
+    {
         ExportManifest.Entry(key: key, source: "Downloads/\(key)", identity: identity, size: size, scope: scope)
     }
 
     static func plan(
-        _ targets: [ExportTarget], manifest: [String: ExportManifest.Entry] = [:], facts: [String: DestinationFact] = [:],
+        _ targets: [ExportTarget], manifest: [String: ExportManifest.Entry] = [:],
+        facts: [String: DestinationFact] = [:],
         limit: Int64? = nil, scopes: Set<String> = ["media", "podcasts"], delete: Bool = false, maxDelete: Int? = nil
     ) -> ExportPlan {
         ExportPlanner.plan(
-            targets: targets, manifest: ExportManifest(files: manifest), facts: facts, maximumFileSize: limit, scopes: scopes,
+            targets: targets, manifest: ExportManifest(files: manifest), facts: facts, maximumFileSize: limit,
+            scopes: scopes,
             delete: delete, maxDelete: maxDelete)
     }
 
@@ -79,13 +85,18 @@ import Testing
         #expect(plan.leftover.isEmpty)
         // A changed source under a new name: copied, and the old name removed once the new one is placed.
         let changed = Self.target("New/a.mkv", key: "k1", identity: "id2")
-        let replan = Self.plan([changed], manifest: ["Old/a.mkv": Self.entry(key: "k1")], facts: ["Old/a.mkv": .file(size: 10)])
+        let replan = Self.plan(
+            [changed], manifest: ["Old/a.mkv": Self.entry(key: "k1")], facts: ["Old/a.mkv": .file(size: 10)])
         #expect(Self.actions(replan) == ["copy New/a.mkv", "delete Old/a.mkv (renamed)"])
     }
 
     @Test func leftoversAreReportedAndDeletedOnlyWithDeleteWithinTheGuard() {
-        let manifest = ["A/a.mkv": Self.entry(key: "gone1"), "B/b.mkv": Self.entry(key: "gone2"), "C/c.mkv": Self.entry(key: "k3")]
-        let facts: [String: DestinationFact] = ["A/a.mkv": .file(size: 10), "B/b.mkv": .file(size: 10), "C/c.mkv": .file(size: 10)]
+        let manifest = [
+            "A/a.mkv": Self.entry(key: "gone1"), "B/b.mkv": Self.entry(key: "gone2"), "C/c.mkv": Self.entry(key: "k3"),
+        ]
+        let facts: [String: DestinationFact] = [
+            "A/a.mkv": .file(size: 10), "B/b.mkv": .file(size: 10), "C/c.mkv": .file(size: 10),
+        ]
         let c = Self.target("C/c.mkv", key: "k3")
         let kept = Self.plan([c], manifest: manifest, facts: facts)
         #expect(kept.steps.isEmpty)
@@ -94,7 +105,10 @@ import Testing
         #expect(guarded.steps.isEmpty)
         #expect(guarded.deletionAborted?.contains("more than --max-delete 1") == true)
         let deleted = Self.plan([c], manifest: manifest, facts: facts, delete: true, maxDelete: 2)
-        #expect(Self.actions(deleted) == ["delete A/a.mkv (its source left the mirror)", "delete B/b.mkv (its source left the mirror)"])
+        #expect(
+            Self.actions(deleted) == [
+                "delete A/a.mkv (its source left the mirror)", "delete B/b.mkv (its source left the mirror)",
+            ])
     }
 
     @Test func otherScopesAreLeftAsTheyAre() {
@@ -127,7 +141,8 @@ import Testing
         let temporaries = manifest.replay(lines) { $0 == "A/a.mkv" ? 10 : nil }
         #expect(temporaries == ["A/.mediasync-export-1.tmp", "A/.mediasync-export-2.tmp"])
         #expect(manifest.files.keys.sorted() == ["A/a.mkv"])
-        let text = lines.compactMap { try? JSONEncoder().encode($0) }.map { String(decoding: $0, as: UTF8.self) }.joined(separator: "\n")
+        let text = lines.compactMap { try? JSONEncoder().encode($0) }.map { String(decoding: $0, as: UTF8.self) }
+            .joined(separator: "\n")
         // A torn last line is ignored.
         #expect(ExportManifest.journalLines(Data((text + "\n{\"op\":\"pu").utf8)).count == 5)
     }
@@ -139,9 +154,12 @@ import Testing
             ExportManifest.JournalLine(op: "tmp", path: "A/.mediasync-export-1.tmp"),
             ExportManifest.JournalLine(
                 op: "put", path: "Movies/Q\"uote\\d \u{1}\n東 ✨.mkv",
-                entry: ExportManifest.Entry(key: "media:a:b", source: "Downloads/a/a-b.mkv", identity: "1:2:3:4", size: 42, scope: "media")),
+                entry: ExportManifest.Entry(
+                    key: "media:a:b", source: "Downloads/a/a-b.mkv", identity: "1:2:3:4", size: 42, scope: "media")),
             ExportManifest.JournalLine(
-                op: "put", path: "P/x.m3u8", entry: ExportManifest.Entry(key: "playlist:p", source: nil, identity: "sha1:00", size: 7, scope: "podcasts")),
+                op: "put", path: "P/x.m3u8",
+                entry: ExportManifest.Entry(
+                    key: "playlist:p", source: nil, identity: "sha1:00", size: 7, scope: "podcasts")),
             ExportManifest.JournalLine(op: "del", path: "old"),
         ]
         let text = lines.flatMap(ExportManifest.journalText)

@@ -5,7 +5,7 @@ import MediaSyncTestServer
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Issue 6, suite 2: every fault of the test server crossed with the moment it happens. Each cell syncs (with
@@ -19,14 +19,17 @@ import Glibc
     func cell(_ cell: FaultMatrix.Cell) async throws {
         let paged = cell.fault == .totalTooHigh || cell.fault == .totalTooLow
         let world = try await FaultWorld(
-            episodes: paged ? FaultWorld.pagedEpisodes : 3, lowSpeedWindow: cell.fault == .stall ? FaultWorld.stallWindow : 30)
+            episodes: paged ? FaultWorld.pagedEpisodes : 3,
+            lowSpeedWindow: cell.fault == .stall ? FaultWorld.stallWindow : 30)
         defer { world.tearDown() }
         let baseline = try await world.mirrorBaseline()
         try #require(baseline.failed.isEmpty && baseline.sourceErrors.isEmpty, "\(baseline)")
         let podcastMetadata = world.podcastFolder + "/metadata.json"
         // The podcast's metadata.json lists its episodes, so it is rewritten when the second one lands.
         let mirroredBefore = world.tree().filter { $0 != podcastMetadata }
-        try #require(mirroredBefore.contains("Downloads/\(world.series.id)/Season-01/\(world.episode.id)-\(world.episode.id).mkv"))
+        try #require(
+            mirroredBefore.contains(
+                "Downloads/\(world.series.id)/Season-01/\(world.episode.id)-\(world.episode.id).mkv"))
         let stampsBefore = world.stamps(mirroredBefore)
 
         try world.addNewWork()
@@ -83,9 +86,13 @@ import Glibc
         let afterFollowUp = world.tree()
         let damagedAfterFollowUp = FaultWorld.lostOrDamaged(world.contents(afterFollowUp), reference: reference)
         #expect(damagedAfterFollowUp.isEmpty, "\(cell): \(damagedAfterFollowUp)")
-        #expect(Set(afterFollowUp) == Set(reference.keys), "\(cell): \(Set(reference.keys).symmetricDifference(afterFollowUp))")
+        #expect(
+            Set(afterFollowUp) == Set(reference.keys),
+            "\(cell): \(Set(reference.keys).symmetricDifference(afterFollowUp))")
         if observed == .recovered {
-            #expect(Set(afterFault) == Set(reference.keys), "\(cell): missing \(Set(reference.keys).subtracting(afterFault))")
+            #expect(
+                Set(afterFault) == Set(reference.keys),
+                "\(cell): missing \(Set(reference.keys).subtracting(afterFault))")
         }
 
         let nothingLost =
@@ -94,7 +101,8 @@ import Glibc
         let message = (report.sourceErrors + report.failed.map(\.message)).first ?? ""
         FaultMatrix.record([
             cell.fault.rawValue, cell.moment.rawValue, observed.description, cell.expected.description,
-            nothingLost ? "yes" : "NO", clean ? "clean" : "NOT clean", "\(requests.count)", FaultMatrix.oneLine(message),
+            nothingLost ? "yes" : "NO", clean ? "clean" : "NOT clean", "\(requests.count)",
+            FaultMatrix.oneLine(message),
         ])
     }
 
@@ -279,10 +287,12 @@ enum FaultMatrix {
                         lastModified: Date(timeIntervalSince1970: 1_700_000_600), contentType: "audio/mpeg")
                 }
             }
-        case .redirectLoop: server.inject(.redirect(location: server.baseURL + path, status: 302), path: path, count: 100)
+        case .redirectLoop:
+            server.inject(.redirect(location: server.baseURL + path, status: 302), path: path, count: 100)
         case .notJSON:
             server.inject(
-                .body(status: 200, contentType: "text/html", bytes: Array("<html><body>Proxy error</body></html>".utf8)),
+                .body(
+                    status: 200, contentType: "text/html", bytes: Array("<html><body>Proxy error</body></html>".utf8)),
                 path: path)
         case .totalTooHigh: server.inject(.totalRecordCount(10_000), path: path)
         case .totalTooLow: server.inject(.totalRecordCount(150), path: path)

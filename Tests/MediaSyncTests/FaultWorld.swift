@@ -7,7 +7,7 @@ import MediaSyncTestServer
 import MediaSyncTestSupport
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The mirror the fault matrix works on: a series whose next unplayed episode is already mirrored (the last one;
@@ -63,11 +63,13 @@ final class FaultWorld: Sendable {
         try root.prepare()
         index = try MirrorIndex(path: root.indexPath)
         http = HTTPClient(
-            configuration: HTTPClientConfiguration(requestTimeout: 60, lowSpeedTime: lowSpeedWindow), retryPolicy: FaultWorld.retryPolicy)
+            configuration: HTTPClientConfiguration(requestTimeout: 60, lowSpeedTime: lowSpeedWindow),
+            retryPolicy: FaultWorld.retryPolicy)
         transfer = TransferOptions(durable: false, retryPolicy: FaultWorld.retryPolicy)
         let anonymous = try JellyfinClient(
             serverURL: server.baseURL, identity: ClientIdentity(device: "tests", deviceId: "fault-matrix"), http: http)
-        client = anonymous.signedIn(try await anonymous.authenticate(username: library.userName, password: library.password))
+        client = anonymous.signedIn(
+            try await anonymous.authenticate(username: library.userName, password: library.password))
     }
 
     func tearDown() {
@@ -82,7 +84,8 @@ final class FaultWorld: Sendable {
         server.setFile(FaultWorld.oldEnclosure, contents: FaultWorld.audio(1, size: 4_000), contentType: "audio/mpeg")
         publishFeed(episodes: [1])
         try index.select(Selection(id: series.id, kind: .series, nextUnplayed: 1, addedAt: "2026-01-01T00:00:00Z"))
-        _ = try await Subscriptions(index: index, client: http).add(url: server.baseURL + FaultWorld.feedPath, retention: .all)
+        _ = try await Subscriptions(index: index, client: http).add(
+            url: server.baseURL + FaultWorld.feedPath, retention: .all)
         return try await sync()
     }
 
@@ -90,7 +93,8 @@ final class FaultWorld: Sendable {
     func addNewWork() throws {
         try index.select(Selection(id: movie.id, kind: .movie, addedAt: "2026-01-02T00:00:00Z"))
         server.setFile(
-            FaultWorld.newEnclosure, contents: FaultWorld.audio(2, size: FaultWorld.largeSize), contentType: "audio/mpeg")
+            FaultWorld.newEnclosure, contents: FaultWorld.audio(2, size: FaultWorld.largeSize),
+            contentType: "audio/mpeg")
         publishFeed(episodes: [1, 2])
     }
 
@@ -109,7 +113,8 @@ final class FaultWorld: Sendable {
             </channel></rss>
             """
         server.setFile(
-            FaultWorld.feedPath, contents: Array(feed.utf8), contentType: "application/rss+xml", etag: "feed-\(episodes.count)")
+            FaultWorld.feedPath, contents: Array(feed.utf8), contentType: "application/rss+xml",
+            etag: "feed-\(episodes.count)")
     }
 
     static func audio(_ number: Int, size: Int, version: UInt8 = 0) -> [UInt8] {
@@ -205,7 +210,8 @@ final class FaultWorld: Sendable {
             root: other, index: otherIndex, server: client, client: http, transferOptions: transfer
         ).run()
         guard report.failed.isEmpty, report.sourceErrors.isEmpty else {
-            throw SyncError(.notFound, "the reference mirror did not sync cleanly: \(report.failed) \(report.sourceErrors)")
+            throw SyncError(
+                .notFound, "the reference mirror did not sync cleanly: \(report.failed) \(report.sourceErrors)")
         }
         let downloads = other.path + "/Downloads"
         var files: [String: [UInt8]] = [:]
@@ -214,7 +220,9 @@ final class FaultWorld: Sendable {
             guard FileManager.default.fileExists(atPath: downloads + "/" + relative, isDirectory: &isDirectory),
                 !isDirectory.boolValue
             else { continue }
-            files["Downloads/" + relative] = FileManager.default.contents(atPath: downloads + "/" + relative).map { [UInt8]($0) }
+            files["Downloads/" + relative] = FileManager.default.contents(atPath: downloads + "/" + relative).map {
+                [UInt8]($0)
+            }
         }
         return files
     }
@@ -233,7 +241,8 @@ final class FaultWorld: Sendable {
                     problems.append("\(path) is not JSON")
                 }
             } else if bytes != expected {
-                problems.append("\(path) differs from the server's bytes (\(bytes.count) B, expected \(expected.count) B)")
+                problems.append(
+                    "\(path) differs from the server's bytes (\(bytes.count) B, expected \(expected.count) B)")
             }
         }
         return problems

@@ -8,7 +8,7 @@ import MediaSyncTestSupport
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Issue 6, suite 3: a server and feeds crafted to hurt, and symlinks planted inside the root. Bar: nothing
@@ -25,13 +25,16 @@ import Glibc
     @Test func hostileIdsNamesAndVersionsFromTheServerAreRejectedOnceAndNothingLeavesTheRoot() async throws {
         let place = try HostilePlace()
         let m = place.marker
-        var library = TestLibrary(movies: 1, series: 1, seasonsPerSeries: 1, episodesPerSeason: 2, mediaSize: 3_000, seed: 9)
+        var library = TestLibrary(
+            movies: 1, series: 1, seasonsPerSeries: 1, episodesPerSeason: 2, mediaSize: 3_000, seed: 9)
         let moviesView = library.moviesViewId
         let date = Date(timeIntervalSince1970: 1_700_000_000)
-        func movie(id: String, name: String = "Hostile", sourceId: String? = nil, container: String = "mkv") -> TestItem {
+        func movie(id: String, name: String = "Hostile", sourceId: String? = nil, container: String = "mkv") -> TestItem
+        {
             // The version keeps a plain name: the test server would put it raw in Content-Disposition.
             let source = TestMediaSource(
-                id: sourceId ?? id, name: "Hostile", path: "/media/Movies/\(m)/x.\(container)", container: container, size: 2_000,
+                id: sourceId ?? id, name: "Hostile", path: "/media/Movies/\(m)/x.\(container)", container: container,
+                size: 2_000,
                 etag: "etag-\(m)", runTimeTicks: 1, lastModified: date)
             return TestItem(
                 id: id, name: name, type: "Movie", parentId: moviesView, path: source.path, mediaSources: [source],
@@ -70,18 +73,21 @@ import Glibc
         let season = library.seasons[0]
         let goodEpisode = library.episodes[0]
         var hostileEpisodes: [(String, String)] = []
-        for (number, (label, id)) in [("episode id with ../", "../\(m)-episode"), ("episode id with a newline", "\(m)-ep\nx")]
-            .enumerated()
-        {
+        for (number, (label, id)) in [
+            ("episode id with ../", "../\(m)-episode"), ("episode id with a newline", "\(m)-ep\nx"),
+        ]
+        .enumerated() {
             hostileEpisodes.append((label, id))
             let source = TestMediaSource(
-                id: id, name: "E", path: "/media/Shows/e\(number).mkv", size: 1_000, etag: "e\(number)", runTimeTicks: 1,
+                id: id, name: "E", path: "/media/Shows/e\(number).mkv", size: 1_000, etag: "e\(number)",
+                runTimeTicks: 1,
                 lastModified: date)
             library.items.append(
                 TestItem(
                     id: id, name: "Hostile episode", type: "Episode", parentId: season.id, seriesId: series.id,
                     seriesName: series.name, seasonId: season.id, seasonName: season.name, indexNumber: 10 + number,
-                    parentIndexNumber: 1, path: source.path, mediaSources: [source], dateCreated: date, etag: "e\(number)",
+                    parentIndexNumber: 1, path: source.path, mediaSources: [source], dateCreated: date,
+                    etag: "e\(number)",
                     isFolder: false))
         }
         let world = try await HostileWorld(place, library: library)
@@ -144,10 +150,16 @@ import Glibc
             var expected: String
         }
         let items: [Item] = [
-            Item(label: "guid with ../", guid: "../../../outside/\(m)-ep-traversal", path: "/pod/1.mp3", expected: "sanitised"),
-            Item(label: "absolute guid", guid: world.outside + "/\(m)-ep-absolute", path: "/pod/2.mp3", expected: "sanitised"),
+            Item(
+                label: "guid with ../", guid: "../../../outside/\(m)-ep-traversal", path: "/pod/1.mp3",
+                expected: "sanitised"),
+            Item(
+                label: "absolute guid", guid: world.outside + "/\(m)-ep-absolute", path: "/pod/2.mp3",
+                expected: "sanitised"),
             Item(label: "guid with a newline", guid: "\(m)-ep\nnewline", path: "/pod/3.mp3", expected: "sanitised"),
-            Item(label: "4 KB guid", guid: m + String(repeating: "g", count: 4_096), path: "/pod/4.mp3", expected: "sanitised"),
+            Item(
+                label: "4 KB guid", guid: m + String(repeating: "g", count: 4_096), path: "/pod/4.mp3",
+                expected: "sanitised"),
             Item(label: "NFC guid", guid: "\(m)-\u{E9}pisode", path: "/pod/5.mp3", expected: "sanitised"),
             Item(label: "NFD guid", guid: "\(m)-e\u{301}pisode", path: "/pod/6.mp3", expected: "sanitised"),
             Item(label: "guid CON", guid: "CON", path: "/pod/7.mp3", expected: "sanitised"),
@@ -156,14 +168,21 @@ import Glibc
             Item(label: "guid com1", guid: "com1", path: "/pod/10.mp3", expected: "sanitised"),
             Item(label: "enclosure named aux.mp3", guid: "\(m)-enclosure-aux", path: "/pod/aux.mp3", expected: "kept"),
             Item(
-                label: "enclosure name with encoded ../", guid: "\(m)-enclosure-dots", path: "/pod/..%2F..%2F\(m)-escape.mp3",
+                label: "enclosure name with encoded ../", guid: "\(m)-enclosure-dots",
+                path: "/pod/..%2F..%2F\(m)-escape.mp3",
                 expected: "kept"),
             Item(label: "enclosure file://", guid: "\(m)-file-url", path: "file:///etc/hostname", expected: "refused"),
-            Item(label: "enclosure redirected to file://", guid: "\(m)-to-file", path: "/pod/to-file.mp3", expected: "refused"),
-            Item(label: "enclosure redirected to ftp://", guid: "\(m)-to-ftp", path: "/pod/to-ftp.mp3", expected: "refused"),
+            Item(
+                label: "enclosure redirected to file://", guid: "\(m)-to-file", path: "/pod/to-file.mp3",
+                expected: "refused"),
+            Item(
+                label: "enclosure redirected to ftp://", guid: "\(m)-to-ftp", path: "/pod/to-ftp.mp3",
+                expected: "refused"),
         ]
         server.inject(.redirect(location: "file:///etc/hostname", status: 302), path: "/pod/to-file.mp3", count: 1_000)
-        server.inject(.redirect(location: "ftp://127.0.0.1:\(server.port)/x.mp3", status: 302), path: "/pod/to-ftp.mp3", count: 1_000)
+        server.inject(
+            .redirect(location: "ftp://127.0.0.1:\(server.port)/x.mp3", status: 302), path: "/pod/to-ftp.mp3",
+            count: 1_000)
         for (position, item) in items.enumerated() where item.path.hasPrefix("/") {
             let decoded = item.path.removingPercentEncoding ?? item.path
             server.setFile(decoded, contents: HostileWorld.audio(position), contentType: "audio/mpeg")
@@ -174,7 +193,8 @@ import Glibc
         server.setFile("/pod/hostile.xml", contents: feed, contentType: "application/rss+xml")
         // A feed whose item holds a NUL byte (XML forbids it): whatever the parser makes of it must be reported.
         var withNUL = HostileWorld.feed(
-            title: "NUL", podcastGUID: nil, items: [("\(m)-fine", base + "/pod/fine.mp3"), ("\(m)-nul-X", base + "/pod/nul.mp3")])
+            title: "NUL", podcastGUID: nil,
+            items: [("\(m)-fine", base + "/pod/fine.mp3"), ("\(m)-nul-X", base + "/pod/nul.mp3")])
         if let x = withNUL.firstIndex(of: UInt8(ascii: "X")) { withNUL[x] = 0 }
         server.setFile("/pod/nul.xml", contents: withNUL, contentType: "application/rss+xml")
         server.setFile("/pod/fine.mp3", contents: HostileWorld.audio(100), contentType: "audio/mpeg")
@@ -197,7 +217,9 @@ import Glibc
         let podcastMetadata = try #require(world.json(folder + "metadata.json"))
         let episodes = (podcastMetadata["episodes"] as? [[String: Any]]) ?? []
         // Keyed by the guid's scalars: Swift's String equality would merge the NFC and NFD twins.
-        func key(_ guid: String) -> String { guid.unicodeScalars.map { String($0.value, radix: 16) }.joined(separator: ".") }
+        func key(_ guid: String) -> String {
+            guid.unicodeScalars.map { String($0.value, radix: 16) }.joined(separator: ".")
+        }
         var files: [String: String] = [:]
         for episode in episodes {
             if let guid = episode["guid"] as? String, let name = episode["fileName"] as? String {
@@ -236,7 +258,8 @@ import Glibc
         let nulFolder = "Downloads/\(nul.id)/"
         #expect(report.downloaded.contains(nulFolder + "\(m)-fine.mp3"), "\(report.downloaded)")
         let nulStored = report.downloaded.filter { $0.hasPrefix(nulFolder) && $0 != nulFolder + "\(m)-fine.mp3" }
-        let nulReported = report.rejected.filter { $0.contains("nul") } + report.failed.map(\.path).filter { $0.hasPrefix(nulFolder) }
+        let nulReported =
+            report.rejected.filter { $0.contains("nul") } + report.failed.map(\.path).filter { $0.hasPrefix(nulFolder) }
         #expect(nulStored.count + nulReported.count == 1, "\(nulStored) \(nulReported)")
         world.record(["podcast", "guid with NUL", nulStored.count == 1 ? "sanitised" : "refused", "\(outside.count)"])
 
@@ -264,8 +287,11 @@ import Glibc
         let world = try await HostileWorld(try HostilePlace(), library: library)
         defer { world.tearDown() }
         try world.index.select(Selection(id: kept.id, kind: .movie, addedAt: "2026-01-01T00:00:00Z"))
-        world.server.setFile("/pod/feed.xml", contents: HostileWorld.feed(
-            title: "P", podcastGUID: nil, items: [("e1", world.server.baseURL + "/pod/e1.mp3")]), contentType: "application/rss+xml")
+        world.server.setFile(
+            "/pod/feed.xml",
+            contents: HostileWorld.feed(
+                title: "P", podcastGUID: nil, items: [("e1", world.server.baseURL + "/pod/e1.mp3")]),
+            contentType: "application/rss+xml")
         world.server.setFile("/pod/e1.mp3", contents: HostileWorld.audio(1), contentType: "audio/mpeg")
         let podcast = try await Subscriptions(index: world.index, client: world.http).add(
             url: world.server.baseURL + "/pod/feed.xml", retention: .all)
@@ -274,9 +300,11 @@ import Glibc
 
         // New work after the plant: the second movie (large: its partial file is named in staging) and an episode.
         try world.index.select(Selection(id: added.id, kind: .movie, addedAt: "2026-01-02T00:00:00Z"))
-        world.server.setFile("/pod/feed.xml", contents: HostileWorld.feed(
-            title: "P", podcastGUID: nil,
-            items: [("e1", world.server.baseURL + "/pod/e1.mp3"), ("e2", world.server.baseURL + "/pod/e2.mp3")]),
+        world.server.setFile(
+            "/pod/feed.xml",
+            contents: HostileWorld.feed(
+                title: "P", podcastGUID: nil,
+                items: [("e1", world.server.baseURL + "/pod/e1.mp3"), ("e2", world.server.baseURL + "/pod/e2.mp3")]),
             contentType: "application/rss+xml", etag: "v2")
         world.server.setFile("/pod/e2.mp3", contents: HostileWorld.audio(2), contentType: "audio/mpeg")
 
@@ -287,7 +315,8 @@ import Glibc
         func plantSentinels(_ names: [String]) throws {
             for name in names {
                 try fm.createDirectory(
-                    atPath: (target + "/" + name as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+                    atPath: (target + "/" + name as NSString).deletingLastPathComponent,
+                    withIntermediateDirectories: true)
                 fm.createFile(atPath: target + "/" + name, contents: Data(sentinel))
             }
         }
@@ -349,7 +378,9 @@ import Glibc
         do {
             let report = try await world.sync(delete: true)
             lines = report.failed.map(\.path) + report.rejected + report.sourceErrors
-            outcome = lines.isEmpty ? "completed: the link replaced or removed inside the root" : "refused \(lines.count) file(s)"
+            outcome =
+                lines.isEmpty
+                ? "completed: the link replaced or removed inside the root" : "refused \(lines.count) file(s)"
             #expect(Set(lines).count == lines.count, "reported more than once: \(lines)")
         } catch let error as SyncError {
             outcome = "stopped: \(error.description)"
@@ -454,7 +485,8 @@ final class HostileWorld: Sendable {
         server = try TestServer(library: library)
         let anonymous = try JellyfinClient(
             serverURL: server.baseURL, identity: ClientIdentity(device: "tests", deviceId: "hostile"), http: http)
-        client = anonymous.signedIn(try await anonymous.authenticate(username: library.userName, password: library.password))
+        client = anonymous.signedIn(
+            try await anonymous.authenticate(username: library.userName, password: library.password))
     }
 
     func watch() -> OutsideWatcher {
@@ -529,7 +561,9 @@ final class HostileWorld: Sendable {
         let name = (destination as NSString).lastPathComponent
         let safe = String(
             name.unicodeScalars.prefix(40).map { scalar -> Character in
-                let ok = scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar) || "._-".unicodeScalars.contains(scalar))
+                let ok =
+                    scalar.isASCII
+                    && (CharacterSet.alphanumerics.contains(scalar) || "._-".unicodeScalars.contains(scalar))
                 return ok ? Character(scalar) : "_"
             })
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
@@ -559,7 +593,8 @@ final class HostileWorld: Sendable {
 
     func record(_ fields: [String]) {
         guard let output = HostileWorld.output, !output.isEmpty else { return }
-        let line = Array((fields.map { $0.replacingOccurrences(of: "\t", with: " ") }.joined(separator: "\t") + "\n").utf8)
+        let line = Array(
+            (fields.map { $0.replacingOccurrences(of: "\t", with: " ") }.joined(separator: "\t") + "\n").utf8)
         let fd = open(output, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
         guard fd >= 0 else { return }
         _ = line.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }

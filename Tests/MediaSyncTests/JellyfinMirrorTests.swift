@@ -1,7 +1,7 @@
 import Foundation
 import MediaSync
-import MediaSyncHTTP
 import MediaSyncCore
+import MediaSyncHTTP
 import MediaSyncServer
 import MediaSyncTestServer
 import MediaSyncTestSupport
@@ -40,7 +40,9 @@ import Testing
                 paths.append("\(folder)/Images/Episode-\(episode.id)-Primary.jpeg")
                 for source in episode.mediaSources {
                     let ext = source.path.hasSuffix("episode-without-extension") ? "avi" : "mkv"
-                    paths += ["\(folder)/\(episode.id)-\(source.id).\(ext)", "\(folder)/\(episode.id)-\(source.id).2.eng.srt"]
+                    paths += [
+                        "\(folder)/\(episode.id)-\(source.id).\(ext)", "\(folder)/\(episode.id)-\(source.id).2.eng.srt",
+                    ]
                 }
             }
         }
@@ -64,7 +66,8 @@ import Testing
 
         // Every media file holds the server's bytes.
         for source in library.allMediaSources {
-            guard let path = fixture.tree().first(where: { $0.contains("-\(source.id).") && !$0.hasSuffix(".srt") }) else {
+            guard let path = fixture.tree().first(where: { $0.contains("-\(source.id).") && !$0.hasSuffix(".srt") })
+            else {
                 // Only the virtual episode has no source; every real one must be there.
                 Issue.record("no file for media source \(source.id)")
                 continue
@@ -84,8 +87,14 @@ import Testing
         #expect(Set(movie.keys) == ["itemId", "itemType", "displayTitle", "item", "versions"])
         #expect(movie["itemType"] as? String == "Movie")
         let versions = try #require(movie["versions"] as? [[String: Any]])
-        #expect(Set(versions.compactMap { $0["versionId"] as? String }) == Set(library.movies[0].mediaSources.map(\.id)))
-        #expect(versions.allSatisfy { Set($0.keys).isSuperset(of: ["versionId", "container", "isStatic", "mediaSourceId", "downloadDate", "taskId"]) })
+        #expect(
+            Set(versions.compactMap { $0["versionId"] as? String }) == Set(library.movies[0].mediaSources.map(\.id)))
+        #expect(
+            versions.allSatisfy {
+                Set($0.keys).isSuperset(of: [
+                    "versionId", "container", "isStatic", "mediaSourceId", "downloadDate", "taskId",
+                ])
+            })
         let unicode = try #require(fixture.json("Downloads/\(library.movies[1].id)/metadata.json"))
         #expect((unicode["item"] as? [String: Any])?["Name"] as? String == "Amélie – 東京 ✨")
         #expect((unicode["versions"] as? [[String: Any]])?.first?["container"] as? String == "mp4")
@@ -111,7 +120,9 @@ import Testing
     @Test func selectsOneSeasonThePrimaryVersionOrTheNextUnplayedEpisodes() async throws {
         var library = TestLibrary.golden()
         let season1 = library.seasons[0]
-        let episodes1 = library.episodes.filter { $0.seasonId == season1.id }.sorted { ($0.indexNumber ?? 0) < ($1.indexNumber ?? 0) }
+        let episodes1 = library.episodes.filter { $0.seasonId == season1.id }.sorted {
+            ($0.indexNumber ?? 0) < ($1.indexNumber ?? 0)
+        }
         // Only the first episode of season 1 has been watched.
         for index in library.items.indices where library.items[index].type == "Episode" {
             library.items[index].played = library.items[index].id == episodes1[0].id
@@ -167,7 +178,8 @@ import Testing
         try root.prepare()
         let index = try MirrorIndex(path: root.indexPath)
         try index.select(Selection(id: library.movies[0].id, kind: .movie, addedAt: "2026-01-01T00:00:00Z"))
-        let anonymous = try JellyfinClient(serverURL: server.baseURL, identity: ClientIdentity(device: "t", deviceId: "t"))
+        let anonymous = try JellyfinClient(
+            serverURL: server.baseURL, identity: ClientIdentity(device: "t", deviceId: "t"))
         let client = anonymous.signedIn(try await anonymous.authenticate(username: "demo", password: "demo"))
         let error = await #expect(throws: SyncError.self) {
             try await MirrorSync(root: root, index: index, server: client).run()
@@ -278,7 +290,8 @@ import Testing
         let outside = try TemporaryDirectory()
         defer { outside.remove() }
         try? FileManager.default.removeItem(atPath: fixture.root.stagingDirectory)
-        try FileManager.default.createSymbolicLink(atPath: fixture.root.stagingDirectory, withDestinationPath: outside.path)
+        try FileManager.default.createSymbolicLink(
+            atPath: fixture.root.stagingDirectory, withDestinationPath: outside.path)
         try fixture.select(.movie, library.movies[1].id)
         let error = await #expect(throws: SyncError.self) { try await fixture.sync() }
         #expect(error?.kind == .unsafePath)
@@ -340,12 +353,15 @@ import Testing
         try fixture.select(.movie, movie.id, allVersions: true)
         _ = try await fixture.sync()
         let queries = StorageQueries(root: fixture.root, index: fixture.index)
-        #expect(try queries.mediaPath(id: movie.id) == fixture.root.path + "/Downloads/\(movie.id)/\(movie.id)-\(movie.id).mkv")
+        #expect(
+            try queries.mediaPath(id: movie.id) == fixture.root.path
+                + "/Downloads/\(movie.id)/\(movie.id)-\(movie.id).mkv")
         let second = movie.mediaSources[1].id
         #expect(try queries.mediaPath(id: movie.id, version: second).hasSuffix("\(movie.id)-\(second).mkv"))
         #expect(throws: SyncError.self) { try queries.mediaPath(id: library.movies[1].id) }
         // A damaged file is not handed to a player.
-        try Data([1, 2, 3]).write(to: URL(fileURLWithPath: fixture.root.path + "/Downloads/\(movie.id)/\(movie.id)-\(movie.id).mkv"))
+        try Data([1, 2, 3]).write(
+            to: URL(fileURLWithPath: fixture.root.path + "/Downloads/\(movie.id)/\(movie.id)-\(movie.id).mkv"))
         #expect(try queries.mediaPath(id: movie.id).hasSuffix("\(movie.id)-\(second).mkv"))
 
         let problems = try queries.verify(fix: false)
@@ -418,7 +434,8 @@ import Testing
         try fixture.select(.movie, movie.id, allVersions: true)
         _ = try await fixture.sync()
         try Data("stray".utf8).write(to: URL(fileURLWithPath: fixture.root.path + "/Downloads/\(movie.id)/stray.txt"))
-        try FileManager.default.createDirectory(atPath: fixture.root.stagingDirectory, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: fixture.root.stagingDirectory, withIntermediateDirectories: true)
         try Data([1]).write(to: URL(fileURLWithPath: fixture.root.stagingDirectory + "/old.part"))
         let collector = GarbageCollector(root: fixture.root, index: fixture.index)
         #expect(try collector.garbage() == [".mediasync/staging/old.part", "Downloads/\(movie.id)/stray.txt"])
@@ -453,12 +470,16 @@ import Testing
         #expect(Set(try index.entries().map(\.file.path)) == Set(before.map(\.file.path)))
         #expect(try index.selections().count == 2 + library.seasons.count)
 
-        let downloads = fixture.server.allRequests.filter { $0.path.hasSuffix("/Download") || $0.path.contains("/Images/") }.count
+        let downloads = fixture.server.allRequests.filter {
+            $0.path.hasSuffix("/Download") || $0.path.contains("/Images/")
+        }.count
         let report = try await MirrorSync(root: fixture.root, index: index, server: fixture.client).run()
         #expect(report.failed.isEmpty, "\(report.failed)")
         #expect(report.downloaded.isEmpty, "\(report.downloaded)")
         #expect(report.written.isEmpty, "\(report.written)")
-        #expect(fixture.server.allRequests.filter { $0.path.hasSuffix("/Download") || $0.path.contains("/Images/") }.count == downloads)
+        #expect(
+            fixture.server.allRequests.filter { $0.path.hasSuffix("/Download") || $0.path.contains("/Images/") }.count
+                == downloads)
         let after = fixture.tree().map { ($0, fixture.bytes($0)) }
         #expect(after.map(\.0) == tree.map(\.0))
         #expect(zip(after, tree).allSatisfy { $0.1 == $1.1 })
@@ -556,10 +577,13 @@ import Testing
         try fixture.select(.movie, library.movies[0].id)
         #expect(try await fixture.sync().failed.isEmpty)
         let tree = fixture.tree()
-        fixture.server.inject(.status(404), path: endpoint.replacingOccurrences(of: "{series}", with: library.series[0].id))
+        fixture.server.inject(
+            .status(404), path: endpoint.replacingOccurrences(of: "{series}", with: library.series[0].id))
         let report = try await fixture.sync(delete: true)
         #expect(report.gone.isEmpty, "\(report.gone)")
-        #expect(report.sourceErrors.count == 1 && report.sourceErrors.first?.contains("404") == true, "\(report.sourceErrors)")
+        #expect(
+            report.sourceErrors.count == 1 && report.sourceErrors.first?.contains("404") == true,
+            "\(report.sourceErrors)")
         #expect(report.deleted.isEmpty && report.extraneous.isEmpty)
         #expect(fixture.tree() == tree)
     }
@@ -616,7 +640,9 @@ import Testing
         try FileManager.default.moveItem(atPath: fixture.root.path, toPath: moved.path)
         defer { try? FileManager.default.removeItem(atPath: moved.path) }
         let downloads = fixture.server.allRequests.filter { $0.path.hasSuffix("/Download") }.count
-        let report = try await MirrorSync(root: moved, index: MirrorIndex(path: moved.indexPath), server: fixture.client).run()
+        let report = try await MirrorSync(
+            root: moved, index: MirrorIndex(path: moved.indexPath), server: fixture.client
+        ).run()
         #expect(report.failed.isEmpty)
         #expect(report.changedNothing, "\(report.downloaded) \(report.written) \(report.moved)")
         #expect(fixture.server.allRequests.filter { $0.path.hasSuffix("/Download") }.count == downloads)

@@ -15,7 +15,8 @@ struct MirrorFixture {
     init(library: TestLibrary, profile: JellyfinProfile = .newest) async throws {
         server = try TestServer(library: library)
         server.profile = profile
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("mediasync-mirror-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "mediasync-mirror-\(UUID().uuidString)")
         root = MirrorRoot(path: folder.path)
         try root.prepare()
         index = try MirrorIndex(path: root.indexPath)
@@ -29,7 +30,9 @@ struct MirrorFixture {
         try await sync(SyncOptions(delete: delete))
     }
 
-    func sync(_ options: SyncOptions, listingPageSize: Int = SelectionExpander.libraryPageSize) async throws -> SyncReport {
+    func sync(_ options: SyncOptions, listingPageSize: Int = SelectionExpander.libraryPageSize) async throws
+        -> SyncReport
+    {
         let sync = MirrorSync(
             root: root, index: index, server: client,
             transferOptions: TransferOptions(durable: false, retryPolicy: RetryPolicy(maxAttempts: 2, baseDelay: 0.01)),
@@ -37,7 +40,9 @@ struct MirrorFixture {
         return try await sync.run(options: options)
     }
 
-    func select(_ kind: Selection.Kind, _ id: String, allVersions: Bool = false, season: Int? = nil, nextUnplayed: Int? = nil)
+    func select(
+        _ kind: Selection.Kind, _ id: String, allVersions: Bool = false, season: Int? = nil, nextUnplayed: Int? = nil
+    )
         throws
     {
         try index.select(
@@ -81,7 +86,8 @@ extension TestLibrary {
     /// list, a season of specials, an episode with two versions, a virtual missing episode, an episode whose
     /// MIME type says nothing (its container decides), and unicode names.
     static func golden() -> TestLibrary {
-        var library = TestLibrary(movies: 2, series: 1, seasonsPerSeries: 2, episodesPerSeason: 2, mediaSize: 20_000, seed: 42)
+        var library = TestLibrary(
+            movies: 2, series: 1, seasonsPerSeries: 2, episodesPerSeason: 2, mediaSize: 20_000, seed: 42)
         let movie1 = library.movies[1]
         library.updateMediaSource(movie1.mediaSources[0].id) { source in
             source.container = "mov,mp4,m4a,3gp,3g2,mj2"
@@ -100,12 +106,14 @@ extension TestLibrary {
         library.items.append(
             TestItem(
                 id: specialsId, name: "Specials", type: "Season", parentId: series.id, seriesId: series.id,
-                seriesName: series.name, indexNumber: 0, path: "/media/Shows/S/Specials", imageTags: ["Primary": "tagspecials"],
+                seriesName: series.name, indexNumber: 0, path: "/media/Shows/S/Specials",
+                imageTags: ["Primary": "tagspecials"],
                 dateCreated: date, etag: "etagspecials", isFolder: true))
         library.items.append(
             TestItem(
                 id: specialId, name: "Behind the Scenes", type: "Episode", parentId: specialsId, seriesId: series.id,
-                seriesName: series.name, seasonId: specialsId, seasonName: "Specials", indexNumber: 1, parentIndexNumber: 0,
+                seriesName: series.name, seasonId: specialsId, seasonName: "Specials", indexNumber: 1,
+                parentIndexNumber: 0,
                 path: "/media/Shows/S/Specials/bts.mkv",
                 mediaSources: [
                     TestMediaSource(
@@ -132,7 +140,8 @@ extension TestLibrary {
         // A virtual (missing) episode: known to the server, no file.
         var missing = TestItem(
             id: "7e500000000000000000000000000009", name: "Not Yet Aired", type: "Episode", parentId: season2.id,
-            seriesId: series.id, seriesName: series.name, seasonId: season2.id, seasonName: season2.name, indexNumber: 3,
+            seriesId: series.id, seriesName: series.name, seasonId: season2.id, seasonName: season2.name,
+            indexNumber: 3,
             parentIndexNumber: 2, path: "", dateCreated: date, etag: "etagmissing", isFolder: false)
         missing.locationType = "Virtual"
         library.items.append(missing)

@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Watches everything of a test's temporary tree that is not the mirror's root, to prove a sync wrote and deleted

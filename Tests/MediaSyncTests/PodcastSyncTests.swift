@@ -52,7 +52,8 @@ import Testing
                 server.setFile(episode.path, contents: audio(episode.guid), contentType: episode.type)
             }
             server.setFile(
-                path, contents: PodcastSyncTests.feed(title: title, episodes: episodes, base: server.baseURL, extra: extra),
+                path,
+                contents: PodcastSyncTests.feed(title: title, episodes: episodes, base: server.baseURL, extra: extra),
                 contentType: "application/rss+xml", etag: etag)
         }
 
@@ -60,8 +61,10 @@ import Testing
             Array(repeating: UInt8(truncatingIfNeeded: guid.hashValue & 0x7F), count: 4000) + Array(guid.utf8)
         }
 
-        func subscribe(_ path: String, retention: Retention = .defaultForNewSubscriptions) async throws -> Subscription {
-            try await Subscriptions(index: index, client: HTTPClient()).add(url: server.baseURL + path, retention: retention)
+        func subscribe(_ path: String, retention: Retention = .defaultForNewSubscriptions) async throws -> Subscription
+        {
+            try await Subscriptions(index: index, client: HTTPClient()).add(
+                url: server.baseURL + path, retention: retention)
         }
 
         func sync(delete: Bool = false) async throws -> SyncReport {
@@ -77,7 +80,9 @@ import Testing
         }
     }
 
-    static let five = (1...5).map { Episode(guid: "ep-\($0)", title: "Episode \($0)", day: $0, path: "/media/ep\($0).mp3") }
+    static let five = (1...5).map {
+        Episode(guid: "ep-\($0)", title: "Episode \($0)", day: $0, path: "/media/ep\($0).mp3")
+    }
 
     @Test func subscribesAndKeepsTheNewestFewThenAsksConditionally() async throws {
         let fixture = try Fixture()
@@ -95,14 +100,19 @@ import Testing
                 "\(folder)/ep-3.mp3", "\(folder)/ep-4.mp3", "\(folder)/ep-5.mp3", "\(folder)/metadata.json",
             ])
         #expect(readFile(fixture.folder.file("\(folder)/ep-5.mp3")) == fixture.audio("ep-5"))
-        let metadata = try JSONSerialization.jsonObject(
-            with: FileManager.default.contents(atPath: fixture.folder.file("\(folder)/metadata.json")) ?? Data()) as? [String: Any]
+        let metadata =
+            try JSONSerialization.jsonObject(
+                with: FileManager.default.contents(atPath: fixture.folder.file("\(folder)/metadata.json")) ?? Data())
+            as? [String: Any]
         #expect(metadata?["podcastID"] as? String == subscription.id)
         #expect(metadata?["podcastTitle"] as? String == "Show")
         #expect(metadata?["totalSize"] as? Int == 3 * 4004)
         let episodes = metadata?["episodes"] as? [[String: Any]] ?? []
         #expect(episodes.map { $0["fileName"] as? String } == ["ep-3.mp3", "ep-4.mp3", "ep-5.mp3"])
-        #expect(episodes.allSatisfy { Set($0.keys).isSuperset(of: ["episodeID", "title", "fileName", "fileSize", "downloadDate"]) })
+        #expect(
+            episodes.allSatisfy {
+                Set($0.keys).isSuperset(of: ["episodeID", "title", "fileName", "fileSize", "downloadDate"])
+            })
 
         let second = try await fixture.sync()
         #expect(second.changedNothing)
@@ -155,7 +165,8 @@ import Testing
         #expect(moved.feedURL == fixture.server.baseURL + "/feeds/b.xml")
         #expect(moved.id == subscription.id)
         #expect(try fixture.index.aliases(podcastId: subscription.id) == [fixture.server.baseURL + "/feeds/a.xml"])
-        #expect(try fixture.index.subscription(matching: fixture.server.baseURL + "/feeds/a.xml")?.id == subscription.id)
+        #expect(
+            try fixture.index.subscription(matching: fixture.server.baseURL + "/feeds/a.xml")?.id == subscription.id)
     }
 
     @Test func newFeedURLMovesTheSubscriptionAndKeepsItsFolder() async throws {
@@ -183,7 +194,9 @@ import Testing
         _ = try await fixture.sync()
 
         fixture.publish("/feeds/good.xml", title: "Good", episodes: Array(Self.five.prefix(2)), etag: "\"g2\"")
-        fixture.server.setFile("/feeds/broken.xml", contents: Array("<html><body>502 Bad Gateway</body></html>".utf8), contentType: "text/html")
+        fixture.server.setFile(
+            "/feeds/broken.xml", contents: Array("<html><body>502 Bad Gateway</body></html>".utf8),
+            contentType: "text/html")
         let report = try await fixture.sync()
         #expect(report.downloaded == ["Downloads/\(good.id)/ep-2.mp3"])
         #expect(report.sourceErrors.count == 1)
@@ -203,7 +216,8 @@ import Testing
     @Test func aFeedThatSuddenlyListsNothingKeepsItsEpisodes() async throws {
         let fixture = try PodcastSyncTests.Fixture()
         defer { fixture.tearDown() }
-        fixture.publish("/feeds/show.xml", title: "Show", episodes: Array(PodcastSyncTests.five.prefix(2)), etag: "\"v1\"")
+        fixture.publish(
+            "/feeds/show.xml", title: "Show", episodes: Array(PodcastSyncTests.five.prefix(2)), etag: "\"v1\"")
         let subscription = try await fixture.subscribe("/feeds/show.xml", retention: .all)
         _ = try await fixture.sync()
         fixture.publish("/feeds/show.xml", title: "Show", episodes: [], etag: "\"v2\"")

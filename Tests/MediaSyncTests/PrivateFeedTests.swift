@@ -75,8 +75,9 @@ import Testing
             of: "://", with: "://\(Self.username):\(Self.password)@")
         let subscription = try await world.subscriptions().add(url: withUserInfo, retention: .all)
         #expect(subscription.feedURL == world.url)
-        #expect(try world.store.credentials(podcastId: subscription.id)
-            == HTTPCredentials(username: Self.username, password: Self.password))
+        #expect(
+            try world.store.credentials(podcastId: subscription.id)
+                == HTTPCredentials(username: Self.username, password: Self.password))
         var info = stat()
         #expect(stat(world.store.path, &info) == 0)
         #expect(info.st_mode & 0o777 == 0o600)

@@ -65,7 +65,9 @@ import Testing
         case .deleteBeforeThePage:
             // The item after the first page was skipped: absent, asked about by id, still there, kept.
             let skipped = order[3]
-            #expect(during.keptUnconfirmed.count == 1 && during.keptUnconfirmed[0].contains(skipped.id), "\(during.keptUnconfirmed)")
+            #expect(
+                during.keptUnconfirmed.count == 1 && during.keptUnconfirmed[0].contains(skipped.id),
+                "\(during.keptUnconfirmed)")
             let asked = fixture.server.allRequests.filter { $0.path == "/Items" && $0.queryValue("ids") != nil }
             #expect(asked.contains { $0.queryValue("ids")?.contains(skipped.id) == true })
         case .renameToTheFront:
@@ -126,10 +128,13 @@ import Testing
         JSONWriter.write(
             .object(["Items": .array(rest), "TotalRecordCount": .number(Double(rest.count)), "StartIndex": .number(0)]),
             indent: 0, into: &body)
-        fixture.server.inject(.body(status: 200, contentType: "application/json", bytes: body), path: "/Shows/\(series.id)/Episodes")
+        fixture.server.inject(
+            .body(status: 200, contentType: "application/json", bytes: body), path: "/Shows/\(series.id)/Episodes")
         let report = try await fixture.sync(delete: true)
         #expect(report.deleted.isEmpty, "\(report.deleted)")
-        #expect(report.keptUnconfirmed.count == 1 && report.keptUnconfirmed[0].contains(missed.id), "\(report.keptUnconfirmed)")
+        #expect(
+            report.keptUnconfirmed.count == 1 && report.keptUnconfirmed[0].contains(missed.id),
+            "\(report.keptUnconfirmed)")
         #expect(fixture.tree().contains { $0.contains("/\(missed.id)-") && $0.hasSuffix(".mkv") })
         // Settled again: nothing to keep, nothing deleted.
         let next = try await fixture.sync(delete: true)
@@ -155,7 +160,8 @@ import Testing
         let season = library.seasons[0]
         let episode = TestItem(
             id: "e0000000000000000000000000000003", name: "Episode 3", type: "Episode", parentId: season.id,
-            seriesId: library.series[0].id, seriesName: library.series[0].name, seasonId: season.id, seasonName: season.name,
+            seriesId: library.series[0].id, seriesName: library.series[0].name, seasonId: season.id,
+            seasonName: season.name,
             indexNumber: 3, parentIndexNumber: 1, path: "/media/Shows/e3.mkv",
             mediaSources: [
                 TestMediaSource(
@@ -228,7 +234,8 @@ import Testing
 /// Items that cannot become a file are recognised before downloading (issue 10, 2.3).
 @Suite struct UndownloadableItemTests {
     private static func library() -> TestLibrary {
-        var library = TestLibrary(movies: 3, series: 0, seasonsPerSeries: 0, episodesPerSeason: 0, mediaSize: 2_000, seed: 11)
+        var library = TestLibrary(
+            movies: 3, series: 0, seasonsPerSeries: 0, episodesPerSeason: 0, mediaSize: 2_000, seed: 11)
         let strm = library.movies[1].mediaSources[0].id
         let disc = library.movies[2].mediaSources[0].id
         library.updateMediaSource(strm) { $0.strmURL = "https://cdn.example.org/movie.mp4" }
@@ -247,12 +254,14 @@ import Testing
             #expect(report.failed.isEmpty, "\(report.failed)")
             #expect(report.rejected.count == 2, "\(report.rejected)")
             #expect(report.rejected.contains { $0.contains(library.movies[1].name) && $0.contains("remote stream") })
-            #expect(report.rejected.contains { $0.contains(library.movies[2].name) && $0.contains("CanDownload false") })
+            #expect(
+                report.rejected.contains { $0.contains(library.movies[2].name) && $0.contains("CanDownload false") })
             for movie in library.movies[1...] {
                 #expect(fixture.server.requests(to: "/Items/\(movie.mediaSources[0].id)/Download").isEmpty)
                 #expect(!fixture.tree().contains { $0.hasPrefix("Downloads/\(movie.id)/") })
             }
-            #expect(fixture.tree().contains { $0.hasPrefix("Downloads/\(library.movies[0].id)/") && $0.hasSuffix(".mkv") })
+            #expect(
+                fixture.tree().contains { $0.hasPrefix("Downloads/\(library.movies[0].id)/") && $0.hasSuffix(".mkv") })
             // Asked for: CanDownload on the listing.
             let listing = fixture.server.allRequests.first { $0.path == "/Items" && $0.queryValue("parentId") != nil }
             #expect(listing?.queryValue("fields")?.contains("CanDownload") == true)
@@ -270,7 +279,9 @@ import Testing
         headers.add(name: fixture.client.authorizationHeader.name, value: fixture.client.authorizationHeader.value)
         let strmAnswer = try await client.send(
             HTTPRequest(method: "GET", url: fixture.server.baseURL + "/Items/\(strm)/Download", headers: headers))
-        #expect(strmAnswer.status == 200 && String(decoding: strmAnswer.body, as: UTF8.self) == "https://cdn.example.org/movie.mp4\n")
+        #expect(
+            strmAnswer.status == 200
+                && String(decoding: strmAnswer.body, as: UTF8.self) == "https://cdn.example.org/movie.mp4\n")
         do {
             _ = try await client.send(
                 HTTPRequest(method: "GET", url: fixture.server.baseURL + "/Items/\(disc)/Download", headers: headers))
@@ -289,14 +300,17 @@ import Testing
     }
 
     @Test func aUserWithoutTheDownloadPermissionGetsOneLineNotOne403PerFile() async throws {
-        let library = TestLibrary(movies: 3, series: 1, seasonsPerSeries: 1, episodesPerSeason: 2, mediaSize: 2_000, seed: 12)
+        let library = TestLibrary(
+            movies: 3, series: 1, seasonsPerSeries: 1, episodesPerSeason: 2, mediaSize: 2_000, seed: 12)
         let fixture = try await MirrorFixture(library: library)
         defer { fixture.tearDown() }
         fixture.server.updateLibrary { $0.userMayDownload = false }
         try fixture.select(.library, library.moviesViewId)
         try fixture.select(.series, library.series[0].id)
         let report = try await fixture.sync()
-        #expect(report.sourceErrors.count == 1 && report.sourceErrors[0].contains("may not download"), "\(report.sourceErrors)")
+        #expect(
+            report.sourceErrors.count == 1 && report.sourceErrors[0].contains("may not download"),
+            "\(report.sourceErrors)")
         #expect(report.failed.isEmpty, "\(report.failed)")
         #expect(report.hasEssentialFailures && !report.needsSignIn)
         #expect(!fixture.server.allRequests.contains { $0.path.hasSuffix("/Download") })
@@ -314,7 +328,8 @@ import Testing
 @Suite struct StaleSizeTests {
     @Test(arguments: [-700, 900])
     func aFileReplacedBeforeTheServersScanIsKeptAsServedAndNotFetchedAgain(_ delta: Int) async throws {
-        let library = TestLibrary(movies: 2, series: 0, seasonsPerSeries: 0, episodesPerSeason: 0, mediaSize: 4_000, seed: 13)
+        let library = TestLibrary(
+            movies: 2, series: 0, seasonsPerSeries: 0, episodesPerSeason: 0, mediaSize: 4_000, seed: 13)
         let movie = library.movies[1]
         let source = movie.mediaSources[0]
         let served = (0..<(source.size + delta)).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) }
@@ -337,15 +352,19 @@ import Testing
         #expect(second.downloaded.isEmpty && second.failed.isEmpty, "\(second)")
         #expect(fixture.server.requests(to: "/Items/\(source.id)/Download").isEmpty)
         // The dry run plans with the server's Size (the free-space plan), not a refusal.
-        let other = TestLibrary(movies: 2, series: 0, seasonsPerSeries: 0, episodesPerSeason: 0, mediaSize: 4_000, seed: 13)
+        let other = TestLibrary(
+            movies: 2, series: 0, seasonsPerSeries: 0, episodesPerSeason: 0, mediaSize: 4_000, seed: 13)
         try fixture.select(.movie, other.movies[0].id)
         let plan = try await fixture.sync(SyncOptions(dryRun: true))
-        let planned = plan.planned.first { $0.action == "download" && $0.path.hasSuffix("-\(other.movies[0].mediaSources[0].id).mkv") }
+        let planned = plan.planned.first {
+            $0.action == "download" && $0.path.hasSuffix("-\(other.movies[0].mediaSources[0].id).mkv")
+        }
         #expect(planned?.bytes == Int64(other.movies[0].mediaSources[0].size))
     }
 
     @Test func anErrorPageInsteadOfTheMediaIsNeverPlaced() async throws {
-        let library = TestLibrary(movies: 1, series: 0, seasonsPerSeries: 0, episodesPerSeason: 0, mediaSize: 4_000, seed: 14)
+        let library = TestLibrary(
+            movies: 1, series: 0, seasonsPerSeries: 0, episodesPerSeason: 0, mediaSize: 4_000, seed: 14)
         let movie = library.movies[0]
         let fixture = try await MirrorFixture(library: library)
         defer { fixture.tearDown() }
@@ -353,7 +372,8 @@ import Testing
         let page = Array("<html><body>502 Bad Gateway</body></html>".utf8)
         for source in movie.mediaSources {
             fixture.server.inject(
-                .body(status: 200, contentType: "text/html", bytes: page), path: "/Items/\(source.id)/Download", count: 100)
+                .body(status: 200, contentType: "text/html", bytes: page), path: "/Items/\(source.id)/Download",
+                count: 100)
         }
         let report = try await fixture.sync()
         #expect(report.failed.contains { $0.message.contains("text/html instead of the media") }, "\(report.failed)")
@@ -372,7 +392,8 @@ import Testing
     }
 
     @Test func anEpisodeGoneFromTheServerStaysInTheMetadataWhileItsFileIsKept() async throws {
-        let library = TestLibrary(movies: 0, series: 1, seasonsPerSeries: 1, episodesPerSeason: 3, mediaSize: 2_000, seed: 15)
+        let library = TestLibrary(
+            movies: 0, series: 1, seasonsPerSeries: 1, episodesPerSeason: 3, mediaSize: 2_000, seed: 15)
         let fixture = try await MirrorFixture(library: library)
         defer { fixture.tearDown() }
         let series = library.series[0]
@@ -393,12 +414,18 @@ import Testing
         #expect(kept.extraneous.contains { $0.contains(gone.id) })
         #expect(kept.written.contains(season))
         #expect(listed(fixture, season, episode: gone.id) == (true, true))
-        #expect(((fixture.json(seriesFile)?["versions"] as? [[String: Any]]) ?? []).contains { $0["itemId"] as? String == gone.id })
+        #expect(
+            ((fixture.json(seriesFile)?["versions"] as? [[String: Any]]) ?? []).contains {
+                $0["itemId"] as? String == gone.id
+            })
         // Deleted with --delete (confirmed gone): then it leaves the metadata too.
         let deleted = try await fixture.sync(delete: true)
         #expect(deleted.deleted.contains { $0.contains(gone.id) })
         #expect(listed(fixture, season, episode: gone.id) == (false, false))
-        #expect(!((fixture.json(seriesFile)?["versions"] as? [[String: Any]]) ?? []).contains { $0["itemId"] as? String == gone.id })
+        #expect(
+            !((fixture.json(seriesFile)?["versions"] as? [[String: Any]]) ?? []).contains {
+                $0["itemId"] as? String == gone.id
+            })
     }
 }
 
@@ -428,7 +455,9 @@ import Testing
         #expect(try await client.publicSystemInfo().version == profile.version)
         #expect(await raw(server, client, "GET", "/UserViews?userId=\(library.userId)") == (old ? 404 : 200))
         #expect(await raw(server, client, "GET", "/Users/\(library.userId)/Views") == 200)
-        #expect(await raw(server, client, "GET", "/Items/\(library.movies[0].id)?userId=\(library.userId)") == (old ? 405 : 200))
+        #expect(
+            await raw(server, client, "GET", "/Items/\(library.movies[0].id)?userId=\(library.userId)")
+                == (old ? 405 : 200))
         #expect(await raw(server, client, "POST", "/QuickConnect/Initiate") == (old ? 405 : 200))
         #expect(await raw(server, client, "GET", "/QuickConnect/Initiate") == 200)
         #expect(await raw(server, client, "GET", "/Items/\(library.movies[0].id)/PlaybackInfo") == (old ? 400 : 200))
@@ -439,7 +468,8 @@ import Testing
     }
 
     @Test func tiesInAnyOrderOn1011NeverCostAFileStillOnTheServer() async throws {
-        var library = TestLibrary(movies: 9, series: 0, seasonsPerSeries: 0, episodesPerSeason: 0, mediaSize: 1_000, seed: 16)
+        var library = TestLibrary(
+            movies: 9, series: 0, seasonsPerSeries: 0, episodesPerSeason: 0, mediaSize: 1_000, seed: 16)
         for index in library.items.indices { library.items[index].name = "Same Name" }
         let fixture = try await MirrorFixture(library: library, profile: .v10_11)
         defer { fixture.tearDown() }

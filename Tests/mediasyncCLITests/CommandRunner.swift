@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Runs the built `mediasync` binary, as a user or a cron job would.
@@ -17,7 +17,9 @@ struct CommandRunner {
         let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         var folder = executable.deletingLastPathComponent()
         // On Linux the test runner is `<bin>/mediasyncPackageTests.xctest`; elsewhere it may be nested.
-        while folder.path != "/" && !FileManager.default.isExecutableFile(atPath: folder.appendingPathComponent("mediasync").path) {
+        while folder.path != "/"
+            && !FileManager.default.isExecutableFile(atPath: folder.appendingPathComponent("mediasync").path)
+        {
             folder.deleteLastPathComponent()
         }
         return folder.appendingPathComponent("mediasync")
@@ -74,7 +76,9 @@ struct CommandRunner {
         }
     }
 
-    private static func runBlocking(_ arguments: [String], environment: [String: String], input: String?) throws -> Output {
+    private static func runBlocking(_ arguments: [String], environment: [String: String], input: String?) throws
+        -> Output
+    {
         let (process, out, err) = try start(arguments, environment: environment, input: input)
         return collect(process, out, err)
     }

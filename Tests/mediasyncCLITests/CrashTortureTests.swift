@@ -4,7 +4,7 @@ import MediaSyncTestServer
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The quick variant of `Scripts/torture-kill.sh` (issue 6, suite 1): a `mediasync sync` process is killed with
@@ -97,15 +97,20 @@ import Glibc
         let staging = sandbox.root + "/.mediasync/staging"
         let leftInStaging = (try? FileManager.default.contentsOfDirectory(atPath: staging)) ?? []
         #expect(leftInStaging.isEmpty, "left in staging: \(leftInStaging)")
-        let indexed = try MirrorIndex(path: MirrorRoot(path: sandbox.root).indexPath).entries().map(\.file.path).sorted()
+        let indexed = try MirrorIndex(path: MirrorRoot(path: sandbox.root).indexPath).entries().map(\.file.path)
+            .sorted()
         #expect(indexed == held)
         let verify = try await sandbox.run(["verify"], root: sandbox.root)
         #expect(verify.status == 0, "\(verify.stdout)")
 
         // Bytes fetched again: at most the partial files plus one retry for each file fetched just before the kill.
-        let sizes = Dictionary(uniqueKeysWithValues: try expected.map { path in
-            (path, (try FileManager.default.attributesOfItem(atPath: sandbox.root + "/" + path)[.size] as? Int) ?? 0)
-        })
+        let sizes = Dictionary(
+            uniqueKeysWithValues: try expected.map { path in
+                (
+                    path,
+                    (try FileManager.default.attributesOfItem(atPath: sandbox.root + "/" + path)[.size] as? Int) ?? 0
+                )
+            })
         let fileResponses = sandbox.server.responses.filter { $0.method == "GET" && CrashTortureTests.isFile($0.path) }
         var served: [String: Int] = [:]
         for response in fileResponses { served[response.path, default: 0] += response.bodyBytesSent }
@@ -137,7 +142,8 @@ import Glibc
         try await sandbox.prepare()
         sandbox.server.setThrottle(bytesPerSecond: 500_000)
         // One transfer at a time: media first (higher priority), so two media files are placed before the kill.
-        let live = try LiveProcess(["sync", "--concurrency", "1"], environment: sandbox.environment(root: sandbox.root))
+        let live = try LiveProcess(
+            ["sync", "--concurrency", "1"], environment: sandbox.environment(root: sandbox.root))
         var placed: [String] = []
         for _ in 0..<12_000 {
             placed = live.text.split(separator: "\n").filter { $0.contains(" info downloaded ") && $0.contains(".mkv") }
@@ -171,7 +177,9 @@ import Glibc
 
         init(mediaSize: Int = 1_500_000) throws {
             server = try TestServer(library: TestLibrary(movies: 2, series: 0, mediaSize: mediaSize))
-            folder = FileManager.default.temporaryDirectory.appendingPathComponent("mediasync-torture-\(UUID().uuidString)").path
+            folder =
+                FileManager.default.temporaryDirectory.appendingPathComponent("mediasync-torture-\(UUID().uuidString)")
+                .path
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         }
 
@@ -237,7 +245,9 @@ import Glibc
             var found: [String] = []
             while let relative = enumerator.nextObject() as? String {
                 var isDirectory: ObjCBool = false
-                if FileManager.default.fileExists(atPath: base + "/" + relative, isDirectory: &isDirectory), !isDirectory.boolValue {
+                if FileManager.default.fileExists(atPath: base + "/" + relative, isDirectory: &isDirectory),
+                    !isDirectory.boolValue
+                {
                     found.append("Downloads/" + relative)
                 }
             }

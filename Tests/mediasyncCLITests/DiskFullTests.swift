@@ -5,7 +5,7 @@ import MediaSyncTestSupport
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Disk full, end to end through the CLI (issue 6, suite 5), with a small tmpfs as the root: a plan that does
@@ -19,7 +19,8 @@ import Glibc
 
     @Test(.enabled(if: DiskFullTests.canMount, "skipped: mounting a tmpfs needs root"))
     func aPlanThatDoesNotFitIsRefusedBeforeAnyDownload() async throws {
-        let sandbox = try Sandbox(diskBytes: 112 << 20, library: TestLibrary(movies: 2, series: 0, mediaSize: 2_000_000))
+        let sandbox = try Sandbox(
+            diskBytes: 112 << 20, library: TestLibrary(movies: 2, series: 0, mediaSize: 2_000_000))
         defer { sandbox.tearDown() }
         try await sandbox.signInAndSelectMovies()
         let planned = sandbox.server.library.allMediaSources.reduce(0) { $0 + $1.size }
@@ -29,7 +30,9 @@ import Glibc
         let refused = try await sandbox.run(["sync"])
         #expect(refused.status == 1, "\(refused.stderr)")
         let errors = refused.stderr.split(separator: "\n")
-        #expect(errors.count == 1 && errors.first?.hasPrefix("mediasync: not enough free space") == true, "\(refused.stderr)")
+        #expect(
+            errors.count == 1 && errors.first?.hasPrefix("mediasync: not enough free space") == true,
+            "\(refused.stderr)")
         #expect(sandbox.server.allRequests.allSatisfy { !$0.path.hasSuffix("/Download") })
         #expect(sandbox.downloads().isEmpty)
         #expect(sandbox.staging().isEmpty)
@@ -87,7 +90,8 @@ import Glibc
     @Test(.enabled(if: DiskFullTests.canMount, "skipped: mounting a tmpfs needs root"))
     func aDiskThatAnotherWriterFillsMidRunStopsCleanly() async throws {
         // The plan fits (sizes known, margin included), then another writer takes the free space mid-run.
-        let sandbox = try Sandbox(diskBytes: 112 << 20, library: TestLibrary(movies: 2, series: 0, mediaSize: 2_000_000))
+        let sandbox = try Sandbox(
+            diskBytes: 112 << 20, library: TestLibrary(movies: 2, series: 0, mediaSize: 2_000_000))
         defer { sandbox.tearDown() }
         try await sandbox.signInAndSelectMovies()
         sandbox.server.setThrottle(bytesPerSecond: 1_000_000)
@@ -125,7 +129,9 @@ import Glibc
             guard let disk = SmallTmpfs(bytes: diskBytes) else { throw CocoaError(.fileWriteNoPermission) }
             self.disk = disk
             server = try TestServer(library: library)
-            folder = FileManager.default.temporaryDirectory.appendingPathComponent("mediasync-full-\(UUID().uuidString)").path
+            folder =
+                FileManager.default.temporaryDirectory.appendingPathComponent("mediasync-full-\(UUID().uuidString)")
+                .path
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         }
 
@@ -134,7 +140,8 @@ import Glibc
         }
 
         func signInAndSelectMovies() async throws {
-            let login = try await run(["login", server.baseURL, "--username", "demo", "--password-stdin"], input: "demo\n")
+            let login = try await run(
+                ["login", server.baseURL, "--username", "demo", "--password-stdin"], input: "demo\n")
             #expect(login.status == 0, "\(login.stderr)")
             for movie in server.library.movies {
                 let select = try await run(["select", "movie", movie.id, "--all-versions"])
@@ -153,7 +160,9 @@ import Glibc
             var step = 1 << 20
             while step >= 4096 {
                 var disk = statvfs()
-                guard statvfs(self.disk.path, &disk) == 0, fstat(fd, &info) == 0 else { throw CocoaError(.fileReadUnknown) }
+                guard statvfs(self.disk.path, &disk) == 0, fstat(fd, &info) == 0 else {
+                    throw CocoaError(.fileReadUnknown)
+                }
                 let free = Int(disk.f_bavail) * Int(disk.f_frsize)
                 if free - leaving < step {
                     step /= 2
@@ -171,7 +180,9 @@ import Glibc
             var found: [String] = []
             while let relative = enumerator.nextObject() as? String {
                 var isDirectory: ObjCBool = false
-                if FileManager.default.fileExists(atPath: base + "/" + relative, isDirectory: &isDirectory), !isDirectory.boolValue {
+                if FileManager.default.fileExists(atPath: base + "/" + relative, isDirectory: &isDirectory),
+                    !isDirectory.boolValue
+                {
                     found.append("Downloads/" + relative)
                 }
             }
@@ -197,7 +208,9 @@ import Glibc
             for path in media {
                 let source = server.library.allMediaSources.first { path.hasSuffix("-\($0.id).mkv") }
                 let bytes = FileManager.default.contents(atPath: root + "/" + path).map { [UInt8]($0) }
-                #expect(source != nil && bytes == source.flatMap { server.library.mediaBytes(forMediaSourceId: $0.id) }, "\(path)")
+                #expect(
+                    source != nil && bytes == source.flatMap { server.library.mediaBytes(forMediaSourceId: $0.id) },
+                    "\(path)")
             }
         }
 
@@ -217,4 +230,3 @@ import Glibc
         }
     }
 }
-

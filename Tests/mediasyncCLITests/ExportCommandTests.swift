@@ -5,7 +5,7 @@ import MediaSyncTestSupport
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `mediasync export` end to end through the binary: a podcast mirror synced from the test server, exported to a
@@ -67,12 +67,15 @@ import Glibc
             }.joined()
             for episode in episodes {
                 server.setFile(
-                    "/media/\(episode.guid).mp3", contents: (0..<episode.size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ episode.day) },
+                    "/media/\(episode.guid).mp3",
+                    contents: (0..<episode.size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ episode.day) },
                     contentType: "audio/mpeg")
             }
             server.setFile(
                 "/feed.xml",
-                contents: Array("<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>\(title)</title>\(items)</channel></rss>".utf8),
+                contents: Array(
+                    "<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>\(title)</title>\(items)</channel></rss>"
+                        .utf8),
                 contentType: "application/rss+xml")
             let add = try await run(["podcast", "add", server.baseURL + "/feed.xml", "--all"])
             #expect(add.status == 0, "\(add.stderr)")
@@ -103,7 +106,8 @@ import Glibc
     /// The manifest at a destination.
     static func manifest(_ destination: String) throws -> ExportManifest {
         try JSONDecoder().decode(
-            ExportManifest.self, from: try #require(FileManager.default.contents(atPath: destination + "/" + ExportManifest.fileName)))
+            ExportManifest.self,
+            from: try #require(FileManager.default.contents(atPath: destination + "/" + ExportManifest.fileName)))
     }
 
     /// Regular files under a folder with their sizes, relative paths.
@@ -146,7 +150,9 @@ import Glibc
             let sourceSize = ExportFileSystem.identity(world.root + "/" + source)?.size
             #expect(ExportFileSystem.fact(destination + "/" + path) == .file(size: sourceSize ?? -1), "\(path)")
             if let sourceSize, sourceSize < 1 << 20 {
-                #expect(FileManager.default.contents(atPath: destination + "/" + path) == FileManager.default.contents(atPath: world.root + "/" + source))
+                #expect(
+                    FileManager.default.contents(atPath: destination + "/" + path)
+                        == FileManager.default.contents(atPath: world.root + "/" + source))
             }
         }
         #expect(temporaries(destination).isEmpty)
@@ -164,15 +170,19 @@ import Glibc
         defer { world.tearDown() }
         let destination = world.folder.file("usb")
 
-        let dry = try await world.run(["export", destination, "--layout", "plain", "--only", "podcasts", "--playlists", "--dry-run", "--json"])
+        let dry = try await world.run([
+            "export", destination, "--layout", "plain", "--only", "podcasts", "--playlists", "--dry-run", "--json",
+        ])
         #expect(dry.status == 0, "\(dry.stderr)")
         let plan = try #require(try JSONSerialization.jsonObject(with: Data(dry.stdout.utf8)) as? [String: Any])
         #expect(plan["dryRun"] as? Bool == true)
         let planned = try #require(plan["planned"] as? [[String: Any]])
-        #expect(planned.compactMap { $0["path"] as? String }.sorted() == [
-            "Podcasts/Road Trip/2025-01-01 - Leaving home.mp3", "Podcasts/Road Trip/2025-01-02 - On the road_ day 2.mp3",
-            "Podcasts/Road Trip/2025-01-03 - Arrival.mp3", "Podcasts/Road Trip/Road Trip.m3u8",
-        ])
+        #expect(
+            planned.compactMap { $0["path"] as? String }.sorted() == [
+                "Podcasts/Road Trip/2025-01-01 - Leaving home.mp3",
+                "Podcasts/Road Trip/2025-01-02 - On the road_ day 2.mp3",
+                "Podcasts/Road Trip/2025-01-03 - Arrival.mp3", "Podcasts/Road Trip/Road Trip.m3u8",
+            ])
         #expect(!FileManager.default.fileExists(atPath: destination), "a dry run changes nothing")
 
         let export = try await world.run(["export", destination, "--only", "podcasts", "--playlists"])
@@ -180,9 +190,10 @@ import Glibc
         #expect(export.stdout.contains("Exported 4 files"), "\(export.stdout)")
         try Self.expectComplete(world, destination, count: 4)
         let playlist = try String(contentsOfFile: destination + "/Podcasts/Road Trip/Road Trip.m3u8", encoding: .utf8)
-        #expect(playlist.split(separator: "\n").filter { !$0.hasPrefix("#") } == [
-            "2025-01-01 - Leaving home.mp3", "2025-01-02 - On the road_ day 2.mp3", "2025-01-03 - Arrival.mp3",
-        ])
+        #expect(
+            playlist.split(separator: "\n").filter { !$0.hasPrefix("#") } == [
+                "2025-01-01 - Leaving home.mp3", "2025-01-02 - On the road_ day 2.mp3", "2025-01-03 - Arrival.mp3",
+            ])
 
         let again = try await world.run(["export", destination, "--only", "podcasts", "--playlists", "--json"])
         #expect(again.status == 0, "\(again.stderr)")
@@ -201,7 +212,8 @@ import Glibc
         try world.makeSparse(guid: "big", size: 768 << 20)
         let destination = world.folder.file("copy")
 
-        let (process, out, err) = try CommandRunner.start(["export", destination, "--copy"], environment: world.environment)
+        let (process, out, err) = try CommandRunner.start(
+            ["export", destination, "--copy"], environment: world.environment)
         // Mid-copy: the process holds an unnamed (O_TMPFILE) or temporary file in the destination with bytes in it.
         var killed = false
         for _ in 0..<20_000 where process.isRunning {
@@ -214,7 +226,8 @@ import Glibc
         }
         let first = try await CommandRunner.wait(process, out, err)
         try #require(killed, "the export ended before the kill moment (status \(first.status)): \(first.stderr)")
-        #expect(first.status == SIGKILL || first.status == 128 + SIGKILL || process.terminationReason == .uncaughtSignal)
+        #expect(
+            first.status == SIGKILL || first.status == 128 + SIGKILL || process.terminationReason == .uncaughtSignal)
 
         // What the killed run left at final names is whole: every file there has its source's size.
         let left = Self.files(destination).filter { !($0.key.split(separator: "/").last ?? "").hasPrefix(".") }
@@ -248,8 +261,10 @@ import Glibc
         let refused = try await world.run(["export", disk.path])
         #expect(refused.status == 1, "\(refused.stderr)")
         let lines = refused.stderr.split(separator: "\n")
-        #expect(lines.count == 1 && lines.first?.hasPrefix("mediasync: ") == true && lines.first?.contains("Read-only file system") == true,
-                "\(refused.stderr)")
+        #expect(
+            lines.count == 1 && lines.first?.hasPrefix("mediasync: ") == true
+                && lines.first?.contains("Read-only file system") == true,
+            "\(refused.stderr)")
         #expect(Self.files(disk.path).isEmpty)
 
         #expect(Self.shell("/bin/mount", ["-o", "remount,rw", disk.path]))
@@ -272,7 +287,9 @@ import Glibc
         #expect(errors.count == 1 && errors.first?.contains("disk full") == true, "\(full.stderr)")
         #expect(!full.stderr.contains("failed:"), "\(full.stderr)")
         // Whatever is at a final name is a whole episode; no temporary file is left.
-        let placed = Self.files(disk.path).filter { $0.key.hasPrefix("Podcasts/") && !($0.key.split(separator: "/").last ?? "").hasPrefix(".") }
+        let placed = Self.files(disk.path).filter {
+            $0.key.hasPrefix("Podcasts/") && !($0.key.split(separator: "/").last ?? "").hasPrefix(".")
+        }
         #expect(!placed.isEmpty && placed.count < 6, "\(placed)")
         #expect(placed.values.allSatisfy { $0 == 400_000 }, "\(placed)")
         #expect(Self.temporaries(disk.path).isEmpty, "\(Self.temporaries(disk.path))")
@@ -282,7 +299,9 @@ import Glibc
         #expect(done.status == 0, "\(done.stderr)")
         try Self.expectComplete(world, disk.path, count: 6)
         let result = try #require(try JSONSerialization.jsonObject(with: Data(done.stdout.utf8)) as? [String: Any])
-        #expect((result["exported"] as? [String]).map { Set($0).isDisjoint(with: placed.keys) } == true, "placed files copied again")
+        #expect(
+            (result["exported"] as? [String]).map { Set($0).isDisjoint(with: placed.keys) } == true,
+            "placed files copied again")
     }
 
     static let hostileEpisodes = [
@@ -295,23 +314,28 @@ import Glibc
     ]
 
     /// Exports the hostile names and a sparse 4 GiB file, and checks the FAT32 rules.
-    static func exportHostileNames(_ world: World, to destination: String, arguments: [String], fileSystem: String?) async throws {
+    static func exportHostileNames(_ world: World, to destination: String, arguments: [String], fileSystem: String?)
+        async throws
+    {
         let export = try await world.run(["export", destination, "--json"] + arguments)
         #expect(export.status == 3, "\(export.stderr)")
         let result = try #require(try JSONSerialization.jsonObject(with: Data(export.stdout.utf8)) as? [String: Any])
         if let fileSystem { #expect(result["fileSystem"] as? String == fileSystem) }
         let skipped = try #require(result["skipped"] as? [[String: Any]])
-        #expect(skipped.count == 1 && (skipped.first?["reason"] as? String)?.contains("too large for FAT32") == true, "\(skipped)")
+        #expect(
+            skipped.count == 1 && (skipped.first?["reason"] as? String)?.contains("too large for FAT32") == true,
+            "\(skipped)")
         #expect(skipped.first?["path"] as? String == "Podcasts/AUX_/2025-01-06 - Too big.mp3")
         #expect((result["failed"] as? [Any])?.isEmpty == true, "\(result["failed"] ?? "")")
 
         let names = Set(files(destination + "/Podcasts/AUX_").keys)
         let truncated = "2025-01-03 - " + String(repeating: "東", count: 79) + ".mp3"
         #expect(truncated.utf8.count <= 255)
-        #expect(names == [
-            "2025-01-01 - What_ _quoted_ a_b_ x _ y.mp3", "2025-01-02 - Trailing dots.mp3", truncated,
-            "2025-01-04 - Same.mp3", "2025-01-04 - SAME\(ExportNaming.disambiguator("v5")).mp3",
-        ], "\(names)")
+        #expect(
+            names == [
+                "2025-01-01 - What_ _quoted_ a_b_ x _ y.mp3", "2025-01-02 - Trailing dots.mp3", truncated,
+                "2025-01-04 - Same.mp3", "2025-01-04 - SAME\(ExportNaming.disambiguator("v5")).mp3",
+            ], "\(names)")
         try expectComplete(world, destination, count: 5)
 
         // The second export is a no-op (the big file is still reported, never half-copied).
@@ -326,10 +350,14 @@ import Glibc
         let world = try await World(title: "AUX", episodes: Self.hostileEpisodes)
         defer { world.tearDown() }
         try world.makeSparse(guid: "v6", size: 4 << 30)
-        try await Self.exportHostileNames(world, to: world.folder.file("stick"), arguments: ["--fat32"], fileSystem: nil)
+        try await Self.exportHostileNames(
+            world, to: world.folder.file("stick"), arguments: ["--fat32"], fileSystem: nil)
     }
 
-    @Test(.enabled(if: ExportCommandTests.canMountVfat, "skipped: a FAT32 image needs root, mkfs.vfat (dosfstools), a loop device and a kernel with vfat"))
+    @Test(
+        .enabled(
+            if: ExportCommandTests.canMountVfat,
+            "skipped: a FAT32 image needs root, mkfs.vfat (dosfstools), a loop device and a kernel with vfat"))
     func onARealFAT32ImageNamesAreSafeAndFilesOver4GiBAreSkipped() async throws {
         let world = try await World(title: "AUX", episodes: Self.hostileEpisodes)
         defer { world.tearDown() }

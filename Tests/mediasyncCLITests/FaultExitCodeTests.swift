@@ -3,7 +3,7 @@ import MediaSyncTestServer
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The fault matrix's cells where the exit code is what a scheduler acts on: `mediasync sync --delete` as a
@@ -72,9 +72,11 @@ import Glibc
         case "reset after K bytes": server.inject(.resetAfter(bytes: 100_000), path: path)
         case "404": server.inject(.status(404), path: path)
         case "401 in the middle of a run": server.inject(.status(401), path: path)
-        case "redirect loop": server.inject(.redirect(location: server.baseURL + path, status: 302), path: path, count: 100)
+        case "redirect loop":
+            server.inject(.redirect(location: server.baseURL + path, status: 302), path: path, count: 100)
         default:
-            server.inject(.body(status: 200, contentType: "text/html", bytes: Array("<html>Proxy error</html>".utf8)), path: path)
+            server.inject(
+                .body(status: 200, contentType: "text/html", bytes: Array("<html>Proxy error</html>".utf8)), path: path)
         }
         let faulty = try await sandbox.run(["sync", "--delete", "--attempts", "2"])
         #expect(faulty.status == cell.exitCode, "\(cell): \(faulty.stderr)")
@@ -94,7 +96,9 @@ import Glibc
         #expect(next.status == 0, "\(cell): the next run: \(next.stderr)")
         let verify = try await sandbox.run(["verify"])
         #expect(verify.status == 0, "\(verify.stdout) \(verify.stderr)")
-        FaultExitCodeTests.record(["cli", cell.fault, cell.moment, "exit \(faulty.status)", "exit \(cell.exitCode)", "exit \(next.status)"])
+        FaultExitCodeTests.record([
+            "cli", cell.fault, cell.moment, "exit \(faulty.status)", "exit \(cell.exitCode)", "exit \(next.status)",
+        ])
     }
 
     private func publish(_ server: TestServer, episodes: [Int]) {
@@ -106,7 +110,8 @@ import Glibc
             """
         }.joined(separator: "\n")
         let feed = "<rss version=\"2.0\"><channel><title>Fault Radio</title>\(items)</channel></rss>"
-        server.setFile("/pod/feed.xml", contents: Array(feed.utf8), contentType: "application/rss+xml", etag: "v\(episodes.count)")
+        server.setFile(
+            "/pod/feed.xml", contents: Array(feed.utf8), contentType: "application/rss+xml", etag: "v\(episodes.count)")
     }
 
     static func record(_ fields: [String]) {

@@ -3,7 +3,7 @@ import MediaSyncTestServer
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 @Suite struct GetCommandTests {
@@ -12,7 +12,8 @@ import Glibc
     }
 
     private func temporaryFolder() throws -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("mediasync-cli-\(UUID().uuidString)").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("mediasync-cli-\(UUID().uuidString)")
+            .path
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         return path
     }
@@ -32,10 +33,13 @@ import Glibc
         server.setFile("/Items/abc/Download", contents: bytes(90_000, seed: 2))
         let list = "# comment\n\(server.baseURL)/a.mp3\n\(server.baseURL)/Items/abc/Download\tmovies/abc/abc.mkv\n"
         try list.write(toFile: folder + "/list.txt", atomically: true, encoding: .utf8)
-        let output = try await CommandRunner.run(["get", "--input-file", folder + "/list.txt", "--output-dir", folder + "/out"])
+        let output = try await CommandRunner.run([
+            "get", "--input-file", folder + "/list.txt", "--output-dir", folder + "/out",
+        ])
         #expect(output.status == 0, "\(output.stderr)")
         #expect(FileManager.default.contents(atPath: folder + "/out/a.mp3") == Data(bytes(70_000, seed: 1)))
-        #expect(FileManager.default.contents(atPath: folder + "/out/movies/abc/abc.mkv") == Data(bytes(90_000, seed: 2)))
+        #expect(
+            FileManager.default.contents(atPath: folder + "/out/movies/abc/abc.mkv") == Data(bytes(90_000, seed: 2)))
         #expect(output.stderr.contains("2 downloaded"))
     }
 
@@ -60,7 +64,9 @@ import Glibc
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try "http://127.0.0.1:9/x\t\(path)\n".write(toFile: folder + "/list.txt", atomically: true, encoding: .utf8)
-        let output = try await CommandRunner.run(["get", "--input-file", folder + "/list.txt", "--output-dir", folder + "/out"])
+        let output = try await CommandRunner.run([
+            "get", "--input-file", folder + "/list.txt", "--output-dir", folder + "/out",
+        ])
         #expect(output.status == 64)
         #expect(output.stderr.contains("not a safe relative path"))
         #expect(!FileManager.default.fileExists(atPath: folder + "/out"))
@@ -78,7 +84,9 @@ import Glibc
         server.inject(.stall(afterBytes: 3 << 20, seconds: 300), path: "/movie.mkv")
         // The client's stall window is longer than the stall: it never gives up and resumes by itself before the kill,
         // however long a loaded machine takes to see the partial file.
-        let arguments = ["get", "--quiet", "--stall-timeout", "600", "--output-dir", folder, server.baseURL + "/movie.mkv"]
+        let arguments = [
+            "get", "--quiet", "--stall-timeout", "600", "--output-dir", folder, server.baseURL + "/movie.mkv",
+        ]
         let (process, _, _) = try CommandRunner.start(arguments)
         let staging = folder + "/.mediasync-staging"
         // Wait until a resumable partial file (past the 1 MiB record threshold) is in staging, then kill -9.
@@ -90,9 +98,11 @@ import Glibc
                 for _ in 0..<12_000 where partial < 2 << 20 {
                     usleep(10_000)
                     let names = (try? FileManager.default.contentsOfDirectory(atPath: staging)) ?? []
-                    partial = names.filter { $0.hasSuffix(".part") }.compactMap {
-                        (try? FileManager.default.attributesOfItem(atPath: staging + "/" + $0)[.size] as? Int) ?? nil
-                    }.first ?? 0
+                    partial =
+                        names.filter { $0.hasSuffix(".part") }.compactMap {
+                            (try? FileManager.default.attributesOfItem(atPath: staging + "/" + $0)[.size] as? Int)
+                                ?? nil
+                        }.first ?? 0
                 }
                 continuation.resume(returning: partial)
             }
@@ -125,7 +135,8 @@ import Glibc
         // The files under Scripts/schedule/ hold the same templates.
         let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
-        let service = try String(contentsOf: package.appendingPathComponent("Scripts/schedule/mediasync.service"), encoding: .utf8)
+        let service = try String(
+            contentsOf: package.appendingPathComponent("Scripts/schedule/mediasync.service"), encoding: .utf8)
         let body = service.split(separator: "\n").filter { !$0.hasPrefix("#") }
         let printed = systemd.stdout.replacingOccurrences(of: "/srv/offline", with: "@ROOT@")
             .replacingOccurrences(of: CommandRunner.binary.resolvingSymlinksInPath().path, with: "@BINARY@")

@@ -4,7 +4,7 @@ import MediaSyncTestServer
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The Jellyfin commands as a user runs them: login, browse, select, sync, each a separate process.
@@ -18,7 +18,8 @@ import Glibc
 
         init() throws {
             server = try TestServer(library: TestLibrary(movies: 2, series: 1, mediaSize: 30_000))
-            folder = FileManager.default.temporaryDirectory.appendingPathComponent("mediasync-cli-\(UUID().uuidString)").path
+            folder =
+                FileManager.default.temporaryDirectory.appendingPathComponent("mediasync-cli-\(UUID().uuidString)").path
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         }
 
@@ -48,7 +49,9 @@ import Glibc
         let attributes = try FileManager.default.attributesOfItem(atPath: credentials)
         #expect((attributes[.posixPermissions] as? Int) == 0o600)
         let token = sandbox.server.library.accessToken
-        #expect(String(decoding: FileManager.default.contents(atPath: credentials) ?? Data(), as: UTF8.self).contains(token))
+        #expect(
+            String(decoding: FileManager.default.contents(atPath: credentials) ?? Data(), as: UTF8.self).contains(token)
+        )
         #expect(!output.stdout.contains(token) && !output.stderr.contains(token))
         // The password went in the body, never in a URL or header; no request carried the token in its URL.
         #expect(sandbox.server.allRequests.allSatisfy { !$0.query.values.contains(token) && !$0.path.contains(token) })
@@ -57,7 +60,8 @@ import Glibc
     @Test func aWrongPasswordIsOneClearLineAndNoCredentials() async throws {
         let sandbox = try Sandbox()
         defer { sandbox.tearDown() }
-        let output = try await sandbox.run(["login", sandbox.server.baseURL, "--username", "demo", "--password-stdin"], input: "nope\n")
+        let output = try await sandbox.run(
+            ["login", sandbox.server.baseURL, "--username", "demo", "--password-stdin"], input: "nope\n")
         #expect(output.status == 1)
         let lines = output.stderr.split(separator: "\n")
         #expect(lines.count == 1)
@@ -69,7 +73,8 @@ import Glibc
         let sandbox = try Sandbox()
         defer { sandbox.tearDown() }
         let output = try await sandbox.run(
-            ["login", sandbox.server.baseURL, "--username", "demo"], extra: ["MEDIASYNC_API_KEY": sandbox.server.library.apiKey])
+            ["login", sandbox.server.baseURL, "--username", "demo"],
+            extra: ["MEDIASYNC_API_KEY": sandbox.server.library.apiKey])
         #expect(output.status == 0, "\(output.stderr)")
         let browse = try await sandbox.run(["browse", "--type", "movie", "--json"])
         #expect(browse.status == 0, "\(browse.stderr)")
@@ -121,7 +126,8 @@ import Glibc
         #expect(lines.contains { $0.contains(" info written Downloads/\(movie.id)/metadata.json") })
         for source in movie.mediaSources {
             let path = sandbox.folder + "/mirror/Downloads/\(movie.id)/\(movie.id)-\(source.id).mkv"
-            let same = FileManager.default.contents(atPath: path).map { [UInt8]($0) }
+            let same =
+                FileManager.default.contents(atPath: path).map { [UInt8]($0) }
                 == sandbox.server.library.mediaBytes(forMediaSourceId: source.id)
             #expect(same, "\(path)")
         }
@@ -130,7 +136,9 @@ import Glibc
         #expect(second.stdout.contains("Up to date"))
 
         let url = try await sandbox.run(["url", movie.id, "--version", movie.mediaSources[1].id])
-        #expect(url.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "\(sandbox.server.baseURL)/Items/\(movie.mediaSources[1].id)/Download")
+        #expect(
+            url.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+                == "\(sandbox.server.baseURL)/Items/\(movie.mediaSources[1].id)/Download")
     }
 
     @Test func aSecondSyncOnTheSameRootExitsAtOnce() async throws {
@@ -184,7 +192,8 @@ import Glibc
         let events = try sync.stderr.split(separator: "\n").map {
             try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: String]
         }
-        #expect(events.contains { $0?["message"]?.hasPrefix("downloaded Downloads/") == true && $0?["bytes"] == "3000" })
+        #expect(
+            events.contains { $0?["message"]?.hasPrefix("downloaded Downloads/") == true && $0?["bytes"] == "3000" })
         #expect(events.allSatisfy { $0?["time"] != nil && $0?["level"] != nil })
         #expect(sandbox.server.requests(to: "/t1.mp3").count == 1)
         #expect(sandbox.server.requests(to: "/t1.mp3").first?.headers["authorization"] == nil)

@@ -47,8 +47,10 @@ import Testing
         #expect(refused.stderr.contains("needs credentials"), "\(refused.stderr)")
 
         let add = try await sandbox.run(
-            ["podcast", "add", sandbox.server.baseURL + "/private/a.xml", "--all", "--username", "member",
-             "--password-stdin"], input: Self.password + "\n")
+            [
+                "podcast", "add", sandbox.server.baseURL + "/private/a.xml", "--all", "--username", "member",
+                "--password-stdin",
+            ], input: Self.password + "\n")
         outputs.append(add)
         #expect(add.status == 0, "\(add.stderr)")
         let withUserInfo = sandbox.server.baseURL.replacingOccurrences(of: "://", with: "://other:\(Self.password)@")
@@ -56,7 +58,9 @@ import Testing
         outputs.append(addURL)
         #expect(addURL.status == 0, "\(addURL.stderr)")
 
-        for arguments in [["sync"], ["podcast", "list", "--json"], ["podcast", "export"], ["sync", "--dry-run", "--json"]] {
+        for arguments in [
+            ["sync"], ["podcast", "list", "--json"], ["podcast", "export"], ["sync", "--dry-run", "--json"],
+        ] {
             let output = try await sandbox.run(arguments)
             #expect(output.status == 0, "\(arguments): \(output.stderr)")
             outputs.append(output)
@@ -75,10 +79,12 @@ import Testing
             sandbox.folder + "/" + $0
         }
         let holders = everything.filter { path in
-            path != store && (FileManager.default.contents(atPath: path) ?? Data()).range(of: Data(Self.password.utf8)) != nil
+            path != store
+                && (FileManager.default.contents(atPath: path) ?? Data()).range(of: Data(Self.password.utf8)) != nil
         }
         #expect(holders.isEmpty, "\(holders)")
-        let downloads = (try? FileManager.default.subpathsOfDirectory(atPath: sandbox.folder + "/mirror/Downloads")) ?? []
+        let downloads =
+            (try? FileManager.default.subpathsOfDirectory(atPath: sandbox.folder + "/mirror/Downloads")) ?? []
         #expect(downloads.filter { $0.hasSuffix("bonus-1.mp3") }.count == 2, "\(downloads)")
     }
 

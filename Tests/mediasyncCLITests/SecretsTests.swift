@@ -3,7 +3,7 @@ import MediaSyncTestServer
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The access token, the API key and the password never leave the credentials file (issue 6, suite 7): not in a
@@ -43,7 +43,9 @@ import Glibc
             library.apiKey = SecretsTests.apiKey
             library.password = SecretsTests.password
             server = try TestServer(library: library)
-            folder = FileManager.default.temporaryDirectory.appendingPathComponent("mediasync-secrets-\(UUID().uuidString)").path
+            folder =
+                FileManager.default.temporaryDirectory.appendingPathComponent("mediasync-secrets-\(UUID().uuidString)")
+                .path
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         }
 
@@ -77,16 +79,20 @@ import Glibc
         let base = sandbox.server.baseURL
 
         // Sign in with the password (stdin), then with the API key (environment), then with the password again.
-        let login = try await sandbox.run(["login", base, "--username", "demo", "--password-stdin"], input: Self.password + "\n")
+        let login = try await sandbox.run(
+            ["login", base, "--username", "demo", "--password-stdin"], input: Self.password + "\n")
         transcript.add("login --password-stdin", login)
         #expect(login.status == 0, "\(login.stderr)")
-        let keyLogin = try await sandbox.run(["login", base, "--username", "demo"], extra: ["MEDIASYNC_API_KEY": Self.apiKey])
+        let keyLogin = try await sandbox.run(
+            ["login", base, "--username", "demo"], extra: ["MEDIASYNC_API_KEY": Self.apiKey])
         transcript.add("login with MEDIASYNC_API_KEY", keyLogin)
         #expect(keyLogin.status == 0, "\(keyLogin.stderr)")
-        let wrong = try await sandbox.run(["login", base, "--username", "demo", "--password-stdin"], input: Self.password + "x\n")
+        let wrong = try await sandbox.run(
+            ["login", base, "--username", "demo", "--password-stdin"], input: Self.password + "x\n")
         transcript.add("login with a wrong password", wrong)
         #expect(wrong.status != 0)
-        let relogin = try await sandbox.run(["login", base, "--username", "demo", "--password-stdin"], input: Self.password + "\n")
+        let relogin = try await sandbox.run(
+            ["login", base, "--username", "demo", "--password-stdin"], input: Self.password + "\n")
         transcript.add("login again", relogin)
         #expect(relogin.status == 0, "\(relogin.stderr)")
 
@@ -108,8 +114,10 @@ import Glibc
             transcript.add("select series", series)
             #expect(series.status == 0, "\(series.stderr)")
         }
-        let roots = ["mirror", "mirror-text", "mirror-json", "mirror-jsonlog", "mirror-faults", "mirror-faults-json",
-            "mirror-faults-log", "mirror-revoked"]
+        let roots = [
+            "mirror", "mirror-text", "mirror-json", "mirror-jsonlog", "mirror-faults", "mirror-faults-json",
+            "mirror-faults-log", "mirror-revoked",
+        ]
         for root in roots { try await selectAll(root: sandbox.folder + "/" + root) }
         for arguments in [
             ["selections", "--json"], ["url", movies[0].id], ["url", movies[0].id, "--image", "Primary"],
@@ -141,7 +149,9 @@ import Glibc
         transcript.add("sync --json", json)
         #expect(json.status == 0, "\(json.stderr)")
         #expect((try? JSONSerialization.jsonObject(with: Data(json.stdout.utf8))) != nil)
-        let jsonLog = try await sandbox.run(["sync", "--log-format", "json", "--root", sandbox.folder + "/mirror-jsonlog"])
+        let jsonLog = try await sandbox.run([
+            "sync", "--log-format", "json", "--root", sandbox.folder + "/mirror-jsonlog",
+        ])
         transcript.add("sync --log-format json", jsonLog)
         #expect(jsonLog.status == 0, "\(jsonLog.stderr)")
         #expect(jsonLog.stderr.contains("\"level\""))
@@ -153,10 +163,15 @@ import Glibc
         sandbox.server.inject(.status(401), path: "/Items/\(sources[1].id)/Download", count: 50)
         // (The token this client sent; an API key the server merely knows is not the client's to hide.)
         let echo = Array("invalid token \(Self.token) in MediaBrowser Token=\"\(Self.token)\"".utf8)
-        sandbox.server.inject(.body(status: 500, contentType: "text/plain", bytes: echo), path: "/Items/\(sources[2].id)/Download", count: 50)
+        sandbox.server.inject(
+            .body(status: 500, contentType: "text/plain", bytes: echo), path: "/Items/\(sources[2].id)/Download",
+            count: 50)
         for (label, arguments) in [
             ("sync with failures", ["sync", "--attempts", "2", "--root", sandbox.folder + "/mirror-faults"]),
-            ("sync --json with failures", ["sync", "--json", "--attempts", "2", "--root", sandbox.folder + "/mirror-faults-json"]),
+            (
+                "sync --json with failures",
+                ["sync", "--json", "--attempts", "2", "--root", sandbox.folder + "/mirror-faults-json"]
+            ),
             (
                 "sync --log-format json with failures",
                 ["sync", "--log-format", "json", "--attempts", "2", "--root", sandbox.folder + "/mirror-faults-log"]
@@ -170,7 +185,9 @@ import Glibc
         sandbox.server.clearFaults()
         // (400: not retried, so the listing fails at once.)
         sandbox.server.inject(
-            .body(status: 400, contentType: "application/json", bytes: Array("{\"Message\":\"bad token \(Self.token)\"}".utf8)),
+            .body(
+                status: 400, contentType: "application/json",
+                bytes: Array("{\"Message\":\"bad token \(Self.token)\"}".utf8)),
             path: "/Items", count: 50)
         let listing = try await sandbox.run(["browse", "--type", "movie", "--json"])
         transcript.add("browse with an echoing 500", listing)
@@ -199,7 +216,8 @@ import Glibc
         for file in Self.files(under: sandbox.folder) {
             let bytes = FileManager.default.contents(atPath: file) ?? Data()
             scanned += 1
-            let found = Self.leak(in: String(decoding: bytes, as: UTF8.self))
+            let found =
+                Self.leak(in: String(decoding: bytes, as: UTF8.self))
                 ?? Self.leak(in: String(decoding: bytes, as: Unicode.ASCII.self))
             if file == credentials {
                 #expect(found == String(Self.token), "the credentials file holds the last sign-in's token")

@@ -4,7 +4,7 @@ import MediaSyncTestServer
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `mediasync sync` as cron or systemd runs it: one exit code per failure class (README, "Exit codes"),
@@ -24,8 +24,11 @@ import Glibc
         let movie = sandbox.server.library.movies[0]
         let stalled = "/Items/\(movie.mediaSources[0].id)/Download"
         sandbox.server.inject(.stall(afterBytes: 1_000, seconds: 120), path: stalled)
-        let (first, firstOut, firstErr) = try CommandRunner.start(["sync", "--quiet"], environment: sandbox.environment)
-        for _ in 0..<3000 where sandbox.server.requests(to: stalled).isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+        let (first, firstOut, firstErr) = try CommandRunner.start(
+            ["sync", "--quiet"], environment: sandbox.environment)
+        for _ in 0..<3000 where sandbox.server.requests(to: stalled).isEmpty {
+            try await Task.sleep(for: .milliseconds(10))
+        }
         #expect(!sandbox.server.requests(to: stalled).isEmpty)
 
         let second = try await sandbox.run(["sync"])
@@ -70,7 +73,8 @@ import Glibc
         let lines = offline.stderr.split(separator: "\n")
         #expect(lines.count == 1, "\(offline.stderr)")
         #expect(lines.first?.contains("Jellyfin") == true && lines.first?.contains("127.0.0.1") == true)
-        #expect(try FileManager.default.subpathsOfDirectory(atPath: sandbox.folder + "/mirror/Downloads").sorted() == tree)
+        #expect(
+            try FileManager.default.subpathsOfDirectory(atPath: sandbox.folder + "/mirror/Downloads").sorted() == tree)
     }
 
     /// Jellyfin answers 401 for a library the user may no longer access as for a revoked token: `/Users/Me` tells
@@ -94,7 +98,8 @@ import Glibc
             #expect(run.stderr.contains("not accessible"), "\(run.stderr)")
             #expect(run.stderr.contains("not permitted to access Library Movies"), "\(run.stderr)")
         }
-        #expect(try FileManager.default.subpathsOfDirectory(atPath: sandbox.folder + "/mirror/Downloads").sorted() == tree)
+        #expect(
+            try FileManager.default.subpathsOfDirectory(atPath: sandbox.folder + "/mirror/Downloads").sorted() == tree)
     }
 
     @Test func aRootThatIsAFileIsFatal() async throws {

@@ -4,7 +4,10 @@ import Testing
 
 /// The CLI refuses a self-signed HTTPS server by default with one clear line, and reaches it with `--ca-file` or
 /// `--insecure` (issue 6, suite 7). The server is `openssl s_server` with a certificate made at test time.
-@Suite(.enabled(if: TLSTestServer.isAvailable, "openssl is not installed (Scripts/install-deps.sh installs it): TLS tests skipped"))
+@Suite(
+    .enabled(
+        if: TLSTestServer.isAvailable,
+        "openssl is not installed (Scripts/install-deps.sh installs it): TLS tests skipped"))
 struct TLSCommandTests {
     static let body = (0..<40_000).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) }
 
@@ -40,7 +43,8 @@ struct TLSCommandTests {
         defer { config.remove() }
         let environment = ["MEDIASYNC_CONFIG_DIR": config.path, "MEDIASYNC_API_KEY": ""]
         let refused = try await CommandRunner.run(
-            ["login", server.baseURL, "--username", "demo", "--password-stdin"], environment: environment, input: "pw\n")
+            ["login", server.baseURL, "--username", "demo", "--password-stdin"], environment: environment, input: "pw\n"
+        )
         #expect(refused.status == 1)
         let lines = refused.stderr.split(separator: "\n")
         #expect(lines.count == 1, "\(refused.stderr)")

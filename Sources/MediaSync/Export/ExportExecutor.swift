@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Progress of an export run.
@@ -58,7 +58,8 @@ final class ExportExecutor {
     func run(
         _ plan: ExportPlan, progress: (@Sendable (ExportProgress) -> Void)?, events: (@Sendable (ExportEvent) -> Void)?
     ) -> ExportResult {
-        var state = ExportProgress(filesDone: 0, filesTotal: plan.steps.count, bytesDone: 0, bytesTotal: plan.bytesToWrite)
+        var state = ExportProgress(
+            filesDone: 0, filesTotal: plan.steps.count, bytesDone: 0, bytesTotal: plan.bytesToWrite)
         progress?(state)
         do throws(ExportFileSystem.Failure) {
             try openJournal()
@@ -77,7 +78,7 @@ final class ExportExecutor {
                     case .delete(let path, let reason):
                         try delete(path, reason: reason, events: events)
                     }
-                } catch where !error.stopsTheRun {
+                } catch  where !error.stopsTheRun {
                     result.failed.append(ExportIssue(path: step.path, reason: error.message))
                     events?(ExportEvent(action: "failed", path: step.path, detail: error.message))
                 }
@@ -86,7 +87,8 @@ final class ExportExecutor {
             }
         } catch {
             let remaining = plan.steps.count - state.filesDone
-            result.stopped = error.isDiskFull
+            result.stopped =
+                error.isDiskFull
                 ? "disk full: \(error.message); \(remaining) of \(plan.steps.count) changes not made; free some space and run it again"
                 : "\(error.message); \(remaining) of \(plan.steps.count) changes not made; the next export goes on from here"
             result.stoppedByFullDisk = error.isDiskFull
@@ -108,10 +110,12 @@ final class ExportExecutor {
             knownFolders.insert(folder)
         }
         let entry = ExportManifest.Entry(
-            key: target.key, source: target.sourcePath, identity: target.identity, size: target.size, scope: target.scope)
+            key: target.key, source: target.sourcePath, identity: target.identity, size: target.size,
+            scope: target.scope)
         if !replacing, case .file(let file) = target.content, unnamedFiles[folder] != false {
             guard let source = root.absolute(file.path) else {
-                throw ExportFileSystem.Failure(number: EINVAL, what: "refusing the mirror path \(file.path)", atDestination: false)
+                throw ExportFileSystem.Failure(
+                    number: EINVAL, what: "refusing the mirror path \(file.path)", atDestination: false)
             }
             guard ExportFileSystem.fact(final) == .missing else {
                 skipUsersFile(target, events: events)
@@ -131,7 +135,7 @@ final class ExportExecutor {
                     return
                 }
                 unnamedFiles[folder] = false
-            } catch where error.number == EEXIST {
+            } catch  where error.number == EEXIST {
                 if journaled { try append(ExportManifest.JournalLine(op: "del", path: target.path)) }
                 skipUsersFile(target, events: events)
                 return
@@ -144,9 +148,11 @@ final class ExportExecutor {
         switch target.content {
         case .file(let file):
             guard let source = root.absolute(file.path) else {
-                throw ExportFileSystem.Failure(number: EINVAL, what: "refusing the mirror path \(file.path)", atDestination: false)
+                throw ExportFileSystem.Failure(
+                    number: EINVAL, what: "refusing the mirror path \(file.path)", atDestination: false)
             }
-            method = try ExportFileSystem.place(source: source, temporary: temporary, allowLink: allowLinks, progress: progress)
+            method = try ExportFileSystem.place(
+                source: source, temporary: temporary, allowLink: allowLinks, progress: progress)
         case .generated(let bytes):
             try ExportFileSystem.write(bytes, to: temporary)
             method = .write
@@ -174,7 +180,8 @@ final class ExportExecutor {
     }
 
     private func placedFile(
-        _ target: ExportTarget, entry: ExportManifest.Entry, method: ExportFileSystem.Method, final: String, folder: String,
+        _ target: ExportTarget, entry: ExportManifest.Entry, method: ExportFileSystem.Method, final: String,
+        folder: String,
         events: (@Sendable (ExportEvent) -> Void)?
     ) {
         manifest.files[target.path] = entry
@@ -187,16 +194,20 @@ final class ExportExecutor {
     }
 
     private func skipUsersFile(_ target: ExportTarget, events: (@Sendable (ExportEvent) -> Void)?) {
-        let issue = ExportIssue(path: target.path, reason: "a file the export did not write is at this name; left untouched")
+        let issue = ExportIssue(
+            path: target.path, reason: "a file the export did not write is at this name; left untouched")
         result.skipped.append(issue)
         events?(ExportEvent(action: "skipped", path: target.path, detail: issue.reason))
     }
 
-    private func move(from: String, to target: ExportTarget, events: (@Sendable (ExportEvent) -> Void)?) throws(ExportFileSystem.Failure) {
+    private func move(from: String, to target: ExportTarget, events: (@Sendable (ExportEvent) -> Void)?)
+        throws(ExportFileSystem.Failure)
+    {
         guard let entry = manifest.files[from], ExportFileSystem.fact(absolute(from)) == .file(size: entry.size),
             ExportFileSystem.fact(absolute(target.path)) == .missing
         else {
-            let issue = ExportIssue(path: target.path, reason: "not moved from \(from): one of the two changed meanwhile")
+            let issue = ExportIssue(
+                path: target.path, reason: "not moved from \(from): one of the two changed meanwhile")
             result.skipped.append(issue)
             events?(ExportEvent(action: "skipped", path: target.path, detail: issue.reason))
             return
@@ -217,12 +228,16 @@ final class ExportExecutor {
         events?(ExportEvent(action: "moved", path: target.path, detail: "from \(from)"))
     }
 
-    private func delete(_ path: String, reason: String, events: (@Sendable (ExportEvent) -> Void)?) throws(ExportFileSystem.Failure) {
+    private func delete(_ path: String, reason: String, events: (@Sendable (ExportEvent) -> Void)?)
+        throws(ExportFileSystem.Failure)
+    {
         guard let entry = manifest.files[path], ExportFileSystem.fact(absolute(path)) == .file(size: entry.size) else {
             manifest.files[path] = nil
             return
         }
-        guard unlink(absolute(path)) == 0 else { throw ExportFileSystem.Failure(number: errno, what: "cannot delete \(path)") }
+        guard unlink(absolute(path)) == 0 else {
+            throw ExportFileSystem.Failure(number: errno, what: "cannot delete \(path)")
+        }
         manifest.files[path] = nil
         try append(ExportManifest.JournalLine(op: "del", path: path))
         foldersToPrune.insert((absolute(path) as NSString).deletingLastPathComponent)
@@ -253,7 +268,9 @@ final class ExportExecutor {
     private func openJournal() throws(ExportFileSystem.Failure) {
         let path = absolute(ExportManifest.journalName)
         journal = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
-        guard journal >= 0 else { throw ExportFileSystem.Failure(number: errno, what: "cannot write in \(destination)") }
+        guard journal >= 0 else {
+            throw ExportFileSystem.Failure(number: errno, what: "cannot write in \(destination)")
+        }
     }
 
     private func append(_ line: ExportManifest.JournalLine) throws(ExportFileSystem.Failure) {
@@ -261,7 +278,8 @@ final class ExportExecutor {
         let count = data.count
         let written = data.withUnsafeBytes { Glibc.write(journal, $0.baseAddress, count) }
         guard written == count else {
-            throw ExportFileSystem.Failure(number: written < 0 ? errno : ENOSPC, what: "cannot write the export's journal in \(destination)")
+            throw ExportFileSystem.Failure(
+                number: written < 0 ? errno : ENOSPC, what: "cannot write the export's journal in \(destination)")
         }
     }
 
@@ -281,7 +299,8 @@ final class ExportExecutor {
             unlink(absolute(ExportManifest.journalName))
         } catch {
             let reason = (error as? ExportFileSystem.Failure)?.message ?? "\(error)"
-            let line = "cannot write the export's manifest (\(reason)); the journal keeps the record for the next export"
+            let line =
+                "cannot write the export's manifest (\(reason)); the journal keeps the record for the next export"
             result.stopped = result.stopped.map { $0 + "; " + line } ?? line
         }
     }

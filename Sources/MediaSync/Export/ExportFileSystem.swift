@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The file-system facts and primitives the export needs: identities, the destination's type, and placing one
@@ -98,7 +98,8 @@ public enum ExportFileSystem {
 
         /// A failure of the destination as a whole (full, read-only, gone): the run stops.
         public var stopsTheRun: Bool {
-            atDestination && [ENOSPC, EDQUOT, EROFS, EIO, ENODEV, ENXIO, ESTALE, ENOTCONN, EACCES, EPERM].contains(number)
+            atDestination
+                && [ENOSPC, EDQUOT, EROFS, EIO, ENODEV, ENXIO, ESTALE, ENOTCONN, EACCES, EPERM].contains(number)
         }
 
         /// The destination is full.
@@ -158,14 +159,18 @@ public enum ExportFileSystem {
     }
 
     /// Reflinks or copies `source` into the open file `output`, keeping the source's times.
-    private static func fill(_ output: Int32, from source: String, name: String, allowLink: Bool, progress: (Int64) -> Void)
+    private static func fill(
+        _ output: Int32, from source: String, name: String, allowLink: Bool, progress: (Int64) -> Void
+    )
         throws(Failure) -> Method
     {
         let input = open(source, O_RDONLY | O_CLOEXEC)
         guard input >= 0 else { throw Failure(number: errno, what: "cannot read \(source)", atDestination: false) }
         defer { close(input) }
         var info = stat()
-        guard fstat(input, &info) == 0 else { throw Failure(number: errno, what: "cannot read \(source)", atDestination: false) }
+        guard fstat(input, &info) == 0 else {
+            throw Failure(number: errno, what: "cannot read \(source)", atDestination: false)
+        }
         var method = Method.copy
         if allowLink && ioctl(output, UInt(0x4004_9409), CInt(input)) == 0 {  // FICLONE
             method = .reflink
@@ -188,7 +193,9 @@ public enum ExportFileSystem {
         guard input >= 0 else { throw Failure(number: errno, what: "cannot read \(source)", atDestination: false) }
         defer { close(input) }
         var info = stat()
-        guard fstat(input, &info) == 0 else { throw Failure(number: errno, what: "cannot read \(source)", atDestination: false) }
+        guard fstat(input, &info) == 0 else {
+            throw Failure(number: errno, what: "cannot read \(source)", atDestination: false)
+        }
         let output = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard output >= 0 else { throw Failure(number: errno, what: "cannot write \(temporary)") }
         var method = Method.copy
@@ -210,7 +217,9 @@ public enum ExportFileSystem {
         return method
     }
 
-    private static func copyBytes(from input: Int32, to output: Int32, size: Int64, name: String, progress: (Int64) -> Void)
+    private static func copyBytes(
+        from input: Int32, to output: Int32, size: Int64, name: String, progress: (Int64) -> Void
+    )
         throws(Failure)
     {
         var done: Int64 = 0
@@ -243,7 +252,9 @@ public enum ExportFileSystem {
             }
             var offset = 0
             while offset < count {
-                let written = buffer.withUnsafeBytes { Glibc.write(output, $0.baseAddress.map { $0 + offset }, count - offset) }
+                let written = buffer.withUnsafeBytes {
+                    Glibc.write(output, $0.baseAddress.map { $0 + offset }, count - offset)
+                }
                 if written < 0 {
                     if errno == EINTR { continue }
                     throw Failure(number: errno, what: "cannot write \(name)")
@@ -253,7 +264,10 @@ public enum ExportFileSystem {
             done += Int64(count)
             progress(done)
         }
-        if done != size { throw Failure(number: EIO, what: "\(name): the source changed size while it was copied", atDestination: false) }
+        if done != size {
+            throw Failure(
+                number: EIO, what: "\(name): the source changed size while it was copied", atDestination: false)
+        }
     }
 
     /// Writes `bytes` to the new file `temporary`.
@@ -262,7 +276,9 @@ public enum ExportFileSystem {
         guard output >= 0 else { throw Failure(number: errno, what: "cannot write \(temporary)") }
         var offset = 0
         while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { Glibc.write(output, $0.baseAddress.map { $0 + offset }, bytes.count - offset) }
+            let written = bytes.withUnsafeBytes {
+                Glibc.write(output, $0.baseAddress.map { $0 + offset }, bytes.count - offset)
+            }
             if written < 0 {
                 if errno == EINTR { continue }
                 let number = errno

@@ -67,20 +67,28 @@ public enum ExportLayout {
             let folderName = ExportNaming.component(
                 ExportNaming.titled(movie.title, year: movie.year), suffix: suffixes[movie.id] ?? "")
             let folder = "Movies/" + folderName
-            targets += versions(movie.versions, itemStem: folderName, itemName: ExportNaming.titled(movie.title, year: movie.year), folder: folder)
+            targets += versions(
+                movie.versions, itemStem: folderName, itemName: ExportNaming.titled(movie.title, year: movie.year),
+                folder: folder)
             if let poster = movie.poster { targets.append(file(folder + "/poster.jpg", poster, scope: "media")) }
-            if let backdrop = movie.backdrop { targets.append(file(folder + "/backdrop.jpg", backdrop, scope: "media")) }
+            if let backdrop = movie.backdrop {
+                targets.append(file(folder + "/backdrop.jpg", backdrop, scope: "media"))
+            }
         }
         return targets
     }
 
     /// Media and subtitles of one item's versions: `stem.ext` for one version; with several, `stem - label.ext`
     /// (the first version without a label of its own keeps `stem.ext`).
-    static func versions(_ versions: [ExportSource.Version], itemStem: String, itemName: String, folder: String) -> [ExportTarget] {
+    static func versions(_ versions: [ExportSource.Version], itemStem: String, itemName: String, folder: String)
+        -> [ExportTarget]
+    {
         var targets: [ExportTarget] = []
         var stems: [(id: String, stem: String)] = []
         for version in versions {
-            let label = versions.count > 1 ? ExportNaming.versionLabel(version.name, itemName: itemName, otherNames: [itemStem]) : ""
+            let label =
+                versions.count > 1
+                ? ExportNaming.versionLabel(version.name, itemName: itemName, otherNames: [itemStem]) : ""
             stems.append((version.versionId, label.isEmpty ? itemStem : "\(itemStem) - \(label)"))
         }
         let suffixes = ExportNaming.resolve(stems)
@@ -88,12 +96,15 @@ public enum ExportLayout {
             let suffix = suffixes[version.versionId] ?? ""
             targets.append(
                 file(
-                    folder + "/" + ExportNaming.component(stem.stem, suffix: suffix, fileExtension: version.media.fileExtension),
+                    folder + "/"
+                        + ExportNaming.component(stem.stem, suffix: suffix, fileExtension: version.media.fileExtension),
                     version.media, scope: "media"))
             for subtitle in version.subtitles {
                 let tail = "\(subtitle.language)\(subtitle.forced ? ".forced" : "").\(subtitle.format)"
                 targets.append(
-                    file(folder + "/" + ExportNaming.component(stem.stem, suffix: suffix, fileExtension: tail), subtitle.file, scope: "media"))
+                    file(
+                        folder + "/" + ExportNaming.component(stem.stem, suffix: suffix, fileExtension: tail),
+                        subtitle.file, scope: "media"))
             }
         }
         return targets
@@ -103,18 +114,29 @@ public enum ExportLayout {
         var targets: [ExportTarget] = []
         let suffixes = ExportNaming.resolve(allSeries.map { ($0.id, ExportNaming.titled($0.title, year: $0.year)) })
         for series in allSeries {
-            let folder = "Shows/" + ExportNaming.component(ExportNaming.titled(series.title, year: series.year), suffix: suffixes[series.id] ?? "")
+            let folder =
+                "Shows/"
+                + ExportNaming.component(
+                    ExportNaming.titled(series.title, year: series.year), suffix: suffixes[series.id] ?? "")
             if let poster = series.poster { targets.append(file(folder + "/poster.jpg", poster, scope: "media")) }
-            if let backdrop = series.backdrop { targets.append(file(folder + "/backdrop.jpg", backdrop, scope: "media")) }
+            if let backdrop = series.backdrop {
+                targets.append(file(folder + "/backdrop.jpg", backdrop, scope: "media"))
+            }
             let seriesName = ExportNaming.clean(series.title)
             for season in series.seasons {
                 let seasonName = ExportNaming.seasonFolder(season.number)
                 let seasonFolder = folder + "/" + seasonName
-                if let poster = season.poster { targets.append(file(seasonFolder + "/folder.jpg", poster, scope: "media")) }
+                if let poster = season.poster {
+                    targets.append(file(seasonFolder + "/folder.jpg", poster, scope: "media"))
+                }
                 let stems = season.episodes.map { episode in
-                    (id: episode.id, stem: ExportNaming.episodeStem(
-                        series: seriesName, season: season.number, episode: episode.number, episodeEnd: episode.numberEnd,
-                        title: episode.title))
+                    (
+                        id: episode.id,
+                        stem: ExportNaming.episodeStem(
+                            series: seriesName, season: season.number, episode: episode.number,
+                            episodeEnd: episode.numberEnd,
+                            title: episode.title)
+                    )
                 }
                 let episodeSuffixes = ExportNaming.resolve(stems)
                 var entries: [(title: String, seconds: Int?, name: String)] = []
@@ -123,14 +145,22 @@ public enum ExportLayout {
                 }
                 for (episode, stem) in ordered {
                     let itemStem = ExportNaming.component(stem.stem, suffix: episodeSuffixes[episode.id] ?? "")
-                    let made = versions(episode.versions, itemStem: itemStem, itemName: episode.title ?? "", folder: seasonFolder)
+                    let made = versions(
+                        episode.versions, itemStem: itemStem, itemName: episode.title ?? "", folder: seasonFolder)
                     targets += made
                     if let thumb = episode.thumb {
                         targets.append(
-                            file(seasonFolder + "/" + ExportNaming.component(itemStem, suffix: "-thumb", fileExtension: "jpg"), thumb, scope: "media"))
+                            file(
+                                seasonFolder + "/"
+                                    + ExportNaming.component(itemStem, suffix: "-thumb", fileExtension: "jpg"), thumb,
+                                scope: "media"))
                     }
                     if let first = made.first {
-                        entries.append((episode.title ?? itemStem, episode.runTimeSeconds, String(first.path.split(separator: "/").last ?? "")))
+                        entries.append(
+                            (
+                                episode.title ?? itemStem, episode.runTimeSeconds,
+                                String(first.path.split(separator: "/").last ?? "")
+                            ))
                     }
                 }
                 if playlists && !entries.isEmpty {
@@ -151,19 +181,25 @@ public enum ExportLayout {
         for podcast in podcasts {
             let folderName = ExportNaming.component(podcast.title, suffix: suffixes[podcast.id] ?? "")
             let folder = "Podcasts/" + folderName
-            let ordered = podcast.episodes.sorted { ($0.published ?? "", $0.title, $0.id) < ($1.published ?? "", $1.title, $1.id) }
-            let stems = ordered.map { (id: $0.id, stem: ExportNaming.podcastEpisodeStem(published: $0.published, title: $0.title)) }
+            let ordered = podcast.episodes.sorted {
+                ($0.published ?? "", $0.title, $0.id) < ($1.published ?? "", $1.title, $1.id)
+            }
+            let stems = ordered.map {
+                (id: $0.id, stem: ExportNaming.podcastEpisodeStem(published: $0.published, title: $0.title))
+            }
             let episodeSuffixes = ExportNaming.resolve(stems)
             var entries: [(title: String, seconds: Int?, name: String)] = []
             for (episode, stem) in zip(ordered, stems) {
-                let name = ExportNaming.component(stem.stem, suffix: episodeSuffixes[episode.id] ?? "", fileExtension: episode.file.fileExtension)
+                let name = ExportNaming.component(
+                    stem.stem, suffix: episodeSuffixes[episode.id] ?? "", fileExtension: episode.file.fileExtension)
                 targets.append(file(folder + "/" + name, episode.file, scope: "podcasts"))
                 entries.append((episode.title, nil, name))
             }
             if playlists && !entries.isEmpty {
                 targets.append(
                     ExportTarget(
-                        path: folder + "/" + ExportNaming.component(folderName, fileExtension: "m3u8"), key: "playlist:podcast:\(podcast.id)",
+                        path: folder + "/" + ExportNaming.component(folderName, fileExtension: "m3u8"),
+                        key: "playlist:podcast:\(podcast.id)",
                         scope: "podcasts", content: .generated(playlist(entries))))
             }
         }
@@ -207,7 +243,9 @@ public enum ExportLayout {
                 var candidate: String
                 repeat {
                     let id = extra == 0 ? targets[position].key : targets[position].key + "#\(extra)"
-                    candidate = folder + ExportNaming.component(stem, suffix: ExportNaming.disambiguator(id), fileExtension: tail)
+                    candidate =
+                        folder
+                        + ExportNaming.component(stem, suffix: ExportNaming.disambiguator(id), fileExtension: tail)
                     extra += 1
                 } while used.contains(ExportNaming.foldKey(candidate))
                 used.insert(ExportNaming.foldKey(candidate))

@@ -42,7 +42,8 @@ public struct ExportManifest: Codable, Sendable, Equatable {
             guard let key = value["key"]?.stringValue, let identity = value["identity"]?.stringValue,
                 let size = value["size"]?.intValue, let scope = value["scope"]?.stringValue
             else { throw JSONParseError.unexpectedEnd }
-            self.files[path] = Entry(key: key, source: value["source"]?.stringValue, identity: identity, size: size, scope: scope)
+            self.files[path] = Entry(
+                key: key, source: value["source"]?.stringValue, identity: identity, size: size, scope: scope)
         }
     }
 
@@ -149,6 +150,8 @@ public struct ExportManifest: Codable, Sendable, Equatable {
     /// Parses journal text; a torn last line (killed mid-write) is ignored.
     public static func journalLines(_ data: Data) -> [JournalLine] {
         let decoder = JSONDecoder()
-        return data.split(separator: UInt8(ascii: "\n")).compactMap { try? decoder.decode(JournalLine.self, from: Data($0)) }
+        return data.split(separator: UInt8(ascii: "\n")).compactMap {
+            try? decoder.decode(JournalLine.self, from: Data($0))
+        }
     }
 }

@@ -82,7 +82,9 @@ public enum ExportNaming {
     private static func isOtherReserved(_ name: String) -> Bool {
         let base = name.split(separator: ".", omittingEmptySubsequences: false).first.map { $0.uppercased() } ?? ""
         if base == "CONIN$" || base == "CONOUT$" { return true }
-        guard base.count == 4, base.hasPrefix("COM") || base.hasPrefix("LPT"), let last = base.last else { return false }
+        guard base.count == 4, base.hasPrefix("COM") || base.hasPrefix("LPT"), let last = base.last else {
+            return false
+        }
         return last == "0" || last == "¹" || last == "²" || last == "³"
     }
 
@@ -129,7 +131,9 @@ public enum ExportNaming {
     }
 
     /// `Series - S01E02 - Title`; `S01E02-E03` for a double episode; `Series - S01 - Title` without a number.
-    public static func episodeStem(series: String, season: Int, episode: Int?, episodeEnd: Int? = nil, title: String?) -> String {
+    public static func episodeStem(series: String, season: Int, episode: Int?, episodeEnd: Int? = nil, title: String?)
+        -> String
+    {
         var code = "S" + twoDigits(max(0, season))
         if let episode {
             code += "E" + twoDigits(episode)
@@ -166,11 +170,15 @@ public enum ExportNaming {
     }
 
     /// Subtitle name parts (`eng`, `eng.forced`) from a mirror subtitle path `<media base>.<index>.<lang>[.forced].<fmt>`.
-    public static func subtitleParts(mirrorPath: String, mediaPath: String) -> (index: Int, language: String, forced: Bool, format: String)? {
+    public static func subtitleParts(mirrorPath: String, mediaPath: String) -> (
+        index: Int, language: String, forced: Bool, format: String
+    )? {
         let base = mediaPath.lastIndex(of: ".").map { String(mediaPath[..<$0]) } ?? mediaPath
         guard mirrorPath.hasPrefix(base + ".") else { return nil }
         let parts = mirrorPath.dropFirst(base.count + 1).split(separator: ".").map(String.init)
-        guard parts.count == 3 || (parts.count == 4 && parts[2] == "forced"), let index = Int(parts[0]) else { return nil }
+        guard parts.count == 3 || (parts.count == 4 && parts[2] == "forced"), let index = Int(parts[0]) else {
+            return nil
+        }
         return (index, parts[1], parts.count == 4, parts[parts.count - 1])
     }
 

@@ -92,7 +92,9 @@ public enum ExportPlanner {
         // Where each key is held under a name no target wants (a candidate for a move).
         var movable: [String: String] = [:]
         for (path, entry) in sortedEntries
-        where manifest.files[path] != nil && scopes.contains(entry.scope) && !targetPaths.contains(path) && movable[entry.key] == nil {
+        where manifest.files[path] != nil && scopes.contains(entry.scope) && !targetPaths.contains(path)
+            && movable[entry.key] == nil
+        {
             movable[entry.key] = path
         }
         var moved = Set<String>()
@@ -102,7 +104,8 @@ public enum ExportPlanner {
         for target in targets.sorted(by: { $0.path < $1.path }) {
             if let limit = maximumFileSize, target.size > limit {
                 plan.skipped.append(
-                    ExportIssue(path: target.path, reason: "\(target.size) bytes: too large for FAT32 (4 GiB - 1 at most)"))
+                    ExportIssue(
+                        path: target.path, reason: "\(target.size) bytes: too large for FAT32 (4 GiB - 1 at most)"))
                 continue
             }
             if let entry = manifest.files[target.path] {
@@ -127,7 +130,8 @@ public enum ExportPlanner {
                 placedKeys.insert(target.key)
             case .file, .other:
                 plan.skipped.append(
-                    ExportIssue(path: target.path, reason: "a file the export did not write is at this name; left untouched"))
+                    ExportIssue(
+                        path: target.path, reason: "a file the export did not write is at this name; left untouched"))
             }
         }
         plan.steps = moves + copies
@@ -136,7 +140,9 @@ public enum ExportPlanner {
         var leftover: [String] = []
         let targetKeys = Set(targets.map(\.key))
         for (path, entry) in sortedEntries
-        where manifest.files[path] != nil && scopes.contains(entry.scope) && !targetPaths.contains(path) && !moved.contains(path) {
+        where manifest.files[path] != nil && scopes.contains(entry.scope) && !targetPaths.contains(path)
+            && !moved.contains(path)
+        {
             if targetKeys.contains(entry.key) {
                 // The source is still in the mirror under another name: once the new name holds it, the old goes.
                 if placedKeys.contains(entry.key) { renamed.append(.delete(path: path, reason: "renamed")) }

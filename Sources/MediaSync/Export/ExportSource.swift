@@ -111,7 +111,8 @@ extension ExportSource {
     /// Reads the mirror at `root` through its index and metadata files; `stat` gives each file's size and identity
     /// (nil: missing).
     public static func read(
-        root: MirrorRoot, index: MirrorIndex, stat: (String) -> (size: Int64, identity: String)? = ExportFileSystem.identity
+        root: MirrorRoot, index: MirrorIndex,
+        stat: (String) -> (size: Int64, identity: String)? = ExportFileSystem.identity
     ) throws -> ExportSource {
         let entries = try index.entries()
         var source = ExportSource()
@@ -122,7 +123,8 @@ extension ExportSource {
             if let known = files[key] { return known }
             guard let entry = byKey[key], let absolute = root.absolute(entry.file.path) else { return nil }
             guard let facts = stat(absolute), facts.size == entry.file.size else {
-                source.problems.append("\(entry.file.path): missing or not the size the index recorded (run `mediasync verify`)")
+                source.problems.append(
+                    "\(entry.file.path): missing or not the size the index recorded (run `mediasync verify`)")
                 return nil
             }
             let made = File(key: key, path: entry.file.path, size: facts.size, identity: facts.identity)
@@ -134,34 +136,46 @@ extension ExportSource {
         var subtitleKeys: [String: [IndexEntry]] = [:]
         for entry in entries {
             switch entry.file.kind {
-            case .media where !entry.file.key.hasPrefix("podcast"): mediaKeys[entry.file.itemId, default: []].append(entry)
+            case .media where !entry.file.key.hasPrefix("podcast"):
+                mediaKeys[entry.file.itemId, default: []].append(entry)
             case .subtitle: subtitleKeys[entry.file.itemId, default: []].append(entry)
             default: break
             }
         }
         func versions(of item: BaseItem) -> [Version] {
             let names = Dictionary(
-                (item.mediaSources ?? []).compactMap { source in source.id.map { ($0, source.name) } }, uniquingKeysWith: { a, _ in a })
+                (item.mediaSources ?? []).compactMap { source in source.id.map { ($0, source.name) } },
+                uniquingKeysWith: { a, _ in a })
             // The primary version (its id is the item's) first: it names playlists' entries.
             return (mediaKeys[item.id] ?? []).sorted { left, right in
-                ((left.versionId ?? item.id) == item.id ? 0 : 1, left.file.key) < ((right.versionId ?? item.id) == item.id ? 0 : 1, right.file.key)
+                ((left.versionId ?? item.id) == item.id ? 0 : 1, left.file.key) < (
+                    (right.versionId ?? item.id) == item.id ? 0 : 1, right.file.key
+                )
             }.compactMap { entry -> Version? in
                 guard let media = file(entry.file.key) else { return nil }
                 let versionId = entry.versionId ?? item.id
-                let subtitles = (subtitleKeys[item.id] ?? []).filter { $0.versionId == versionId }.sorted { $0.file.key < $1.file.key }
-                    .compactMap { subtitle -> Subtitle? in
-                        guard let parts = ExportNaming.subtitleParts(mirrorPath: subtitle.file.path, mediaPath: entry.file.path),
-                            let file = file(subtitle.file.key)
-                        else { return nil }
-                        return Subtitle(streamIndex: parts.index, language: parts.language, forced: parts.forced, format: parts.format, file: file)
-                    }
+                let subtitles = (subtitleKeys[item.id] ?? []).filter { $0.versionId == versionId }.sorted {
+                    $0.file.key < $1.file.key
+                }
+                .compactMap { subtitle -> Subtitle? in
+                    guard
+                        let parts = ExportNaming.subtitleParts(
+                            mirrorPath: subtitle.file.path, mediaPath: entry.file.path),
+                        let file = file(subtitle.file.key)
+                    else { return nil }
+                    return Subtitle(
+                        streamIndex: parts.index, language: parts.language, forced: parts.forced, format: parts.format,
+                        file: file)
+                }
                 return Version(versionId: versionId, name: names[versionId] ?? nil, media: media, subtitles: subtitles)
             }
         }
         var seriesById: [String: Series] = [:]
         var seasons: [(seriesId: String, season: Season)] = []
         for entry in entries where entry.file.kind == .metadata {
-            guard let absolute = root.absolute(entry.file.path), let data = FileManager.default.contents(atPath: absolute) else {
+            guard let absolute = root.absolute(entry.file.path),
+                let data = FileManager.default.contents(atPath: absolute)
+            else {
                 source.problems.append("\(entry.file.path): cannot be read")
                 continue
             }
@@ -172,7 +186,9 @@ extension ExportSource {
                 continue
             }
             if entry.file.key.hasPrefix("podcast") {
-                guard let podcastId = document["podcastID"]?.stringValue, let episodesValue = document["episodes"]?.arrayValue else {
+                guard let podcastId = document["podcastID"]?.stringValue,
+                    let episodesValue = document["episodes"]?.arrayValue
+                else {
                     source.problems.append("\(entry.file.path): not a podcast's metadata")
                     continue
                 }
@@ -181,11 +197,13 @@ extension ExportSource {
                         let media = file("podcast:\(podcastId):\(episodeId)")
                     else { return nil }
                     return PodcastEpisode(
-                        id: episodeId, title: episode["title"]?.stringValue ?? episodeId, published: episode["published"]?.stringValue,
+                        id: episodeId, title: episode["title"]?.stringValue ?? episodeId,
+                        published: episode["published"]?.stringValue,
                         file: media)
                 }
                 source.podcasts.append(
-                    Podcast(id: podcastId, title: document["podcastTitle"]?.stringValue ?? podcastId, episodes: episodes))
+                    Podcast(
+                        id: podcastId, title: document["podcastTitle"]?.stringValue ?? podcastId, episodes: episodes))
                 continue
             }
             guard let item = document["item"].flatMap(BaseItem.init) else {
@@ -193,7 +211,8 @@ extension ExportSource {
                 continue
             }
             let metadata = (
-                itemType: document["itemType"]?.stringValue, displayTitle: document["displayTitle"]?.stringValue ?? item.id,
+                itemType: document["itemType"]?.stringValue,
+                displayTitle: document["displayTitle"]?.stringValue ?? item.id,
                 episodes: document["episodes"]?.arrayValue
             )
             switch metadata.itemType {
@@ -213,11 +232,14 @@ extension ExportSource {
                     Episode(
                         id: episode.id, title: episode.name, number: episode.indexNumber,
                         numberEnd: episode.raw["IndexNumberEnd"]?.intValue.map { Int($0) },
-                        runTimeSeconds: episode.runTimeTicks.map { Int($0 / 10_000_000) }, versions: versions(of: episode),
+                        runTimeSeconds: episode.runTimeTicks.map { Int($0 / 10_000_000) },
+                        versions: versions(of: episode),
                         thumb: file("image:\(episode.id):Primary"))
                 }.filter { !$0.versions.isEmpty }
-                let seriesId = item.seriesId ?? entry.file.path.split(separator: "/").dropFirst().first.map(String.init) ?? ""
-                seasons.append((seriesId, Season(number: number, poster: file("image:\(item.id):Primary"), episodes: episodes)))
+                let seriesId =
+                    item.seriesId ?? entry.file.path.split(separator: "/").dropFirst().first.map(String.init) ?? ""
+                seasons.append(
+                    (seriesId, Season(number: number, poster: file("image:\(item.id):Primary"), episodes: episodes)))
             default:
                 break
             }

@@ -2,7 +2,7 @@ import Foundation
 import MediaSyncCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// What `mediasync export` is asked to do.
@@ -100,8 +100,10 @@ public struct MirrorExport: Sendable {
         options: ExportOptions, progress: (@Sendable (ExportProgress) -> Void)? = nil,
         events: (@Sendable (ExportEvent) -> Void)? = nil
     ) throws -> ExportResult {
-        if destination == root.path || destination.hasPrefix(root.path + "/") || root.path.hasPrefix(destination + "/") {
-            throw SyncError(.unsafePath, "the destination \(destination) overlaps the mirror \(root.path); choose another folder")
+        if destination == root.path || destination.hasPrefix(root.path + "/") || root.path.hasPrefix(destination + "/")
+        {
+            throw SyncError(
+                .unsafePath, "the destination \(destination) overlaps the mirror \(root.path); choose another folder")
         }
         var exists = ExportFileSystem.fact(destination) != .missing
         if !exists && !options.dryRun {
@@ -118,7 +120,9 @@ public struct MirrorExport: Sendable {
             lock = open(destination, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
             guard lock >= 0 else { throw SyncError.fileSystem("cannot open the destination \(destination)", errno) }
             guard flock(lock, LOCK_EX | LOCK_NB) == 0 else {
-                throw SyncError(.alreadyRunning, "another mediasync export is writing to \(destination); try again when it has finished")
+                throw SyncError(
+                    .alreadyRunning,
+                    "another mediasync export is writing to \(destination); try again when it has finished")
             }
         }
         var manifest = try loadManifest()
@@ -132,7 +136,9 @@ public struct MirrorExport: Sendable {
                 for temporary in temporaries where SafeName.isContained(temporary) {
                     let name = temporary.split(separator: "/").last.map(String.init) ?? ""
                     let path = destination + "/" + temporary
-                    if name.hasPrefix(ExportExecutor.temporaryPrefix), case .file = ExportFileSystem.fact(path) { unlink(path) }
+                    if name.hasPrefix(ExportExecutor.temporaryPrefix), case .file = ExportFileSystem.fact(path) {
+                        unlink(path)
+                    }
                 }
                 do {
                     try ExportExecutor.save(manifest, destination: destination)
@@ -148,18 +154,24 @@ public struct MirrorExport: Sendable {
         let targets = ExportLayout.targets(source, scope: options.only, playlists: options.playlists)
         var facts: [String: DestinationFact] = [:]
         if exists {
-            for path in targets.map(\.path) + manifest.files.keys { facts[path] = ExportFileSystem.fact(destination + "/" + path) }
+            for path in targets.map(\.path) + manifest.files.keys {
+                facts[path] = ExportFileSystem.fact(destination + "/" + path)
+            }
         }
         let scopes: Set<String> = options.only.map { [$0.rawValue] } ?? ["media", "podcasts"]
         let plan = ExportPlanner.plan(
-            targets: targets, manifest: manifest, facts: facts, maximumFileSize: options.assumeFAT32 ? ExportPlanner.fat32Limit : ExportFileSystem.maximumFileSize(type: type),
+            targets: targets, manifest: manifest, facts: facts,
+            maximumFileSize: options.assumeFAT32
+                ? ExportPlanner.fat32Limit : ExportFileSystem.maximumFileSize(type: type),
             scopes: scopes, delete: options.delete, maxDelete: options.maxDelete)
 
         var result = ExportResult(destination: destination, fileSystem: type, dryRun: options.dryRun)
         result.planned = plan.steps.map { step in
             switch step {
             case .copy(let target, let replacing):
-                return ExportPlannedStep(action: replacing ? "replace" : "copy", path: target.path, from: target.sourcePath, bytes: target.size)
+                return ExportPlannedStep(
+                    action: replacing ? "replace" : "copy", path: target.path, from: target.sourcePath,
+                    bytes: target.size)
             case .move(let from, let target):
                 return ExportPlannedStep(action: "move", path: target.path, from: from)
             case .delete(let path, let reason):
@@ -175,7 +187,8 @@ public struct MirrorExport: Sendable {
         if options.dryRun { return result }
         if plan.steps.isEmpty && plan.manifest == manifest { return result }
         let executor = ExportExecutor(
-            destination: destination, root: root, allowLinks: !options.copyOnly, manifest: plan.manifest, result: result)
+            destination: destination, root: root, allowLinks: !options.copyOnly, manifest: plan.manifest, result: result
+        )
         return executor.run(plan, progress: progress, events: events)
     }
 

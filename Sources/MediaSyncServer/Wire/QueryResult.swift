@@ -51,7 +51,8 @@ extension QueryResult: WireDecodable where Item: WireDecodable {
     init(wire value: JSONValue, codingPath: [any CodingKey]) throws {
         guard case .object(let members) = value else {
             throw DecodingError.typeMismatch(
-                [String: JSONValue].self, DecodingError.Context(codingPath: codingPath, debugDescription: "expected a JSON object"))
+                [String: JSONValue].self,
+                DecodingError.Context(codingPath: codingPath, debugDescription: "expected a JSON object"))
         }
         guard let list = members["Items"] else {
             throw DecodingError.keyNotFound(

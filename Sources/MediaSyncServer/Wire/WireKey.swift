@@ -174,7 +174,8 @@ extension WireObject {
     static func check(_ value: JSONValue, codingPath: [any CodingKey], requiring required: [String]) throws {
         guard case .object(let members) = value else {
             throw DecodingError.typeMismatch(
-                [String: JSONValue].self, DecodingError.Context(codingPath: codingPath, debugDescription: "expected a JSON object"))
+                [String: JSONValue].self,
+                DecodingError.Context(codingPath: codingPath, debugDescription: "expected a JSON object"))
         }
         for key in required {
             guard let text = members[key]?.stringValue, !text.isEmpty else {
