@@ -45,7 +45,9 @@ public struct ConfigDirectory: Sendable {
             atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let temporary = target + ".tmp-\(getpid())"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw ConfigError("cannot write \(target): \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else {
+            throw SyncError.configuration("cannot write \(target): \(String(cString: strerror(errno)))")
+        }
         var failed = false
         data.withUnsafeBytes { buffer in
             var offset = 0
@@ -63,16 +65,7 @@ public struct ConfigDirectory: Sendable {
         close(fd)
         guard !failed, rename(temporary, target) == 0 else {
             unlink(temporary)
-            throw ConfigError("cannot write \(target): \(String(cString: strerror(errno)))")
+            throw SyncError.configuration("cannot write \(target): \(String(cString: strerror(errno)))")
         }
-    }
-}
-
-/// A problem with the configuration folder or its files.
-public struct ConfigError: Error, CustomStringConvertible, Equatable {
-    public let description: String
-
-    public init(_ description: String) {
-        self.description = description
     }
 }

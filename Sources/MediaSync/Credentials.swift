@@ -40,7 +40,7 @@ public struct Credentials: Codable, Equatable, Sendable {
         do {
             return try JSONDecoder().decode(Credentials.self, from: data)
         } catch {
-            throw ConfigError("\(config.credentialsPath) is damaged; sign in again with `mediasync login`")
+            throw SyncError.configuration("\(config.credentialsPath) is damaged; sign in again with `mediasync login`")
         }
     }
 

@@ -14,13 +14,14 @@ public struct FeedCredentialStore: Sendable {
     public var path: String { config.path + "/feed-credentials.json" }
 
     /// Every stored entry; empty when there is no file.
-    /// - Throws: ``ConfigError`` when the file is damaged.
+    /// - Throws: ``SyncError`` when the file is damaged.
     func all() throws -> [String: HTTPCredentials] {
         guard let data = FileManager.default.contents(atPath: path) else { return [:] }
         do {
             return try JSONDecoder().decode([String: HTTPCredentials].self, from: data)
         } catch {
-            throw ConfigError("\(path) is damaged; give the feeds' credentials again with `mediasync podcast add`")
+            throw SyncError.configuration(
+                "\(path) is damaged; give the feeds' credentials again with `mediasync podcast add`")
         }
     }
 

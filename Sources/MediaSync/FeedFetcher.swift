@@ -56,8 +56,7 @@ struct FeedFetcher: Sendable {
                 url, etag: etag, lastModified: lastModified, credentials: credentials)
         } catch let error as HTTPError where error.status == 401 {
             let how = "`mediasync podcast add URL --username USER --password-stdin`"
-            throw SyncError(
-                .invalidSelection,
+            throw SyncError.invalidInput(
                 credentials == nil
                     ? "needs credentials (the feed answered 401): add them with \(how)"
                     : "needs credentials: the feed refused the stored ones (401); give them again with \(how)")

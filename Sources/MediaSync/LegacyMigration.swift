@@ -11,7 +11,8 @@ import MediaSyncServer
 /// the media file is renamed to `<itemId>-<versionId>.<ext>` in its movie folder or its series' season folder,
 /// a `metadata.json` is written from `Item.json`, and the legacy `Metadata/` folder is removed.
 struct LegacyMigration: Sendable {
-    let root: MirrorRoot
+    let executor: MirrorExecutor
+    var root: MirrorRoot { executor.root }
 
     /// Whether the tree holds anything in the legacy layout (a `Metadata/Item.json` in a top folder).
     func isNeeded() -> Bool {
@@ -32,7 +33,6 @@ struct LegacyMigration: Sendable {
     func run() throws -> [Step] {
         var lines: [Step] = []
         let downloads = root.path + "/" + LibraryLayout.downloads
-        let placer = FilePlacer(root: root, durable: true)
         for folder in ((try? FileManager.default.contentsOfDirectory(atPath: downloads)) ?? []).sorted() {
             let legacy = "\(LibraryLayout.downloads)/\(folder)/Metadata/Item.json"
             guard SafeName.id(folder) != nil, let path = root.absolute(legacy),
@@ -60,22 +60,23 @@ struct LegacyMigration: Sendable {
                 let target = LibraryLayout.episodeMedia(
                     seriesId: seriesId, seasonNumber: season, episodeId: item.id, versionId: versionId,
                     fileExtension: fileExtension)
-                try placer.move(from, to: target)
+                try executor.moveUntracked(from, to: target)
                 try writeSeasonFiles(
-                    seriesId: seriesId, season: season, episode: item, version: version, placer: placer)
+                    seriesId: seriesId, season: season, episode: item, version: version)
                 lines.append(Step(line: "migrated episode \(item.name ?? item.id) to \(target)", folder: seriesId))
             } else {
                 let target = LibraryLayout.movieMedia(
                     movieId: item.id, versionId: versionId, fileExtension: fileExtension)
-                try placer.move(from, to: target)
+                try executor.moveUntracked(from, to: target)
                 let metadata = DownloadMetadata(
                     itemId: item.id, itemType: item.type ?? "Movie", displayTitle: item.name ?? item.id, item: item.raw,
                     versions: [version])
-                try placer.write(try MetadataComposer.encode(metadata), to: LibraryLayout.movieMetadata(item.id))
+                try executor.writeUntracked(
+                    try MetadataComposer.encode(metadata), to: LibraryLayout.movieMetadata(item.id))
                 lines.append(Step(line: "migrated \(item.name ?? item.id) to \(target)", folder: item.id))
             }
-            try? FileManager.default.removeItem(atPath: "\(downloads)/\(folder)/Metadata")
-            rmdir("\(downloads)/\(folder)")
+            executor.removeLegacyFolder("\(LibraryLayout.downloads)/\(folder)/Metadata")
+            executor.removeEmptyFolder("\(LibraryLayout.downloads)/\(folder)")
         }
         return lines
     }
@@ -83,7 +84,7 @@ struct LegacyMigration: Sendable {
     /// Adds the episode to its season's and series' metadata (created when missing; the series and season
     /// objects are filled in by the next sync of a selection).
     private func writeSeasonFiles(
-        seriesId: String, season: Int, episode: BaseItem, version: VersionInfo, placer: FilePlacer
+        seriesId: String, season: Int, episode: BaseItem, version: VersionInfo
     ) throws {
         let seasonPath = LibraryLayout.seasonMetadata(seriesId: seriesId, seasonNumber: season)
         var seasonMetadata =
@@ -93,7 +94,7 @@ struct LegacyMigration: Sendable {
                 displayTitle: episode.seasonName ?? "Season \(season)", item: nil, versions: [], episodes: [])
         seasonMetadata.versions.append(version)
         seasonMetadata.episodes = (seasonMetadata.episodes ?? []) + [episode.raw]
-        try placer.write(try MetadataComposer.encode(seasonMetadata), to: seasonPath)
+        try executor.writeUntracked(try MetadataComposer.encode(seasonMetadata), to: seasonPath)
         let seriesPath = LibraryLayout.seriesMetadata(seriesId)
         var seriesMetadata =
             read(seriesPath)
@@ -101,7 +102,7 @@ struct LegacyMigration: Sendable {
                 itemId: seriesId, itemType: "Series", displayTitle: episode.seriesName ?? seriesId, item: nil,
                 versions: [])
         seriesMetadata.versions.append(version)
-        try placer.write(try MetadataComposer.encode(seriesMetadata), to: seriesPath)
+        try executor.writeUntracked(try MetadataComposer.encode(seriesMetadata), to: seriesPath)
     }
 
     private func read(_ relative: String) -> DownloadMetadata? {

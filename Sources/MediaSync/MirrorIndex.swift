@@ -289,28 +289,43 @@ public final class MirrorIndex: Sendable {
 
     /// Records a placed file, replacing the record of the same key or of the same path.
     public func record(_ entry: IndexEntry) throws {
+        try record([entry])
+    }
+
+    /// Records placed files in one transaction, each replacing the record of the same key or of the same path.
+    public func record(_ entries: [IndexEntry]) throws {
+        guard !entries.isEmpty else { return }
         try database.write { db in
-            try db.execute(
-                sql: "DELETE FROM file WHERE path = ? AND key != ?", arguments: [entry.file.path, entry.file.key])
-            try db.execute(
+            let clear = try db.makeStatement(sql: "DELETE FROM file WHERE path = ? AND key != ?")
+            let insert = try db.makeStatement(
                 sql: """
                     INSERT OR REPLACE INTO file
                         (key, path, kind, itemId, versionId, mediaSourceId, container, size, signature, downloadedAt, taskId,
                          validator, contentHash)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """,
-                arguments: [
+                    """)
+            for entry in entries {
+                try clear.execute(arguments: [entry.file.path, entry.file.key])
+                try insert.execute(arguments: [
                     entry.file.key, entry.file.path, entry.file.kind.rawValue, entry.file.itemId, entry.versionId,
                     entry.mediaSourceId, entry.container, entry.file.size, entry.file.signature, entry.downloadedAt,
                     entry.taskId, entry.validator, entry.contentHash,
                 ])
+            }
         }
     }
 
     /// Forgets a file.
     public func forget(key: String) throws {
+        try forget(keys: [key])
+    }
+
+    /// Forgets files, in one transaction.
+    public func forget(keys: [String]) throws {
+        guard !keys.isEmpty else { return }
         try database.write { db in
-            try db.execute(sql: "DELETE FROM file WHERE key = ?", arguments: [key])
+            let statement = try db.makeStatement(sql: "DELETE FROM file WHERE key = ?")
+            for key in keys { try statement.execute(arguments: [key]) }
         }
     }
 

@@ -53,9 +53,9 @@ public struct MirrorRoot: Sendable, Equatable {
 
     private func refuseSymbolicLink(_ folder: String) throws {
         guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: folder) else { return }
-        throw SyncError(
-            .unsafePath,
-            "\(folder) is a symbolic link (to \(target)): mediasync keeps its index and partial downloads there and "
+        throw SyncError.unsafePath(
+            description:
+                "\(folder) is a symbolic link (to \(target)): mediasync keeps its index and partial downloads there and "
                 + "does not follow links out of the root; replace it with a folder")
     }
 }

@@ -23,6 +23,8 @@ public final class MirrorSync: Sendable {
     let now: @Sendable () -> Date
     let feedCredentials: FeedCredentialStore?
     let listingPageSize: Int
+    /// Makes every change to the mirror.
+    let executor: MirrorExecutor
 
     /// - Parameters:
     ///   - server: the Jellyfin server, or nil when not signed in (only podcasts are then synced).
@@ -32,7 +34,8 @@ public final class MirrorSync: Sendable {
     public init(
         root: MirrorRoot, index: MirrorIndex, server: (any MediaServer)?, client: HTTPClient = HTTPClient(),
         transferOptions: TransferOptions = TransferOptions(), now: @escaping @Sendable () -> Date = { Date() },
-        feedCredentials: FeedCredentialStore? = nil, listingPageSize: Int = SelectionExpander.libraryPageSize
+        feedCredentials: FeedCredentialStore? = nil, listingPageSize: Int = SelectionExpander.libraryPageSize,
+        executor: MirrorExecutor? = nil
     ) {
         self.feedCredentials = feedCredentials
         self.listingPageSize = listingPageSize
@@ -44,6 +47,7 @@ public final class MirrorSync: Sendable {
         options.stagingDirectory = root.stagingDirectory
         self.transferOptions = options
         self.now = now
+        self.executor = executor ?? MirrorExecutor(root: root, index: index, durable: options.durable)
     }
 
     /// Which part of the mirror a file belongs to.
@@ -80,14 +84,16 @@ public final class MirrorSync: Sendable {
     ) async throws -> SyncReport {
         try root.prepare()
         var report = SyncReport()
+        defer { try? executor.flush() }
         if !options.dryRun {
-            // What a killed run left in staging; seed 001's stale paths and seed 000's legacy layout: all
-            // repaired in one batch before anything is compared.
-            root.removeStaleTemporaries()
+            // What a killed run left in staging and in the placed-files journal; seed 001's stale paths and seed
+            // 000's legacy layout: all repaired in one batch before anything is compared.
+            executor.removeStaleTemporaries()
+            try executor.recoverJournal()
             let repair = try index.repairAbsolutePaths(root: root)
             report.pathsRepaired = repair.repaired
             report.pathsForgotten = repair.forgotten
-            report.migrated = try Reindexer(root: root, index: index).migrateLegacyLayout()
+            report.migrated = try Reindexer(executor: executor).migrateLegacyLayout()
         }
         var sources: [Scope: Source] = [:]
         if only != .podcasts {
@@ -99,7 +105,7 @@ public final class MirrorSync: Sendable {
             let (files, podcasts) = try await source.expand(report: &report)
             sources[.podcasts] = Source(files: files) { PodcastSource.metadataFiles(podcasts, entries: $0) }
         }
-        let placer = FilePlacer(root: root, durable: transferOptions.durable)
+        let placer = executor.files
         func participating(_ entry: IndexEntry) -> Bool { sources[Scope.of(key: entry.file.key)] != nil }
 
         // Phase 1: media, images, subtitles, episodes (less what `mediasync rm` excluded).
@@ -161,9 +167,10 @@ public final class MirrorSync: Sendable {
         }
         try checkSpace(for: plan)
         let entriesByKey = Dictionary(entries.map { ($0.file.key, $0) }, uniquingKeysWith: { first, _ in first })
-        try execute(moves: plan, placer: placer, entries: entriesByKey, events: events, report: &report)
+        try execute(moves: plan, entries: entriesByKey, events: events, report: &report)
         try await download(
             plan, placer: placer, entries: entriesByKey, progress: progress, events: events, report: &report)
+        try executor.flush()
 
         // Phase 2: metadata, from what is now on disk.
         // Phase 1 recorded nothing when it planned nothing: the entries read before still hold.
@@ -187,18 +194,17 @@ public final class MirrorSync: Sendable {
             options: options)
         let metadataByKey = Dictionary(
             metadataEntries.map { ($0.file.key, $0) }, uniquingKeysWith: { first, _ in first })
-        try execute(moves: metadataPlan, placer: placer, entries: metadataByKey, events: events, report: &report)
+        try execute(moves: metadataPlan, entries: metadataByKey, events: events, report: &report)
         for action in metadataPlan.actions {
             guard case .write(let file, _) = action, let render = renderers[file.key] else { continue }
             do {
                 let bytes = try render()
-                try placer.write(bytes, to: file.path)
                 var written = entry(for: file, path: file.path, size: Int64(bytes.count), container: nil, previous: nil)
                 written.contentHash = ContentHash.hex(of: bytes)
-                try index.record(written)
+                try executor.write(bytes, as: written)
                 report.written.append(file.path)
                 events?(SyncEvent(action: "written", path: file.path))
-            } catch let error as SyncError where error.kind == .diskFull {
+            } catch let error as SyncError where error.isDiskFull {
                 throw error
             } catch {
                 report.failed.append(SyncReport.Failure(path: file.path, message: "\(error)", essential: true))
@@ -206,34 +212,28 @@ public final class MirrorSync: Sendable {
             }
         }
 
-        // Deletions and leftovers, from both phases; no deletion at all when more than --max-delete would go.
-        let deletions = (plan.actions + metadataPlan.actions).filter { if case .delete = $0 { true } else { false } }
-        let deleting = options.maxDelete.map { deletions.count <= $0 } ?? true
-        if !deleting {
-            report.deletionAborted =
-                "\(deletions.count) files would be deleted, more than --max-delete \(options.maxDelete ?? 0): none was"
-        }
+        // Deletions and leftovers, from both phases, through the executor's one destructive gate: no deletion at all
+        // without --delete, or when more than --max-delete would go.
+        var deletions: [MirrorExecutor.Deletion] = []
         for action in plan.actions + metadataPlan.actions {
             switch action {
-            case .delete(let file) where deleting:
-                do {
-                    try placer.remove(file.path)
-                } catch {
-                    // Refused (a folder on the way leads out of the root) or failed: reported, kept in the index.
-                    report.failed.append(SyncReport.Failure(path: file.path, message: "\(error)", essential: true))
-                    events?(SyncEvent(action: "failed", path: file.path, message: "\(error)"))
-                    continue
-                }
-                try index.forget(key: file.key)
-                report.deleted.append(file.path)
-                events?(SyncEvent(action: "deleted", path: file.path))
-            case .delete(let file):
-                report.extraneous.append(file.path)
-            case .keepExtraneous(let file):
-                report.extraneous.append(file.path)
-            default:
-                break
+            case .delete(let file): deletions.append(.init(path: file.path, key: file.key))
+            case .keepExtraneous(let file): report.extraneous.append(file.path)
+            default: break
             }
+        }
+        let outcome = try executor.delete(
+            deletions, gate: .init(allowed: options.delete, maxCount: options.maxDelete),
+            deleted: { events?(SyncEvent(action: "deleted", path: $0)) })
+        if let refused = outcome.refused {
+            if !refused.isEmpty { report.deletionAborted = refused }
+            report.extraneous += deletions.map(\.path)
+        }
+        report.deleted += outcome.deleted
+        for failure in outcome.failed {
+            // Refused (a folder on the way leads out of the root) or failed: reported, kept in the index.
+            report.failed.append(SyncReport.Failure(path: failure.path, message: failure.message, essential: true))
+            events?(SyncEvent(action: "failed", path: failure.path, message: failure.message))
         }
         report.unchanged = remoteFiles.count - plan.actions.filter(\.changesAWantedFile).count
         return report
@@ -393,15 +393,14 @@ public final class MirrorSync: Sendable {
         guard statvfs(root.path, &info) == 0 else { return }
         let available = Int64(info.f_bavail) * Int64(info.f_frsize)
         guard available >= needed + MirrorSync.spaceFloor else {
-            throw SyncError(
-                .notEnoughSpace,
+            throw SyncError.notEnoughSpace(
                 "not enough free space in \(root.path): the sync needs \(ByteCount.format(needed)) plus a "
                     + "\(ByteCount.format(MirrorSync.spaceFloor)) margin, and \(ByteCount.format(available)) is free")
         }
     }
 
     private func execute(
-        moves plan: SyncPlan, placer: FilePlacer, entries: [String: IndexEntry],
+        moves plan: SyncPlan, entries: [String: IndexEntry],
         events: (@Sendable (SyncEvent) -> Void)?,
         report: inout SyncReport
     ) throws {
@@ -410,7 +409,7 @@ public final class MirrorSync: Sendable {
                 let found = SyncPlanner.expectedPath(of: file, heldAs: previous.file)
             {
                 do {
-                    try index.record(
+                    try executor.record(
                         entry(
                             for: file, path: found, size: previous.file.size, container: previous.container,
                             previous: previous))
@@ -424,10 +423,10 @@ public final class MirrorSync: Sendable {
             }
             guard case .move(let from, let file) = action else { continue }
             do {
-                try placer.move(from, to: file.path)
                 let previous = entries[file.key]
-                try index.record(
-                    entry(
+                try executor.move(
+                    from,
+                    as: entry(
                         for: file, path: file.path, size: previous?.file.size ?? 0, container: previous?.container,
                         previous: previous))
                 report.moved.append(file.path)
@@ -574,16 +573,16 @@ public final class MirrorSync: Sendable {
             let response = try await probe.send(HTTPRequest(url: request.url, headers: headers))
             let type = (response.headers["Content-Type"] ?? "").lowercased()
             if type.hasPrefix("text/") || type.contains("json") || type.contains("html") {
-                return .failure(SyncError(.fileSystem, "the server answered \(type) instead of the media"))
+                return .failure(SyncError.fileSystem("the server answered \(type) instead of the media"))
             }
             guard response.status == 206, let range = response.headers["Content-Range"],
                 let total = range.split(separator: "/").last.flatMap({ Int64($0.trimmingCharacters(in: .whitespaces)) })
             else {
-                return .failure(SyncError(.fileSystem, "the server's size for the media is unknown (no Content-Range)"))
+                return .failure(SyncError.fileSystem("the server's size for the media is unknown (no Content-Range)"))
             }
             return .success(total)
         } catch {
-            return .failure(SyncError(.fileSystem, "the size probe failed: \(error)"))
+            return .failure(SyncError.fileSystem("the size probe failed: \(error)"))
         }
     }
 
@@ -601,12 +600,12 @@ public final class MirrorSync: Sendable {
             container = chosen
             if chosen != planned {
                 let renamed = String(file.path.dropLast(planned.count)) + chosen
-                try placer.move(file.path, to: renamed)
+                try executor.moveUntracked(file.path, to: renamed)
                 path = renamed
             }
         }
         if let previous, previous.file.path != path {
-            try placer.remove(previous.file.path)
+            try executor.removeReplaced(previous.file.path)
         }
         // The served bytes are the truth: recorded with the size received, the validator they came with and their
         // content hash, whatever the server's MediaSource Size says (it stays stale until the server's next scan).
@@ -614,7 +613,7 @@ public final class MirrorSync: Sendable {
             for: file, path: path, size: success.size, container: container, previous: nil,
             validator: success.validator ?? success.etag ?? success.lastModified)
         placed.contentHash = success.contentHash
-        try index.record(placed)
+        try executor.record(placed)
         return path
     }
 
@@ -627,8 +626,8 @@ public final class MirrorSync: Sendable {
             file: LocalFile(
                 key: file.key, path: path, kind: file.kind, size: size, signature: file.signature, itemId: file.itemId),
             versionId: file.versionId, mediaSourceId: mediaSourceId, container: container ?? previous?.container,
-            downloadedAt: previous?.downloadedAt ?? ISO8601DateFormatter().string(from: now()),
-            taskId: previous?.taskId ?? UUID().uuidString.lowercased(), validator: validator ?? previous?.validator,
+            downloadedAt: previous?.downloadedAt ?? executor.timestampNow(now()),
+            taskId: previous?.taskId ?? executor.newTaskId(), validator: validator ?? previous?.validator,
             contentHash: previous?.contentHash)
     }
 }

@@ -41,8 +41,7 @@ struct PodcastSource: Sendable {
                     // A feed that suddenly lists nothing is far more likely broken than emptied: keep the last
                     // good copy, so that a later `sync --delete` does not remove every episode.
                     if parsed.episodes.isEmpty, let stored, !stored.episodes.isEmpty {
-                        throw SyncError(
-                            .invalidSelection,
+                        throw SyncError.invalidInput(
                             "the feed now lists no episodes\(parsed.recoveredError.map { " (\($0))" } ?? "")")
                     }
                     feed = parsed

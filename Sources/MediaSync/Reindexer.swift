@@ -7,12 +7,16 @@ import MediaSyncServer
 /// selections (a movie, with all versions when it holds several; a series) and podcast subscriptions are
 /// restored, so the next sync finds everything in place.
 public struct Reindexer: Sendable {
-    let root: MirrorRoot
-    let index: MirrorIndex
+    let executor: MirrorExecutor
+    var root: MirrorRoot { executor.root }
+    var index: MirrorIndex { executor.index }
 
     public init(root: MirrorRoot, index: MirrorIndex) {
-        self.root = root
-        self.index = index
+        self.executor = MirrorExecutor(root: root, index: index, durable: true)
+    }
+
+    init(executor: MirrorExecutor) {
+        self.executor = executor
     }
 
     /// What was rebuilt.
@@ -40,10 +44,11 @@ public struct Reindexer: Sendable {
 
     /// Records what the tree's metadata describes in this (empty) index.
     public func rebuild() throws -> Result {
-        let migrated = try LegacyMigration(root: root).run()
+        let migrated = try LegacyMigration(executor: executor).run()
         let downloads = root.path + "/" + LibraryLayout.downloads
         let folders = ((try? FileManager.default.contentsOfDirectory(atPath: downloads)) ?? []).sorted()
         var result = try record(folders: folders)
+        try executor.flush()
         result.migrated = migrated.map(\.line)
         return result
     }
@@ -52,10 +57,11 @@ public struct Reindexer: Sendable {
     /// rest of the index is left as it is). Sync runs this at its start when the tree holds any.
     /// - Returns: one line per migrated or skipped legacy item.
     public func migrateLegacyLayout() throws -> [String] {
-        let migration = LegacyMigration(root: root)
+        let migration = LegacyMigration(executor: executor)
         guard migration.isNeeded() else { return [] }
         let steps = try migration.run()
         _ = try record(folders: Set(steps.compactMap(\.folder)).sorted())
+        try executor.flush()
         return steps.map(\.line)
     }
 
@@ -179,7 +185,7 @@ public struct Reindexer: Sendable {
         for episode in podcast.episodes {
             let path = PodcastLayout.folder(podcast.podcastID) + "/" + episode.fileName
             guard SafeName.isContained(path), let size = size(path) else { continue }
-            try index.record(
+            try executor.record(
                 IndexEntry(
                     file: LocalFile(
                         key: "podcast:\(podcast.podcastID):\(episode.episodeID)", path: path, kind: .media, size: size,
@@ -199,7 +205,7 @@ public struct Reindexer: Sendable {
         guard let size = size(path) else { return }
         let source = item?.mediaSources?.first { ($0.id ?? itemId) == version.versionId }
         let signature = source.map(MirrorFiles.signature(of:)) ?? "unknown"
-        try index.record(
+        try executor.record(
             IndexEntry(
                 file: LocalFile(
                     key: "media:\(itemId):\(version.versionId)", path: path, kind: .media, size: size,
@@ -218,7 +224,7 @@ public struct Reindexer: Sendable {
             guard parts.count >= 3, let streamIndex = Int(parts[0]) else { continue }
             let subtitlePath = (path as NSString).deletingLastPathComponent + "/" + file
             guard let subtitleSize = self.size(subtitlePath) else { continue }
-            try index.record(
+            try executor.record(
                 IndexEntry(
                     file: LocalFile(
                         key: "subtitle:\(itemId):\(version.versionId):\(streamIndex)", path: subtitlePath,
@@ -235,7 +241,7 @@ public struct Reindexer: Sendable {
     ) throws {
         guard let size = size(path) else { return }
         let tag = type == .primary ? item?.imageTags["Primary"] : item?.backdropImageTags.first
-        try index.record(
+        try executor.record(
             IndexEntry(
                 file: LocalFile(
                     key: "image:\(itemId):\(type.rawValue)", path: path, kind: .image, size: size,
@@ -247,7 +253,7 @@ public struct Reindexer: Sendable {
     private func record(
         _ path: String, size: Int64, signature: String, key: String, itemId: String, _ result: inout Result
     ) throws {
-        try index.record(
+        try executor.record(
             IndexEntry(
                 file: LocalFile(
                     key: key, path: path, kind: .metadata, size: size, signature: signature, itemId: itemId),
@@ -266,6 +272,6 @@ public struct Reindexer: Sendable {
     }
 
     private func size(_ relative: String) -> Int64? {
-        FilePlacer(root: root, durable: false).sizes(of: [relative])[relative]
+        executor.files.sizes(of: [relative])[relative]
     }
 }

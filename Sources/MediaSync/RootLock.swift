@@ -17,8 +17,7 @@ public final class RootLock: Sendable {
         guard fd >= 0 else { throw SyncError.fileSystem("cannot open \(root.lockPath)", errno) }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
             close(fd)
-            throw SyncError(
-                .alreadyRunning, "another mediasync sync is running on \(root.path); try again when it has finished")
+            throw SyncError.alreadyRunning(root.path)
         }
         self.fd = fd
     }

@@ -5,14 +5,14 @@ import Foundation
 #endif
 
 extension MirrorRoot {
-    /// Removes what a killed run left in the staging area that no later run would use: the temporary files of
+    /// What a killed run left in the staging area that no later run would use: the temporary files of
     /// metadata writes (`write-*.tmp`) and of resume records (written atomically through a temporary file), and
     /// resume records whose partial file is gone. Partial files (`*.part`) and their records stay, to be resumed.
     ///
-    /// A running sync's temporaries look the same: call this only under the root's lock.
-    /// - Returns: the names removed.
-    @discardableResult
-    public func removeStaleTemporaries() -> [String] {
+    /// A running sync's temporaries look the same: remove them only under the root's lock (the mirror's executor
+    /// does, when a mirror is opened).
+    /// - Returns: the names to remove.
+    func staleTemporaries() -> [String] {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: stagingDirectory) else { return [] }
         let present = Set(names)
         var removed: [String] = []
@@ -29,7 +29,7 @@ extension MirrorRoot {
             var info = stat()
             let path = stagingDirectory + "/" + name
             guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) != S_IFDIR else { continue }
-            if unlink(path) == 0 { removed.append(name) }
+            removed.append(name)
         }
         return removed.sorted()
     }

@@ -39,8 +39,7 @@ public struct StorageQueries: Sendable {
             return path
         }
         let what = version.map { "version \($0) of \(id)" } ?? id
-        throw SyncError(
-            .notFound,
+        throw SyncError.notFound(
             candidates.isEmpty
                 ? "\(what) is not downloaded (see `mediasync selections`, then `mediasync sync`)"
                 : "\(what) is in the index but its file is missing or damaged: run `mediasync sync` to fetch it again")

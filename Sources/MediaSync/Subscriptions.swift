@@ -29,10 +29,10 @@ public struct Subscriptions: Sendable {
         let credentials = given ?? fromURL
         let lowered = url.lowercased()
         guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://") else {
-            throw SyncError(.invalidSelection, "\(url) is not an http(s) feed URL")
+            throw SyncError.invalidInput("\(url) is not an http(s) feed URL")
         }
         if credentials != nil, credentialStore == nil {
-            throw SyncError(.invalidSelection, "no configuration folder to keep the feed's credentials in")
+            throw SyncError.invalidInput("no configuration folder to keep the feed's credentials in")
         }
         if let existing = try index.subscription(matching: url) {
             if let credentials { try credentialStore?.save(credentials, podcastId: existing.id) }
@@ -41,7 +41,7 @@ public struct Subscriptions: Sendable {
         let outcome = try await FeedFetcher(client: client).fetch(
             url, etag: nil, lastModified: nil, credentials: credentials)
         guard case .fetched(let bytes, let etag, let lastModified, let movedTo, let document) = outcome else {
-            throw SyncError(.invalidSelection, "the server answered 304 to an unconditional request for \(url)")
+            throw SyncError.invalidInput("the server answered 304 to an unconditional request for \(url)")
         }
         let feedURL = movedTo ?? url
         let feed = try document.parse(bytes)

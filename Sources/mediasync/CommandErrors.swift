@@ -22,7 +22,6 @@ func errorMessage(for error: Error) -> String {
     case let error as JellyfinError: return error.description
     case let error as SyncError: return error.description
     case let error as HTTPError: return error.description
-    case let error as ConfigError: return error.description
     default: return "\(error)"
     }
 }
@@ -33,11 +32,8 @@ func exitCode(for error: Error) -> ExitCode {
         return error.kind == .authenticationNeeded || error.kind == .notSignedIn
             ? ExitCodes.authenticationNeeded : ExitCodes.fatal
     case let error as SyncError:
-        switch error.kind {
-        case .notSignedIn: return ExitCodes.authenticationNeeded
-        case .alreadyRunning: return ExitCodes.alreadyRunning
-        default: return ExitCodes.fatal
-        }
+        if error.needsSignIn { return ExitCodes.authenticationNeeded }
+        return error.isAlreadyRunning ? ExitCodes.alreadyRunning : ExitCodes.fatal
     case let error as HTTPError:
         return error.status == 401 ? ExitCodes.authenticationNeeded : ExitCodes.fatal
     default:
@@ -52,10 +48,8 @@ struct RootOptions: ParsableArguments {
 
     var mirrorRoot: MirrorRoot { MirrorRoot.resolve(root) }
 
-    /// Creates the root's folders if needed and opens its index.
-    func openIndex() throws -> MirrorIndex {
-        let mirror = mirrorRoot
-        try mirror.prepare()
-        return try MirrorIndex(path: mirror.indexPath)
+    /// Opens the mirror to read it (no lock).
+    func openForReading() throws -> Mirror {
+        try Mirror.openForReading(mirrorRoot)
     }
 }

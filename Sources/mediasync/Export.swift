@@ -67,9 +67,7 @@ struct Export: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let root = rootOptions.mirrorRoot
-            let lock = try RootLock(root: root)
-            let index = try MirrorIndex(path: root.indexPath)
+            let mirror = try Mirror.open(rootOptions.mirrorRoot)
             let console = Console(quiet: quiet || json)
             let terminal = console.showsProgress
             var progress: (@Sendable (ExportProgress) -> Void)?
@@ -82,14 +80,14 @@ struct Export: AsyncParsableCommand {
                     Console.error("\(event.action) \(event.path)\(detail)")
                 }
             }
-            let result = try MirrorExport(root: root, index: index, destination: destination).run(
+            let result = try MirrorExport(root: mirror.root, index: mirror.index, destination: destination).run(
                 options: ExportOptions(
                     only: only, playlists: playlists, delete: delete, maxDelete: maxDelete, dryRun: dryRun,
                     copyOnly: copy,
                     assumeFAT32: fat32),
                 progress: progress, events: events)
             console.clearLine()
-            withExtendedLifetime(lock) {}
+            withExtendedLifetime(mirror) {}
             if json {
                 Swift.print(try JSONText.encode(result))
             } else {

@@ -77,7 +77,7 @@ struct Podcast: AsyncParsableCommand {
                     let password = readLine(strippingNewline: true) ?? ""
                     credentials = HTTPCredentials(username: username, password: password)
                 }
-                let index = try rootOptions.openIndex()
+                let index = try rootOptions.openForReading().index
                 let subscription = try await Subscriptions(
                     index: index, client: HTTPClient(),
                     credentialStore: FeedCredentialStore(config: ConfigDirectory.resolve())
@@ -105,7 +105,7 @@ struct Podcast: AsyncParsableCommand {
                 }
                 let outlines = try OPML.parse([UInt8](data))
                 let subscriptions = Subscriptions(
-                    index: try rootOptions.openIndex(), client: HTTPClient(),
+                    index: try rootOptions.openForReading().index, client: HTTPClient(),
                     credentialStore: FeedCredentialStore(config: ConfigDirectory.resolve()))
                 var failures = 0
                 for outline in outlines {
@@ -135,7 +135,7 @@ struct Podcast: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let subscriptions = try rootOptions.openIndex().subscriptions()
+                let subscriptions = try rootOptions.openForReading().index.subscriptions()
                 if json {
                     print(try JSONText.encode(subscriptions))
                 } else {
@@ -154,7 +154,7 @@ struct Podcast: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let subscriptions = try rootOptions.openIndex().subscriptions()
+                let subscriptions = try rootOptions.openForReading().index.subscriptions()
                 print(
                     OPML.export(
                         subscriptions.map { OPMLOutline(title: $0.title, xmlURL: $0.feedURL, htmlURL: nil) },
@@ -174,11 +174,11 @@ struct Podcast: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let index = try rootOptions.openIndex()
+                let index = try rootOptions.openForReading().index
                 guard let subscription = try index.subscription(matching: podcast),
                     try index.unsubscribe(id: subscription.id)
                 else {
-                    throw SyncError(.notFound, "no subscription \(podcast) (see `mediasync podcast list`)")
+                    throw SyncError.notFound("no subscription \(podcast) (see `mediasync podcast list`)")
                 }
                 try FeedCredentialStore(config: ConfigDirectory.resolve()).remove(podcastId: subscription.id)
                 print("Unsubscribed from \(subscription.title ?? subscription.feedURL).")

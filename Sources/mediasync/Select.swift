@@ -43,18 +43,18 @@ struct Select: AsyncParsableCommand {
             if kind == .library {
                 let views = try await session.client.userViews()
                 guard let view = views.first(where: { $0.id == id }) else {
-                    throw SyncError(.notFound, "no library with id \(id) (see `mediasync browse`)")
+                    throw SyncError.notFound("no library with id \(id) (see `mediasync browse`)")
                 }
                 name = view.name
             } else {
                 let item = try await session.client.item(id: id)
                 guard item.type == expected else {
-                    throw SyncError(
-                        .invalidSelection, "\(id) is a \(item.type ?? "thing of unknown type"), not a \(kind.rawValue)")
+                    throw SyncError.invalidInput(
+                        "\(id) is a \(item.type ?? "thing of unknown type"), not a \(kind.rawValue)")
                 }
                 name = item.name
             }
-            let index = try rootOptions.openIndex()
+            let index = try rootOptions.openForReading().index
             try index.select(
                 Selection(
                     id: id, kind: kind, allVersions: allVersions, season: season, nextUnplayed: nextUnplayed,
@@ -79,8 +79,8 @@ struct Unselect: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            guard try rootOptions.openIndex().unselect(id: id) else {
-                throw SyncError(.notFound, "\(id) is not selected (see `mediasync selections`)")
+            guard try rootOptions.openForReading().index.unselect(id: id) else {
+                throw SyncError.notFound("\(id) is not selected (see `mediasync selections`)")
             }
             print("Unselected \(id).")
         }
@@ -98,7 +98,7 @@ struct Selections: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let selections = try rootOptions.openIndex().selections()
+            let selections = try rootOptions.openForReading().index.selections()
             if json {
                 print(try JSONText.encode(selections))
             } else {

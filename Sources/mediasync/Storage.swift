@@ -16,8 +16,7 @@ struct PathCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let index = try rootOptions.openIndex()
-            print(try StorageQueries(root: rootOptions.mirrorRoot, index: index).mediaPath(id: id, version: version))
+            print(try rootOptions.openForReading().storage.mediaPath(id: id, version: version))
         }
     }
 }
@@ -34,7 +33,7 @@ struct DiskUsage: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let usage = try StorageQueries(root: rootOptions.mirrorRoot, index: try rootOptions.openIndex()).usage()
+            let usage = try rootOptions.openForReading().storage.usage()
             if json {
                 print(try JSONText.encode(usage))
                 return
@@ -68,8 +67,8 @@ struct Verify: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let check = try StorageQueries(root: rootOptions.mirrorRoot, index: try rootOptions.openIndex())
-                .verifyDeep(fix: fix, deep: deep)
+            let mirror = try fix ? Mirror.open(rootOptions.mirrorRoot) : rootOptions.openForReading()
+            let check = try mirror.storage.verifyDeep(fix: fix, deep: deep)
             let problems = check.problems
             if json {
                 print(try JSONText.encode(problems))
@@ -117,6 +116,9 @@ struct Remove: AsyncParsableCommand {
     @Flag(help: "Delete every download, selection and subscription.")
     var all = false
 
+    @Flag(name: .customLong("dry-run"), help: "Print what would be deleted and change nothing.")
+    var dryRun = false
+
     @Flag(help: "Print JSON instead of lines.")
     var json = false
 
@@ -130,24 +132,25 @@ struct Remove: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let root = rootOptions.mirrorRoot
-            let lock = try RootLock(root: root)
-            let removal = Removal(root: root, index: try rootOptions.openIndex())
+            let mirror = try Mirror.open(rootOptions.mirrorRoot)
+            let removal = mirror.removal
             var results: [Removal.Result] = []
             if all {
-                results.append(try removal.removeAll())
+                results.append(try removal.removeAll(dryRun: dryRun))
             } else if let podcast {
-                results.append(try removal.removePodcast(podcast))
+                results.append(try removal.removePodcast(podcast, dryRun: dryRun))
             } else {
-                for id in ids { results.append(try removal.remove(id: id)) }
+                for id in ids { results.append(try removal.remove(id: id, dryRun: dryRun)) }
             }
-            withExtendedLifetime(lock) {}
             if json {
                 print(try JSONText.encode(results))
             } else {
                 let deleted = results.flatMap(\.deleted)
-                deleted.forEach { print("deleted \($0)") }
-                print("\(deleted.count) files deleted.")
+                deleted.forEach { print("\(dryRun ? "would delete" : "deleted") \($0)") }
+                print(
+                    dryRun
+                        ? "Dry run: \(deleted.count) files would be deleted; nothing changed."
+                        : "\(deleted.count) files deleted.")
             }
         }
     }
@@ -166,11 +169,8 @@ struct GarbageCollect: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let root = rootOptions.mirrorRoot
-            let lock = try RootLock(root: root)
-            let collector = GarbageCollector(root: root, index: try rootOptions.openIndex())
+            let collector = try Mirror.open(rootOptions.mirrorRoot).garbageCollector
             let garbage = dryRun ? try collector.garbage() : try collector.collect()
-            withExtendedLifetime(lock) {}
             garbage.forEach { print("\(dryRun ? "would delete" : "deleted") \($0)") }
             print("\(garbage.count) files\(dryRun ? " would be" : "") removed.")
         }
@@ -190,10 +190,7 @@ struct Reindex: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let root = rootOptions.mirrorRoot
-            let lock = try RootLock(root: root)
-            let result = try Reindexer.rebuildFresh(root: root)
-            withExtendedLifetime(lock) {}
+            let result = try Mirror.rebuildIndex(rootOptions.mirrorRoot)
             result.migrated.forEach { print($0) }
             result.skipped.forEach { Console.error("skipped: \($0)") }
             print(
@@ -236,7 +233,7 @@ struct List: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let items = try LocalLibrary(root: rootOptions.mirrorRoot, index: try rootOptions.openIndex()).items()
+            let items = try rootOptions.openForReading().library.items()
                 .filter { item in
                     (type == nil || item.type == type?.rawValue) && (!downloaded || item.downloaded)
                         && (!missing || !item.downloaded)

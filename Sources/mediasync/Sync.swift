@@ -39,16 +39,14 @@ struct Sync: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let root = rootOptions.mirrorRoot
-            let lock = try RootLock(root: root)
+            let mirror = try Mirror.open(rootOptions.mirrorRoot, durable: transfer.options.durable)
             let config = ConfigDirectory.resolve()
             let session =
                 try Credentials.load(from: config) == nil
                 ? nil : try Session.open(config: config, configuration: transfer.httpConfiguration)
-            let index = try MirrorIndex(path: root.indexPath)
             let console = Console(quiet: quiet)
-            let sync = MirrorSync(
-                root: root, index: index, server: session?.client,
+            let sync = mirror.sync(
+                server: session?.client,
                 client: session?.http ?? HTTPClient(configuration: transfer.httpConfiguration),
                 transferOptions: transfer.options,
                 feedCredentials: FeedCredentialStore(config: config))
@@ -65,7 +63,6 @@ struct Sync: AsyncParsableCommand {
             } else {
                 print(report: report)
             }
-            withExtendedLifetime(lock) {}
             if report.needsSignIn { throw ExitCodes.authenticationNeeded }
             if report.hasEssentialFailures { throw ExitCodes.partialFailure }
         }

@@ -54,7 +54,7 @@ final class FaultWorld: Sendable {
         self.movie = movie
         series = library.series[0]
         guard let last = library.episodes.first(where: { $0.indexNumber == episodes }) else {
-            throw SyncError(.notFound, "the generated library has no episode \(episodes)")
+            throw SyncError.notFound("the generated library has no episode \(episodes)")
         }
         episode = last
         server = try TestServer(library: library)
@@ -210,8 +210,8 @@ final class FaultWorld: Sendable {
             root: other, index: otherIndex, server: client, client: http, transferOptions: transfer
         ).run()
         guard report.failed.isEmpty, report.sourceErrors.isEmpty else {
-            throw SyncError(
-                .notFound, "the reference mirror did not sync cleanly: \(report.failed) \(report.sourceErrors)")
+            throw SyncError.notFound(
+                "the reference mirror did not sync cleanly: \(report.failed) \(report.sourceErrors)")
         }
         let downloads = other.path + "/Downloads"
         var files: [String: [UInt8]] = [:]

@@ -184,7 +184,7 @@ import Testing
         let error = await #expect(throws: SyncError.self) {
             try await MirrorSync(root: root, index: index, server: client).run()
         }
-        #expect(error?.kind == .notEnoughSpace)
+        #expect(error?.isNotEnoughSpace == true)
         #expect(error?.description.contains("not enough free space") == true)
         #expect(server.allRequests.filter { $0.path.hasSuffix("/Download") }.isEmpty)
     }
@@ -294,7 +294,7 @@ import Testing
             atPath: fixture.root.stagingDirectory, withDestinationPath: outside.path)
         try fixture.select(.movie, library.movies[1].id)
         let error = await #expect(throws: SyncError.self) { try await fixture.sync() }
-        #expect(error?.kind == .unsafePath)
+        #expect(error?.isUnsafePath == true)
         #expect(error?.description.contains("is a symbolic link") == true)
         #expect(outside.allFiles().isEmpty)
         #expect(fixture.tree().isEmpty)
@@ -442,7 +442,14 @@ import Testing
         #expect(try collector.collect().count == 2)
         #expect(try collector.garbage().isEmpty)
 
+        // The dry run is the plan: it names what the real run then deletes, and changes nothing.
+        let treeBefore = fixture.tree()
+        let planned = try Removal(root: fixture.root, index: fixture.index).remove(id: movie.id, dryRun: true)
+        #expect(planned.dryRun == true && planned.unselected == [movie.id] && !planned.deleted.isEmpty)
+        #expect(fixture.tree() == treeBefore)
+        #expect(try fixture.index.selections().map(\.id) == [movie.id])
         let removed = try Removal(root: fixture.root, index: fixture.index).remove(id: movie.id)
+        #expect(removed.deleted == planned.deleted)
         #expect(removed.unselected == [movie.id])
         #expect(fixture.tree().isEmpty)
         #expect(try fixture.index.selections().isEmpty)

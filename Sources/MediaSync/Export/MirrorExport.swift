@@ -102,15 +102,15 @@ public struct MirrorExport: Sendable {
     ) throws -> ExportResult {
         if destination == root.path || destination.hasPrefix(root.path + "/") || root.path.hasPrefix(destination + "/")
         {
-            throw SyncError(
-                .unsafePath, "the destination \(destination) overlaps the mirror \(root.path); choose another folder")
+            throw SyncError.unsafePath(
+                description: "the destination \(destination) overlaps the mirror \(root.path); choose another folder")
         }
         var exists = ExportFileSystem.fact(destination) != .missing
         if !exists && !options.dryRun {
             do {
                 try ExportFileSystem.makeFolders(destination)
             } catch {
-                throw SyncError(.fileSystem, error.message)
+                throw SyncError.fileSystem(error.message)
             }
             exists = true
         }
@@ -120,8 +120,7 @@ public struct MirrorExport: Sendable {
             lock = open(destination, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
             guard lock >= 0 else { throw SyncError.fileSystem("cannot open the destination \(destination)", errno) }
             guard flock(lock, LOCK_EX | LOCK_NB) == 0 else {
-                throw SyncError(
-                    .alreadyRunning,
+                throw SyncError.alreadyRunningDescribed(
                     "another mediasync export is writing to \(destination); try again when it has finished")
             }
         }
@@ -144,7 +143,7 @@ public struct MirrorExport: Sendable {
                     try ExportExecutor.save(manifest, destination: destination)
                     unlink(journalPath)
                 } catch {
-                    throw SyncError(.fileSystem, "cannot finish the last export's record in \(destination): \(error)")
+                    throw SyncError.fileSystem("cannot finish the last export's record in \(destination): \(error)")
                 }
             }
         }
@@ -198,8 +197,7 @@ public struct MirrorExport: Sendable {
         do {
             return try ExportManifest(parsing: [UInt8](data))
         } catch {
-            throw SyncError(
-                .fileSystem,
+            throw SyncError.fileSystem(
                 "\(path) is not a manifest mediasync can read; move it aside to start over (every file at the destination "
                     + "is then treated as the user's and left alone)")
         }

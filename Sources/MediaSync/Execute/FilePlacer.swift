@@ -1,19 +1,35 @@
 import Foundation
+import MediaSyncHTTP
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
-/// The file operations of a sync's executor: atomic writes, renames and removals under the root.
+/// The file operations of the mirror's executor (``MirrorExecutor``): atomic writes, renames and removals under the
+/// root. The root's real path is resolved once, and each folder is created and checked once per run.
 struct FilePlacer: Sendable {
     let root: MirrorRoot
     let durable: Bool
+    private let rootResolved: String
+    /// Folders created (or found) and checked to lead nowhere out of the root.
+    private let checkedFolders = Locked<Set<String>>([])
+    /// Existing folders found to be inside the root by ``staysInside(_:)``.
+    private let insideFolders = Locked<Set<String>>([])
+
+    init(root: MirrorRoot, durable: Bool) {
+        self.root = root
+        self.durable = durable
+        self.rootResolved = URL(fileURLWithPath: root.path).resolvingSymlinksInPath().path
+    }
 
     /// Writes `bytes` to a temporary file in the staging folder, flushes it, and renames it over `relative`.
     func write(_ bytes: [UInt8], to relative: String) throws {
         let target = try absolute(relative)
         try makeParent(of: target)
-        try FileManager.default.createDirectory(atPath: root.stagingDirectory, withIntermediateDirectories: true)
+        if !checkedFolders.withLock({ $0.contains(root.stagingDirectory) }) {
+            try FileManager.default.createDirectory(atPath: root.stagingDirectory, withIntermediateDirectories: true)
+            checkedFolders.withLock { _ = $0.insert(root.stagingDirectory) }
+        }
         let temporary = root.stagingDirectory + "/write-\(UUID().uuidString).tmp"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw SyncError.fileSystem("cannot create \(temporary)", errno) }
@@ -74,7 +90,19 @@ struct FilePlacer: Sendable {
         var parent = (target as NSString).deletingLastPathComponent
         let stop = root.path + "/Downloads"
         while parent.hasPrefix(stop + "/"), rmdir(parent) == 0 {
+            let removed = parent
+            checkedFolders.withLock { _ = $0.remove(removed) }
+            insideFolders.withLock { _ = $0.remove(removed) }
             parent = (parent as NSString).deletingLastPathComponent
+        }
+    }
+
+    /// Removes a file of mediasync's own state (`.mediasync/staging/…`), never a folder.
+    func removeStateFile(_ relative: String) throws {
+        let target = try absolute(relative)
+        guard relative.hasPrefix(".mediasync/staging/") else { throw SyncError.unsafePath(relative) }
+        guard unlink(target) == 0 || errno == ENOENT else {
+            throw SyncError.fileSystem("cannot delete \(relative)", errno)
         }
     }
 
@@ -96,18 +124,20 @@ struct FilePlacer: Sendable {
     func staysInside(_ relative: String) -> Bool {
         guard let target = root.absolute(relative) else { return false }
         var folder = (target as NSString).deletingLastPathComponent
-        while !FileManager.default.fileExists(atPath: folder), folder.count > root.path.count {
+        var info = stat()
+        while lstat(folder, &info) != 0, folder.count > root.path.count {
             folder = (folder as NSString).deletingLastPathComponent
         }
+        if insideFolders.withLock({ $0.contains(folder) }) { return true }
         let resolved = URL(fileURLWithPath: folder).resolvingSymlinksInPath().path
-        let rootResolved = URL(fileURLWithPath: root.path).resolvingSymlinksInPath().path
-        return resolved == rootResolved || resolved.hasPrefix(rootResolved + "/")
+        let inside = resolved == rootResolved || resolved.hasPrefix(rootResolved + "/")
+        if inside { insideFolders.withLock { _ = $0.insert(folder) } }
+        return inside
     }
 
     /// Whether the folder holding `path` (an absolute path under the root), symbolic links resolved, is in the root.
     private func parentStaysInside(_ path: String) -> Bool {
         let resolved = URL(fileURLWithPath: (path as NSString).deletingLastPathComponent).resolvingSymlinksInPath().path
-        let rootResolved = URL(fileURLWithPath: root.path).resolvingSymlinksInPath().path
         return resolved == rootResolved || resolved.hasPrefix(rootResolved + "/")
     }
 
@@ -118,6 +148,7 @@ struct FilePlacer: Sendable {
 
     private func makeParent(of path: String) throws {
         let parent = (path as NSString).deletingLastPathComponent
+        if checkedFolders.withLock({ $0.contains(parent) }) { return }
         do {
             try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
         } catch {
@@ -125,10 +156,10 @@ struct FilePlacer: Sendable {
         }
         // A symlink planted inside the mirror must not lead a write outside the root.
         let resolved = URL(fileURLWithPath: parent).resolvingSymlinksInPath().path
-        let rootResolved = URL(fileURLWithPath: root.path).resolvingSymlinksInPath().path
         guard resolved == rootResolved || resolved.hasPrefix(rootResolved + "/") else {
             throw SyncError.unsafePath(String(path.dropFirst(root.path.count + 1)))
         }
+        checkedFolders.withLock { _ = $0.insert(parent) }
     }
 
     private func syncParent(of path: String) throws {

@@ -1,20 +1,29 @@
 import Foundation
 import MediaSyncCore
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// `mediasync gc`: files under `Downloads/` that the index does not know, and partial files left in the
-/// staging areas by killed runs. Run under the root lock, so a running sync's partial files are safe.
+/// staging areas by killed runs. Run under the root lock, so a running sync's partial files are safe. The list is
+/// the plan (a dry run prints it); the mirror's executor applies it.
 public struct GarbageCollector: Sendable {
-    let root: MirrorRoot
-    let index: MirrorIndex
+    let executor: MirrorExecutor
+    var root: MirrorRoot { executor.root }
 
     public init(root: MirrorRoot, index: MirrorIndex) {
-        self.root = root
-        self.index = index
+        self.executor = MirrorExecutor(root: root, index: index, durable: false)
+    }
+
+    init(executor: MirrorExecutor) {
+        self.executor = executor
     }
 
     /// The relative paths of orphans and stale partial files, sorted.
     public func garbage() throws -> [String] {
-        let known = Set(try index.entries().map(\.file.path))
+        try executor.flush()
+        let known = Set(try executor.index.entries().map(\.file.path))
         var found: [String] = []
         for relative in files(under: LibraryLayout.downloads) where !known.contains(relative) {
             found.append(relative)
@@ -23,18 +32,14 @@ public struct GarbageCollector: Sendable {
         return found.sorted()
     }
 
-    /// Removes what ``garbage()`` lists; returns it.
+    /// Removes what ``garbage()`` lists; returns what was removed.
     public func collect() throws -> [String] {
-        let garbage = try garbage()
-        let placer = FilePlacer(root: root, durable: false)
-        for relative in garbage {
-            if relative.hasPrefix(".mediasync/") {
-                unlink(root.path + "/" + relative)
-            } else {
-                try placer.remove(relative)
-            }
+        let outcome = try executor.delete(
+            try garbage().map { .init(path: $0, key: nil) }, gate: .init(allowed: true))
+        if let failure = outcome.failed.first {
+            throw SyncError.fileSystem("\(failure.path): \(failure.message)")
         }
-        return garbage
+        return outcome.deleted
     }
 
     /// Regular files below a folder of the root (symlinks are reported as files, never followed).

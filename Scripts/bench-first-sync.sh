@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# bench-first-sync.sh — the first sync of a big library against curl fetching the same files (issue 11, "Benchmark").
+#
+# The release test server with --movies 2000 --series 200 --media-size 2000 (about 15,000 files, 12,400 of them
+# downloads), both libraries selected. Each round, alternating the two tools:
+#   mediasync  `sync` into an empty root (the Downloads tree and the index removed; the sign-in and the selections
+#              kept), --no-durable unless DURABLE=1;
+#   curl       `curl --parallel --parallel-max 4 -K LIST` of the same download URLs (read from the test server's
+#              request log of mediasync's first round), each into its own file, with the same Authorization header.
+# Reports the median wall time of each and the ratio, user+system CPU of each, mediasync's peak RSS, and (one run
+# under `strace -c -f`, not timed) the system calls per placed file.
+#
+# Environment: ROUNDS (default 5), MOVIES (2000), SERIES (200), MEDIA_SIZE (2000), DURABLE (0), SWIFT_SCRATCH
+# (default <repo>/.build-benchsync), MEDIASYNC_BIN_DIR (use these binaries, no build), BENCH_KEEP=1 (keep scratch),
+# STRACE=0 (skip the system-call count).
+set -euo pipefail
+
+SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO_DIR=$(cd "$SCRIPT_DIR/.." && pwd)
+cd "$REPO_DIR"
+BENCH_NAME=bench-first-sync
+# shellcheck source=lib/bench-common.sh
+. "$SCRIPT_DIR/lib/bench-common.sh"
+
+ROUNDS=${ROUNDS:-5}
+MOVIES=${MOVIES:-2000}
+SERIES=${SERIES:-200}
+MEDIA_SIZE=${MEDIA_SIZE:-2000}
+DURABLE=${DURABLE:-0}
+STRACE=${STRACE:-1}
+SWIFT_SCRATCH=${SWIFT_SCRATCH:-$REPO_DIR/.build-benchsync}
+
+bench_need time curl python3 strace
+bench_binaries "$SWIFT_SCRATCH"
+bench_scratch
+bench_server --movies "$MOVIES" --series "$SERIES" --media-size "$MEDIA_SIZE" --request-log "$work/requests.jsonl"
+bench_log "server $base"
+bench_login_and_select_libraries
+
+durable=(--no-durable)
+[ "$DURABLE" = 1 ] && durable=()
+
+# The selections live in the root's index: each round starts from a copy of the root as it was after `select`.
+cp -a "$MEDIASYNC_ROOT" "$work/root-template"
+empty_root() {
+    rm -rf "$MEDIASYNC_ROOT" "$work/curl-out"
+    cp -a "$work/root-template" "$MEDIASYNC_ROOT"
+    mkdir -p "$work/curl-out"
+}
+
+run_mediasync() { # $1: round; prints "wall_ms cpu_s rss_kb"
+    empty_root
+    local t0 rc
+    t0=$(bench_now_ns)
+    set +e
+    /usr/bin/time -f '%U %S %M' -o "$work/ms.time" "$ms" sync "${durable[@]}" --json --quiet \
+        >"$work/ms-$1.json" 2>"$work/ms-$1.err"
+    rc=$?
+    set -e
+    local wall
+    wall=$(bench_ms_since "$t0")
+    [ "$rc" = 0 ] || { tail -5 "$work/ms-$1.err" >&2; bench_log "sync exited with $rc"; exit 1; }
+    awk -v w="$wall" '{printf "%d %.2f %d\n", w, $1 + $2, $3}' "$work/ms.time"
+}
+
+make_curl_list() {
+    python3 - "$work/requests.jsonl" "$base" "$work/curl-out" "$work/curl.cfg" "$MEDIASYNC_CONFIG_DIR/credentials.json" <<'PY'
+import json, re, sys
+log, base, out, cfg, credentials = sys.argv[1:6]
+token = json.load(open(credentials))["accessToken"]
+paths = []
+seen = set()
+for line in open(log):
+    r = json.loads(line)
+    p = r["path"]
+    if r["method"] == "GET" and r["status"] == 200 and re.search(r"/Download$|/Images/|/Subtitles/", p) and p not in seen:
+        seen.add(p)
+        paths.append(p)
+with open(cfg, "w") as f:
+    f.write('header = "Authorization: MediaBrowser Token=\\"%s\\""\n' % token)
+    for i, p in enumerate(paths):
+        f.write('url = "%s%s"\noutput = "%s/%05d"\n' % (base, p, out, i))
+print(len(paths))
+PY
+}
+
+run_curl() { # prints "wall_ms cpu_s"
+    empty_root
+    local t0
+    t0=$(bench_now_ns)
+    /usr/bin/time -f '%U %S' -o "$work/curl.time" curl -s --fail --parallel --parallel-max 4 -K "$work/curl.cfg" 2>/dev/null
+    local wall
+    wall=$(bench_ms_since "$t0")
+    awk -v w="$wall" '{printf "%d %.2f\n", w, $1 + $2}' "$work/curl.time"
+}
+
+ms_wall=(); ms_cpu=(); ms_rss=(); curl_wall=(); curl_cpu=()
+urls=""
+for round in $(seq 1 "$ROUNDS"); do
+    read -r w c r < <(run_mediasync "$round")
+    ms_wall+=("$w"); ms_cpu+=("$c"); ms_rss+=("$r")
+    if [ -z "$urls" ]; then
+        urls=$(make_curl_list)
+        placed=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(len(r["downloaded"]), len(r["written"]))' "$work/ms-1.json")
+        files=$(find "$MEDIASYNC_ROOT/Downloads" -type f | wc -l)
+        bench_log "mediasync placed $files files (downloaded, written: $placed); curl will fetch $urls URLs"
+    fi
+    read -r cw cc < <(run_curl)
+    curl_wall+=("$cw"); curl_cpu+=("$cc")
+    got=$(find "$work/curl-out" -type f | wc -l)
+    [ "$got" = "$urls" ] || { bench_log "curl fetched $got of $urls files"; exit 1; }
+    bench_log "round $round: mediasync ${w} ms (cpu ${c} s, rss ${r} KB), curl ${cw} ms (cpu ${cc} s)"
+done
+
+syscalls_line="not measured (STRACE=0)"
+if [ "$STRACE" = 1 ]; then
+    empty_root
+    strace -c -f -o "$work/strace-c.txt" "$ms" sync "${durable[@]}" --json --quiet >"$work/ms-strace.json" 2>/dev/null
+    placed_files=$(find "$MEDIASYNC_ROOT/Downloads" -type f | wc -l)
+    total_calls=$(awk '$NF == "total" {print $(NF-2)}' "$work/strace-c.txt")
+    top=$(awk 'NR > 2 && $1 ~ /^[0-9.]+$/ && $NF != "total" {print $NF "=" $4}' "$work/strace-c.txt" | head -8 | tr '\n' ' ')
+    syscalls_line="$total_calls calls for $placed_files placed files = $(awk -v a="$total_calls" -v b="$placed_files" 'BEGIN {printf "%.1f", a / b}') per file (top: $top)"
+fi
+
+mw=$(bench_median "${ms_wall[@]}"); cw=$(bench_median "${curl_wall[@]}")
+mc=$(printf '%s\n' "${ms_cpu[@]}" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
+cc=$(printf '%s\n' "${curl_cpu[@]}" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
+rss=$(printf '%s\n' "${ms_rss[@]}" | sort -n | tail -1)
+echo
+echo "== first sync: mediasync vs curl --parallel --parallel-max 4 ($ROUNDS rounds, alternating) =="
+printf '%-28s %s\n' "library" "--movies $MOVIES --series $SERIES --media-size $MEDIA_SIZE; $files files placed, $urls downloads"
+printf '%-28s %s\n' "mediasync wall (ms)" "${ms_wall[*]}  median $(bench_secs "$mw") s; cpu median $mc s; peak RSS $rss KB"
+printf '%-28s %s\n' "curl wall (ms)" "${curl_wall[*]}  median $(bench_secs "$cw") s; cpu median $cc s"
+printf '%-28s %s\n' "system calls" "$syscalls_line"
+echo "RESULT first_sync_ratio=$(awk -v a="$mw" -v b="$cw" 'BEGIN {printf "%.2f", a / b}') (goal <= 1.5) mediasync_s=$(bench_secs "$mw") curl_s=$(bench_secs "$cw") cpu_ratio=$(awk -v a="$mc" -v b="$cc" 'BEGIN {printf "%.1f", (b > 0) ? a / b : 0}')"

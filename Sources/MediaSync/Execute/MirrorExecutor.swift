@@ -1,0 +1,312 @@
+import Foundation
+import MediaSyncCore
+import MediaSyncHTTP
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The one place that changes a mirror: every write, move and deletion under the root, and every index record that
+/// goes with it, is made here (sync, `rm`, `gc`, `reindex`, legacy migration, staging cleanup). The transfer engine
+/// fetches into staging and places a finished download at its path; the record of it comes here.
+///
+/// **Grouped index commits.** A SQLite commit per placed file was most of the system calls of a first sync. Records
+/// wait here and are committed together: ``flushEvery`` records, or ``defaultFlushInterval`` after the first waiting one (a
+/// timer commits them even when no further file is placed, so records do not wait on a long download), and at
+/// ``flush()``. Crash safety stays: each waiting record is first appended to a journal
+/// (`.mediasync/placed.journal`, one line, one `write(2)`), and ``recoverJournal()`` — run when a mirror is opened
+/// under its lock — records the journal's files that are on disk with the recorded size. A run killed between
+/// placing a file and committing its record therefore adopts the file at the next start instead of fetching it again.
+/// A line cut short by the kill is ignored (its file is fetched again, never recorded half).
+///
+/// **The destructive gate.** Deletions are applied only through ``delete(_:gate:)``, which applies the
+/// `--delete` / `--max-delete` rule to the whole batch before the first file goes.
+public final class MirrorExecutor: @unchecked Sendable {
+    public let root: MirrorRoot
+    let index: MirrorIndex
+    let files: FilePlacer
+    /// Records waiting for one grouped commit.
+    public static let flushEvery = 256
+    /// The longest a record waits for its commit.
+    public static let defaultFlushInterval: TimeInterval = 0.25
+    let flushInterval: TimeInterval
+
+    private let mutex = NSLock()
+    private var pending: [IndexEntry] = []
+    private var pendingSince: Date?
+    private var journal: Int32 = -1
+    private var timestamp: (date: Date, text: String)?
+    private var taskIds = TaskIdGenerator()
+    /// The root's lock, when the mirror was opened for changes: held as long as anything can still change it.
+    let lock: RootLock?
+
+    init(
+        root: MirrorRoot, index: MirrorIndex, durable: Bool, lock: RootLock? = nil,
+        flushInterval: TimeInterval = MirrorExecutor.defaultFlushInterval
+    ) {
+        self.flushInterval = flushInterval
+        self.root = root
+        self.index = index
+        self.files = FilePlacer(root: root, durable: durable)
+        self.lock = lock
+    }
+
+    deinit {
+        if journal >= 0 { close(journal) }
+    }
+
+    var journalPath: String { root.stateDirectory + "/placed.journal" }
+
+    // MARK: Records
+
+    /// Records a file placed under the root (by the transfer engine, or found where the index lost it). The record
+    /// is committed with the next group; until then it is in the journal.
+    func record(_ entry: IndexEntry) throws {
+        try mutex.withLock {
+            try appendToJournal(entry)
+            pending.append(entry)
+            if pendingSince == nil {
+                pendingSince = Date()
+                // Commits the group once it is old enough, placed files or not. A failure here (a full disk) leaves
+                // the records waiting, in the journal too; the next commit, or the next run, records them.
+                DispatchQueue.global().asyncAfter(deadline: .now() + flushInterval) { [weak self] in
+                    try? self?.flush()
+                }
+            }
+            if pending.count >= MirrorExecutor.flushEvery
+                || Date().timeIntervalSince(pendingSince ?? Date()) >= flushInterval
+            {
+                try flushLocked()
+            }
+        }
+    }
+
+    /// Commits the waiting records in one transaction and empties the journal.
+    public func flush() throws {
+        try mutex.withLock { try flushLocked() }
+    }
+
+    private func flushLocked() throws {
+        guard !pending.isEmpty else { return }
+        try index.record(pending)
+        pending.removeAll(keepingCapacity: true)
+        pendingSince = nil
+        if journal >= 0 { _ = ftruncate(journal, 0) }
+    }
+
+    private func appendToJournal(_ entry: IndexEntry) throws {
+        if journal < 0 {
+            journal = open(journalPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+            guard journal >= 0 else { throw SyncError.fileSystem("cannot open \(journalPath)", errno) }
+        }
+        let line = Array(PlacedJournal.line(for: entry).utf8)
+        let written = line.withUnsafeBytes { Glibc.write(journal, $0.baseAddress, $0.count) }
+        guard written == line.count else {
+            throw SyncError.fileSystem("cannot write \(journalPath)", written < 0 ? errno : EIO)
+        }
+    }
+
+    /// Records the journal's files that a killed run placed but did not commit: those on disk at the recorded path
+    /// with the recorded size. Call under the root's lock, before anything is planned.
+    /// - Returns: how many were recorded.
+    @discardableResult
+    public func recoverJournal() throws -> Int {
+        try mutex.withLock {
+            try flushLocked()
+            guard let data = FileManager.default.contents(atPath: journalPath), !data.isEmpty else { return 0 }
+            var adopted: [IndexEntry] = []
+            for entry in PlacedJournal.entries(in: Array(data)) {
+                guard files.sizes(of: [entry.file.path])[entry.file.path] == entry.file.size else { continue }
+                adopted.append(entry)
+            }
+            if !adopted.isEmpty { try index.record(adopted) }
+            if journal >= 0 {
+                _ = ftruncate(journal, 0)
+            } else {
+                unlink(journalPath)
+            }
+            return adopted.count
+        }
+    }
+
+    // MARK: Changes
+
+    /// Writes a metadata file (atomically: a temporary in staging renamed over the path) and records it.
+    func write(_ bytes: [UInt8], as entry: IndexEntry) throws {
+        try files.write(bytes, to: entry.file.path)
+        try record(entry)
+    }
+
+    /// Writes a file under the root that the index does not track (legacy migration's metadata before reindexing).
+    func writeUntracked(_ bytes: [UInt8], to path: String) throws {
+        try files.write(bytes, to: path)
+    }
+
+    /// Renames a file under the root and records it at its new path.
+    func move(_ from: String, as entry: IndexEntry) throws {
+        try files.move(from, to: entry.file.path)
+        try record(entry)
+    }
+
+    /// Renames a file under the root that the index does not track yet (legacy migration).
+    func moveUntracked(_ from: String, to path: String) throws {
+        try files.move(from, to: path)
+    }
+
+    /// Removes the file a replaced download left at its older path (its record is replaced by the new one's).
+    func removeReplaced(_ path: String) throws {
+        try files.remove(path)
+    }
+
+    /// One file to delete: its path and its index key (nil for a file the index does not know, as `gc` finds).
+    public struct Deletion: Sendable, Equatable {
+        public var path: String
+        public var key: String?
+        public init(path: String, key: String?) {
+            self.path = path
+            self.key = key
+        }
+    }
+
+    /// The one destructive gate: whether deletions may happen at all, and how many at most.
+    public struct DeletionGate: Sendable, Equatable {
+        /// `--delete` given (or an explicit command such as `rm` and `gc`).
+        public var allowed: Bool
+        /// `--max-delete`: no deletion at all when more would go.
+        public var maxCount: Int?
+        public init(allowed: Bool, maxCount: Int? = nil) {
+            self.allowed = allowed
+            self.maxCount = maxCount
+        }
+
+        /// What the gate decides for a batch of `count` deletions: nil to go ahead, else why nothing is deleted.
+        public func refusal(count: Int) -> String? {
+            guard allowed else { return "" }
+            if let maxCount, count > maxCount {
+                return "\(count) files would be deleted, more than --max-delete \(maxCount): none was"
+            }
+            return nil
+        }
+    }
+
+    /// What ``delete(_:gate:)`` did.
+    public struct DeletionOutcome: Sendable {
+        public var deleted: [String] = []
+        public var failed: [(path: String, message: String)] = []
+        /// Why nothing was deleted (the gate refused the batch); nil when the batch went ahead.
+        public var refused: String?
+    }
+
+    /// Deletes a batch of files (never a folder, never through a symbolic link out of the root), forgetting each
+    /// from the index once it is gone, after the gate allowed the whole batch.
+    func delete(_ batch: [Deletion], gate: DeletionGate, deleted: ((String) -> Void)? = nil) throws
+        -> DeletionOutcome
+    {
+        var outcome = DeletionOutcome()
+        guard !batch.isEmpty else { return outcome }
+        if let refusal = gate.refusal(count: batch.count) {
+            outcome.refused = refusal
+            return outcome
+        }
+        try flush()
+        var forgotten: [String] = []
+        for item in batch {
+            do {
+                if item.path.hasPrefix(".mediasync/") {
+                    try files.removeStateFile(item.path)
+                } else {
+                    try files.remove(item.path)
+                }
+            } catch {
+                outcome.failed.append((item.path, "\(error)"))
+                continue
+            }
+            if let key = item.key { forgotten.append(key) }
+            outcome.deleted.append(item.path)
+            deleted?(item.path)
+        }
+        try index.forget(keys: forgotten)
+        return outcome
+    }
+
+    /// Forgets index records whose files are gone (`verify --fix`).
+    func forget(keys: [String]) throws {
+        try flush()
+        try index.forget(keys: keys)
+    }
+
+    /// Removes what a killed run left in staging that no later run would use (see
+    /// ``MirrorRoot/staleTemporaries()``).
+    @discardableResult
+    func removeStaleTemporaries() -> [String] {
+        root.staleTemporaries().filter { unlink(root.stagingDirectory + "/" + $0) == 0 }
+    }
+
+    /// Removes an emptied legacy folder tree (seed 000's `Metadata/` after migration).
+    func removeLegacyFolder(_ relative: String) {
+        guard let path = root.absolute(relative) else { return }
+        try? FileManager.default.removeItem(atPath: path)
+    }
+
+    /// Removes a folder under the root if it is empty.
+    func removeEmptyFolder(_ relative: String) {
+        guard let path = root.absolute(relative) else { return }
+        rmdir(path)
+    }
+
+    // MARK: Values for records
+
+    /// Now, ISO 8601 (formatted once per second of the run, not once per file).
+    func timestampNow(_ now: Date) -> String {
+        mutex.withLock {
+            if let timestamp, abs(timestamp.date.timeIntervalSince(now)) < 1 { return timestamp.text }
+            let text = ISO8601DateFormatter().string(from: now)
+            timestamp = (now, text)
+            return text
+        }
+    }
+
+    /// A new download task id (a random UUID, lower case; seed 000's `taskId`), without a system call per id.
+    func newTaskId() -> String {
+        mutex.withLock { taskIds.next() }
+    }
+}
+
+/// Random version 4 UUIDs from a generator seeded once by the system (SplitMix64): a UUID per placed file without
+/// opening `/dev/urandom` each time.
+struct TaskIdGenerator {
+    private var state: UInt64
+
+    init() {
+        var system = SystemRandomNumberGenerator()
+        state = system.next()
+    }
+
+    private mutating func next64() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    mutating func next() -> String {
+        let high = next64()
+        let low = next64()
+        var bytes = [UInt8](repeating: 0, count: 16)
+        for index in 0..<8 {
+            bytes[index] = UInt8(truncatingIfNeeded: high >> (56 - 8 * UInt64(index)))
+            bytes[8 + index] = UInt8(truncatingIfNeeded: low >> (56 - 8 * UInt64(index)))
+        }
+        bytes[6] = (bytes[6] & 0x0F) | 0x40
+        bytes[8] = (bytes[8] & 0x3F) | 0x80
+        let hex = bytes.map { byte -> String in
+            let text = String(byte, radix: 16)
+            return text.count == 1 ? "0" + text : text
+        }
+        .joined()
+        let characters = Array(hex)
+        return String(characters[0..<8]) + "-" + String(characters[8..<12]) + "-" + String(characters[12..<16]) + "-"
+            + String(characters[16..<20]) + "-" + String(characters[20..<32])
+    }
+}

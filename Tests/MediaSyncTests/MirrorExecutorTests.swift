@@ -1,0 +1,125 @@
+import Foundation
+import MediaSyncCore
+import MediaSyncTestSupport
+import Testing
+
+@testable import MediaSync
+
+/// The executor's grouped index commits and their journal: a file placed but not yet committed is adopted by the next
+/// opening of the mirror, never lost and never recorded half.
+struct MirrorExecutorTests {
+    static func entry(_ name: String, size: Int64, key: String? = nil) -> IndexEntry {
+        IndexEntry(
+            file: LocalFile(
+                key: key ?? "media:\(name)", path: "Downloads/\(name)", kind: .media, size: size, signature: "sig\t\\1",
+                itemId: name),
+            versionId: name, mediaSourceId: nil, container: "mkv", downloadedAt: "2026-11-23T00:00:00Z",
+            taskId: "task-\(name)", validator: "\"v1\"", contentHash: nil)
+    }
+
+    static func place(_ root: MirrorRoot, _ entry: IndexEntry) throws {
+        try FileManager.default.createDirectory(atPath: root.path + "/Downloads", withIntermediateDirectories: true)
+        FileManager.default.createFile(
+            atPath: root.path + "/" + entry.file.path, contents: Data(repeating: 7, count: Int(entry.file.size)))
+    }
+
+    @Test func aJournalLineRoundTripsEveryField() throws {
+        var original = Self.entry("a", size: 12)
+        original.mediaSourceId = "line\nbreak"
+        let line = PlacedJournal.line(for: original)
+        #expect(line.hasSuffix("\n") && line.dropLast().contains("\n") == false)
+        #expect(PlacedJournal.entry(String(line.dropLast())) == original)
+    }
+
+    @Test func aCutOrDamagedJournalLineIsIgnored() {
+        let whole =
+            PlacedJournal.line(for: Self.entry("a", size: 1)) + PlacedJournal.line(for: Self.entry("b", size: 2))
+        let cut = String(whole.dropLast(7))
+        #expect(PlacedJournal.entries(in: Array(cut.utf8)).map(\.file.itemId) == ["a"])
+        #expect(PlacedJournal.entries(in: Array("p1\tgarbage\tend\n".utf8)).isEmpty)
+    }
+
+    @Test func recordsWaitingForTheirCommitAreAdoptedByTheNextOpening() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let root = MirrorRoot(path: folder.path)
+        try root.prepare()
+        let placed = Self.entry("placed", size: 5)
+        let resized = Self.entry("resized", size: 9)
+        let gone = Self.entry("gone", size: 3)
+        do {
+            // A run that places three files and is "killed" before its group is committed: the executor is dropped
+            // without flush() and its records are only in the journal.
+            // (No timer commit during the test: its interval is a day.)
+            let executor = MirrorExecutor(
+                root: root, index: try MirrorIndex(path: root.indexPath), durable: false, flushInterval: 86_400)
+            for entry in [placed, resized, gone] {
+                try Self.place(root, entry)
+                try executor.record(entry)
+            }
+            #expect(try executor.index.entries().isEmpty)
+        }
+        // Meanwhile one file changed size and one disappeared: only the file as recorded is adopted.
+        FileManager.default.createFile(atPath: root.path + "/" + resized.file.path, contents: Data([1]))
+        try FileManager.default.removeItem(atPath: root.path + "/" + gone.file.path)
+        let mirror = try Mirror.open(root, durable: false)
+        #expect(try mirror.index.entries() == [placed])
+        #expect(FileManager.default.contents(atPath: root.path + "/.mediasync/placed.journal")?.isEmpty != false)
+    }
+
+    @Test func aFlushCommitsTheGroupAndEmptiesTheJournal() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let root = MirrorRoot(path: folder.path)
+        let mirror = try Mirror.open(root, durable: false)
+        let entries = (0..<5).map { Self.entry("f\($0)", size: Int64($0 + 1)) }
+        for entry in entries {
+            try Self.place(root, entry)
+            try mirror.executor.record(entry)
+        }
+        try mirror.flush()
+        #expect(try mirror.index.entries() == entries)
+        #expect(FileManager.default.contents(atPath: root.path + "/.mediasync/placed.journal")?.isEmpty == true)
+    }
+
+    /// The destructive gate, as a table: (allowed, max, batch size) → refused or not.
+    @Test(
+        arguments: [
+            (true, nil, 10, false), (true, 10, 10, false), (true, 9, 10, true), (false, nil, 1, true),
+            (true, 0, 1, true),
+            (true, 0, 0, false),
+        ] as [(Bool, Int?, Int, Bool)])
+    func theGateDecidesForTheWholeBatch(allowed: Bool, max: Int?, count: Int, refused: Bool) {
+        let gate = MirrorExecutor.DeletionGate(allowed: allowed, maxCount: max)
+        #expect((gate.refusal(count: count) != nil) == refused)
+    }
+
+    @Test func aRefusedBatchDeletesNothing() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let root = MirrorRoot(path: folder.path)
+        let mirror = try Mirror.open(root, durable: false)
+        let entries = (0..<3).map { Self.entry("d\($0)", size: 2) }
+        for entry in entries {
+            try Self.place(root, entry)
+            try mirror.executor.record(entry)
+        }
+        try mirror.flush()
+        let batch = entries.map { MirrorExecutor.Deletion(path: $0.file.path, key: $0.file.key) }
+        let refused = try mirror.executor.delete(batch, gate: .init(allowed: true, maxCount: 2))
+        #expect(refused.refused?.contains("more than --max-delete 2") == true)
+        #expect(refused.deleted.isEmpty)
+        #expect(try mirror.index.entries().count == 3)
+        #expect(entries.allSatisfy { FileManager.default.fileExists(atPath: root.path + "/" + $0.file.path) })
+        let done = try mirror.executor.delete(batch, gate: .init(allowed: true, maxCount: 3))
+        #expect(done.deleted == batch.map(\.path))
+        #expect(try mirror.index.entries().isEmpty)
+    }
+
+    @Test func taskIdsAreDistinctVersion4UUIDs() {
+        var generator = TaskIdGenerator()
+        let ids = (0..<1000).map { _ in generator.next() }
+        #expect(Set(ids).count == ids.count)
+        #expect(ids.allSatisfy { UUID(uuidString: $0) != nil && $0 == $0.lowercased() && Array($0)[14] == "4" })
+    }
+}
