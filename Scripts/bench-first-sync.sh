@@ -16,11 +16,10 @@
 set -euo pipefail
 
 SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-REPO_DIR=$(cd "$SCRIPT_DIR/.." && pwd)
+SCRIPT_NAME=bench-first-sync
+# shellcheck source=lib/common.sh
+. "$SCRIPT_DIR/lib/common.sh"
 cd "$REPO_DIR"
-BENCH_NAME=bench-first-sync
-# shellcheck source=lib/bench-common.sh
-. "$SCRIPT_DIR/lib/bench-common.sh"
 
 ROUNDS=${ROUNDS:-5}
 MOVIES=${MOVIES:-2000}
@@ -30,12 +29,13 @@ DURABLE=${DURABLE:-0}
 STRACE=${STRACE:-1}
 SWIFT_SCRATCH=${SWIFT_SCRATCH:-$REPO_DIR/.build-benchsync}
 
-bench_need time curl python3 strace
-bench_binaries "$SWIFT_SCRATCH"
-bench_scratch
-bench_server --movies "$MOVIES" --series "$SERIES" --media-size "$MEDIA_SIZE" --request-log "$work/requests.jsonl"
-bench_log "server $base"
-bench_login_and_select_libraries
+ms_need time curl python3 strace
+ms_release_binaries "$SWIFT_SCRATCH"
+ms_scratch "${BENCH_KEEP:-0}"
+export MEDIASYNC_ROOT="$work/mirror" MEDIASYNC_CONFIG_DIR="$work/config"
+ms_start_server --movies "$MOVIES" --series "$SERIES" --media-size "$MEDIA_SIZE" --request-log "$work/requests.jsonl"
+ms_log "server $base"
+ms_login_and_select_libraries
 
 durable=(--no-durable)
 [ "$DURABLE" = 1 ] && durable=()
@@ -51,15 +51,15 @@ empty_root() {
 run_mediasync() { # $1: round; prints "wall_ms cpu_s rss_kb"
     empty_root
     local t0 rc
-    t0=$(bench_now_ns)
+    t0=$(ms_now_ns)
     set +e
     /usr/bin/time -f '%U %S %M' -o "$work/ms.time" "$ms" sync "${durable[@]}" --json --quiet \
         >"$work/ms-$1.json" 2>"$work/ms-$1.err"
     rc=$?
     set -e
     local wall
-    wall=$(bench_ms_since "$t0")
-    [ "$rc" = 0 ] || { tail -5 "$work/ms-$1.err" >&2; bench_log "sync exited with $rc"; exit 1; }
+    wall=$(ms_ms_since "$t0")
+    [ "$rc" = 0 ] || { tail -5 "$work/ms-$1.err" >&2; ms_log "sync exited with $rc"; exit 1; }
     awk -v w="$wall" '{printf "%d %.2f %d\n", w, $1 + $2, $3}' "$work/ms.time"
 }
 
@@ -87,10 +87,10 @@ PY
 run_curl() { # prints "wall_ms cpu_s"
     empty_root
     local t0
-    t0=$(bench_now_ns)
+    t0=$(ms_now_ns)
     /usr/bin/time -f '%U %S' -o "$work/curl.time" curl -s --fail --parallel --parallel-max 4 -K "$work/curl.cfg" 2>/dev/null
     local wall
-    wall=$(bench_ms_since "$t0")
+    wall=$(ms_ms_since "$t0")
     awk -v w="$wall" '{printf "%d %.2f\n", w, $1 + $2}' "$work/curl.time"
 }
 
@@ -103,13 +103,13 @@ for round in $(seq 1 "$ROUNDS"); do
         urls=$(make_curl_list)
         placed=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(len(r["downloaded"]), len(r["written"]))' "$work/ms-1.json")
         files=$(find "$MEDIASYNC_ROOT/Downloads" -type f | wc -l)
-        bench_log "mediasync placed $files files (downloaded, written: $placed); curl will fetch $urls URLs"
+        ms_log "mediasync placed $files files (downloaded, written: $placed); curl will fetch $urls URLs"
     fi
     read -r cw cc < <(run_curl)
     curl_wall+=("$cw"); curl_cpu+=("$cc")
     got=$(find "$work/curl-out" -type f | wc -l)
-    [ "$got" = "$urls" ] || { bench_log "curl fetched $got of $urls files"; exit 1; }
-    bench_log "round $round: mediasync ${w} ms (cpu ${c} s, rss ${r} KB), curl ${cw} ms (cpu ${cc} s)"
+    [ "$got" = "$urls" ] || { ms_log "curl fetched $got of $urls files"; exit 1; }
+    ms_log "round $round: mediasync ${w} ms (cpu ${c} s, rss ${r} KB), curl ${cw} ms (cpu ${cc} s)"
 done
 
 syscalls_line="not measured (STRACE=0)"
@@ -122,14 +122,14 @@ if [ "$STRACE" = 1 ]; then
     syscalls_line="$total_calls calls for $placed_files placed files = $(awk -v a="$total_calls" -v b="$placed_files" 'BEGIN {printf "%.1f", a / b}') per file (top: $top)"
 fi
 
-mw=$(bench_median "${ms_wall[@]}"); cw=$(bench_median "${curl_wall[@]}")
+mw=$(ms_median "${ms_wall[@]}"); cw=$(ms_median "${curl_wall[@]}")
 mc=$(printf '%s\n' "${ms_cpu[@]}" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
 cc=$(printf '%s\n' "${curl_cpu[@]}" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
 rss=$(printf '%s\n' "${ms_rss[@]}" | sort -n | tail -1)
 echo
 echo "== first sync: mediasync vs curl --parallel --parallel-max 4 ($ROUNDS rounds, alternating) =="
 printf '%-28s %s\n' "library" "--movies $MOVIES --series $SERIES --media-size $MEDIA_SIZE; $files files placed, $urls downloads"
-printf '%-28s %s\n' "mediasync wall (ms)" "${ms_wall[*]}  median $(bench_secs "$mw") s; cpu median $mc s; peak RSS $rss KB"
-printf '%-28s %s\n' "curl wall (ms)" "${curl_wall[*]}  median $(bench_secs "$cw") s; cpu median $cc s"
+printf '%-28s %s\n' "mediasync wall (ms)" "${ms_wall[*]}  median $(ms_secs "$mw") s; cpu median $mc s; peak RSS $rss KB"
+printf '%-28s %s\n' "curl wall (ms)" "${curl_wall[*]}  median $(ms_secs "$cw") s; cpu median $cc s"
 printf '%-28s %s\n' "system calls" "$syscalls_line"
-echo "RESULT first_sync_ratio=$(awk -v a="$mw" -v b="$cw" 'BEGIN {printf "%.2f", a / b}') (goal <= 1.5) mediasync_s=$(bench_secs "$mw") curl_s=$(bench_secs "$cw") cpu_ratio=$(awk -v a="$mc" -v b="$cc" 'BEGIN {printf "%.1f", (b > 0) ? a / b : 0}')"
+echo "RESULT first_sync_ratio=$(awk -v a="$mw" -v b="$cw" 'BEGIN {printf "%.2f", a / b}') (goal <= 1.5) mediasync_s=$(ms_secs "$mw") curl_s=$(ms_secs "$cw") cpu_ratio=$(awk -v a="$mc" -v b="$cc" 'BEGIN {printf "%.1f", (b > 0) ? a / b : 0}')"

@@ -18,12 +18,11 @@
 set -euo pipefail
 
 SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-REPO_DIR=$(cd "$SCRIPT_DIR/.." && pwd)
+SCRIPT_NAME=disk-full
+# shellcheck source=lib/common.sh
+. "$SCRIPT_DIR/lib/common.sh"
 cd "$REPO_DIR"
 SWIFT_SCRATCH=${SWIFT_SCRATCH:-$REPO_DIR/.build-torture-rel}
-DISKFULL_KEEP=${DISKFULL_KEEP:-0}
-
-log() { echo "disk-full: $*" >&2; }
 
 if [ "$(id -u)" != 0 ]; then
     echo "disk-full: SKIPPED — mounting a tmpfs needs root (run as root, or see DiskFullTests, which skip the same way)"
@@ -38,28 +37,10 @@ fi
 umount "$probe"
 rmdir "$probe"
 
-command -v python3 >/dev/null || "$SCRIPT_DIR/install-deps.sh" python3 >&2
+ms_need python3
 "$SCRIPT_DIR/install-deps.sh" >&2
-
-if [ -n "${MEDIASYNC_BIN_DIR:-}" ]; then
-    bin=$MEDIASYNC_BIN_DIR
-else
-    log "building release binaries in $SWIFT_SCRATCH"
-    swift build -c release --scratch-path "$SWIFT_SCRATCH" --product mediasync >&2
-    swift build -c release --scratch-path "$SWIFT_SCRATCH" --product mediasync-test-server >&2
-    bin=$(swift build -c release --scratch-path "$SWIFT_SCRATCH" --show-bin-path)
-fi
-ms="$bin/mediasync"
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/mediasync-diskfull.XXXXXX")
-server=""
-cleanup() {
-    if [ -n "$server" ]; then kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; fi
-    for disk in "$work"/disk-*; do mountpoint -q "$disk" 2>/dev/null && umount "$disk"; done
-    if [ "$DISKFULL_KEEP" = 1 ]; then log "kept $work"; else rm -rf "$work"; fi
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+ms_release_binaries "$SWIFT_SCRATCH"
+ms_scratch "${DISKFULL_KEEP:-0}"
 export MEDIASYNC_CONFIG_DIR="$work/config"
 
 mkdir -p "$work/source/podcast"
@@ -79,17 +60,7 @@ with open(os.path.join(folder, "feed.xml"), "w") as out:
               + "".join(items) + "</channel></rss>\n")
 PY
 
-"$bin/mediasync-test-server" --movies 2 --series 0 --media-size 2000000 --files "$work/source" --control \
-    >"$work/server.out" 2>"$work/server.err" &
-server=$!
-for _ in $(seq 1 300); do grep -q '^listening on ' "$work/server.out" && break; sleep 0.1; done
-base=$(sed -n 's/^listening on \(http[^ ]*\).*/\1/p' "$work/server.out")
-[ -n "$base" ] || { cat "$work/server.out" "$work/server.err" >&2; log "the test server did not start"; exit 1; }
-case "$base" in http://127.0.0.1:*) ;; *) log "server not on 127.0.0.1: $base"; exit 1 ;; esac
-for _ in $(seq 1 50); do grep -q '^user ' "$work/server.err" && break; sleep 0.1; done
-user=$(sed -n 's|^user \([^/]*\)/\([^,]*\),.*|\1|p' "$work/server.err")
-password=$(sed -n 's|^user \([^/]*\)/\([^,]*\),.*|\2|p' "$work/server.err")
-token=$(sed -n 's|^user [^,]*, token \([^,]*\),.*|\1|p' "$work/server.err")
+ms_start_server --movies 2 --series 0 --media-size 2000000 --files "$work/source" --control
 
 printf '%s\n' "$password" | MEDIASYNC_ROOT="$work/movies" timeout 60 "$ms" login "$base" --username "$user" --password-stdin >&2
 for id in $(MEDIASYNC_ROOT="$work/movies" timeout 60 "$ms" browse --type movie --json | python3 -c 'import json,sys; [print(m["id"]) for m in json.load(sys.stdin)]'); do
@@ -103,7 +74,7 @@ mkdir -p "$work/reference"
 cp -a "$work/movies/.mediasync" "$work/reference/"
 MEDIASYNC_ROOT="$work/reference" timeout 300 "$ms" podcast add "$base/files/podcast/feed.xml" --all >/dev/null
 MEDIASYNC_ROOT="$work/reference" timeout 300 "$ms" sync --quiet >&2
-log "server $base; the movies' plan announces $plan bytes"
+ms_log "server $base; the movies' plan announces $plan bytes"
 
 set +e
 PYTHONPATH="$SCRIPT_DIR/lib" python3 "$SCRIPT_DIR/lib/disk_full.py" --bin "$bin" --base "$base" --work "$work" \

@@ -12,24 +12,13 @@
 #   SKIP_BUILD=1    use what is already built there
 #   KEEP_TSV=PATH   also keep the raw rows at PATH
 set -euo pipefail
-cd "$(dirname "$0")/.."
+SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+SCRIPT_NAME=fault-matrix
+# shellcheck source=lib/common.sh
+. "$SCRIPT_DIR/lib/common.sh"
+cd "$REPO_DIR"
 
-scratch="${SWIFT_SCRATCH:-$PWD/.build}"
-work="$(mktemp -d /tmp/mediasync-faults.XXXXXX)"
-trap 'rm -rf "$work"' EXIT
-export TMPDIR="$work"
-rows="$work/matrix.tsv"
-: >"$rows"
-
-if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
-    Scripts/install-deps.sh
-    swift build --build-tests --scratch-path "$scratch"
-fi
-
-status=0
-FAULT_MATRIX_TSV="$rows" swift test --skip-build --scratch-path "$scratch" \
-    --filter 'FaultMatrixTests|FaultExitCodeTests' >"$work/test.log" 2>&1 || status=$?
-if [[ -n "${KEEP_TSV:-}" ]]; then cp "$rows" "$KEEP_TSV"; fi
+ms_test_rows faults FAULT_MATRIX_TSV 'FaultMatrixTests|FaultExitCodeTests'
 
 python3 - "$rows" <<'EOF'
 import sys
@@ -101,9 +90,5 @@ for fault in faults:
             print(f"  {fault} × {moment}: {value[5]}")
 EOF
 
-if [[ $status -ne 0 ]]; then
-    echo
-    echo "The tests failed (exit $status); the failing expectations:"
-    grep -E '^✘' "$work/test.log" | head -40 || true
-fi
+ms_failing_expectations
 exit $status

@@ -12,25 +12,14 @@
 #   SKIP_BUILD=1    use what is already built there
 #   KEEP_TSV=PATH   also keep the raw rows at PATH
 set -euo pipefail
-cd "$(dirname "$0")/.."
+SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+SCRIPT_NAME=hostile-input
+# shellcheck source=lib/common.sh
+. "$SCRIPT_DIR/lib/common.sh"
+cd "$REPO_DIR"
 
-scratch="${SWIFT_SCRATCH:-$PWD/.build}"
-work="$(mktemp -d /tmp/mediasync-hostile.XXXXXX)"
-trap 'rm -rf "$work"' EXIT
-export TMPDIR="$work"
-rows="$work/hostile.tsv"
-: >"$rows"
-
-if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
-    Scripts/install-deps.sh
-    swift build --build-tests --scratch-path "$scratch"
-fi
-
-status=0
-HOSTILE_INPUT_TSV="$rows" swift test --skip-build --scratch-path "$scratch" \
-    --filter 'HostileInputTests|PlantedSymlinkTests|PlantedStagingTests|PlantedFolderDeletionTests|refusesHostileIds' \
-    >"$work/test.log" 2>&1 || status=$?
-if [[ -n "${KEEP_TSV:-}" ]]; then cp "$rows" "$KEEP_TSV"; fi
+ms_test_rows hostile HOSTILE_INPUT_TSV \
+    'HostileInputTests|PlantedSymlinkTests|PlantedStagingTests|PlantedFolderDeletionTests|refusesHostileIds'
 passed=$(grep -E '^✔ Test run|^✘ Test run' "$work/test.log" | tail -1 || true)
 
 python3 - "$rows" "$passed" <<'PY'
@@ -77,9 +66,5 @@ print(f"  inotify watcher:               {watcher[0][2] if watcher else 'not run
 print(f"  tests: {sys.argv[2]}")
 PY
 
-if [[ $status -ne 0 ]]; then
-    echo
-    echo "The tests failed (exit $status); the failing expectations:"
-    grep -E '^✘' "$work/test.log" | head -40 || true
-fi
+ms_failing_expectations
 exit $status

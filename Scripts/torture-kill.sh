@@ -26,41 +26,22 @@
 set -euo pipefail
 
 SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-REPO_DIR=$(cd "$SCRIPT_DIR/.." && pwd)
+SCRIPT_NAME=torture-kill
+# shellcheck source=lib/common.sh
+. "$SCRIPT_DIR/lib/common.sh"
 cd "$REPO_DIR"
 
 TRIALS=${1:-100}
 SEED=${SEED:-1}
 THROTTLE=${THROTTLE:-4000000}
 SWIFT_SCRATCH=${SWIFT_SCRATCH:-$REPO_DIR/.build-torture-rel}
-TORTURE_KEEP=${TORTURE_KEEP:-0}
 MEDIA_SIZES=150000,2500000,6000000,800000,1400000,12000000,300000,3200000,600000,2000000
 
-log() { echo "torture-kill: $*" >&2; }
-
-# --- tools ------------------------------------------------------------------------------------------------
-command -v python3 >/dev/null || "$SCRIPT_DIR/install-deps.sh" python3 >&2
+# --- tools, build, scratch ----------------------------------------------------------------------------------
+ms_need python3
 "$SCRIPT_DIR/install-deps.sh" >&2
-
-# --- build --------------------------------------------------------------------------------------------------
-if [ -n "${MEDIASYNC_BIN_DIR:-}" ]; then
-    bin=$MEDIASYNC_BIN_DIR
-else
-    log "building release binaries in $SWIFT_SCRATCH"
-    swift build -c release --scratch-path "$SWIFT_SCRATCH" --product mediasync >&2
-    swift build -c release --scratch-path "$SWIFT_SCRATCH" --product mediasync-test-server >&2
-    bin=$(swift build -c release --scratch-path "$SWIFT_SCRATCH" --show-bin-path)
-fi
-ms="$bin/mediasync"
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/mediasync-torture.XXXXXX")
-server=""
-cleanup() {
-    if [ -n "$server" ]; then kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; fi
-    if [ "$TORTURE_KEEP" = 1 ]; then log "kept $work"; else rm -rf "$work"; fi
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+ms_release_binaries "$SWIFT_SCRATCH"
+ms_scratch "${TORTURE_KEEP:-0}"
 export MEDIASYNC_CONFIG_DIR="$work/config"
 
 # --- the podcast ------------------------------------------------------------------------------------------
@@ -82,27 +63,12 @@ with open(os.path.join(folder, "feed.xml"), "w") as out:
 PY
 
 # --- the server ---------------------------------------------------------------------------------------------
-"$bin/mediasync-test-server" --movies 3 --series 1 --media-sizes "$MEDIA_SIZES" --throttle "$THROTTLE" \
-    --files "$work/source" --request-log "$work/requests.jsonl" --control >"$work/server.out" 2>"$work/server.err" &
-server=$!
-for _ in $(seq 1 300); do grep -q '^listening on ' "$work/server.out" && break; sleep 0.1; done
-base=$(sed -n 's/^listening on \(http[^ ]*\).*/\1/p' "$work/server.out")
-[ -n "$base" ] || { cat "$work/server.out" "$work/server.err" >&2; log "the test server did not start"; exit 1; }
-case "$base" in http://127.0.0.1:*) ;; *) log "server not on 127.0.0.1: $base"; exit 1 ;; esac
-for _ in $(seq 1 50); do grep -q '^user ' "$work/server.err" && break; sleep 0.1; done
-user=$(sed -n 's|^user \([^/]*\)/\([^,]*\),.*|\1|p' "$work/server.err")
-password=$(sed -n 's|^user \([^/]*\)/\([^,]*\),.*|\2|p' "$work/server.err")
-token=$(sed -n 's|^user [^,]*, token \([^,]*\),.*|\1|p' "$work/server.err")
+ms_start_server --movies 3 --series 1 --media-sizes "$MEDIA_SIZES" --throttle "$THROTTLE" \
+    --files "$work/source" --request-log "$work/requests.jsonl" --control
 
 # --- template and reference roots ---------------------------------------------------------------------------
 export MEDIASYNC_ROOT="$work/template"
-printf '%s\n' "$password" | timeout 60 "$ms" login "$base" --username "$user" --password-stdin >&2
-for id in $(timeout 60 "$ms" browse --type movie --json | python3 -c 'import json,sys; [print(m["id"]) for m in json.load(sys.stdin)]'); do
-    timeout 60 "$ms" select movie "$id" --all-versions >&2
-done
-for id in $(timeout 60 "$ms" browse --type series --json | python3 -c 'import json,sys; [print(s["id"]) for s in json.load(sys.stdin)]'); do
-    timeout 60 "$ms" select series "$id" >&2
-done
+ms_select_all_movies_and_series
 timeout 60 "$ms" podcast add "$base/files/podcast/feed.xml" --all >&2
 cp -a "$work/template" "$work/reference"
 t0=$(date +%s%N)
@@ -110,7 +76,7 @@ MEDIASYNC_ROOT="$work/reference" timeout 600 "$ms" sync --quiet >&2
 typical=$(awk -v ns=$(( $(date +%s%N) - t0 )) 'BEGIN {printf "%.2f", ns / 1e9}')
 files=$(find "$work/reference/Downloads" -type f | wc -l)
 bytes=$(du -sb "$work/reference/Downloads" | cut -f1)
-log "server $base; reference sync: $files files, $bytes bytes in $typical s (throttle $THROTTLE B/s per response)"
+ms_log "server $base; reference sync: $files files, $bytes bytes in $typical s (throttle $THROTTLE B/s per response)"
 
 # --- trials -------------------------------------------------------------------------------------------------
 set +e

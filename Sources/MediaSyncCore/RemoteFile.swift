@@ -13,9 +13,8 @@ public struct RemoteFile: Hashable, Sendable {
         case inline([UInt8])
     }
 
-    /// A stable logical name, independent of the path: `media:<itemId>:<versionId>`, `image:<itemId>:Primary`,
-    /// `subtitle:<itemId>:<versionId>:<index>`, `metadata:<itemId>`.
-    public var key: String
+    /// A stable logical name, independent of the path (see ``FileKey``).
+    public var key: FileKey
     /// The planned path, relative to the root.
     public var path: String
     public var kind: Kind
@@ -34,7 +33,7 @@ public struct RemoteFile: Hashable, Sendable {
     public var sizeHint: Int64?
 
     public init(
-        key: String, path: String, kind: Kind, content: Content, signature: String, itemId: String,
+        key: FileKey, path: String, kind: Kind, content: Content, signature: String, itemId: String,
         versionId: String? = nil, essential: Bool, sizeHint: Int64? = nil
     ) {
         self.key = key
@@ -64,7 +63,7 @@ public struct RemoteFile: Hashable, Sendable {
 
 /// A file the index says the mirror holds.
 public struct LocalFile: Hashable, Sendable {
-    public var key: String
+    public var key: FileKey
     /// The path, relative to the root, where the file was placed.
     public var path: String
     public var kind: RemoteFile.Kind
@@ -74,7 +73,7 @@ public struct LocalFile: Hashable, Sendable {
     public var signature: String
     public var itemId: String
 
-    public init(key: String, path: String, kind: RemoteFile.Kind, size: Int64, signature: String, itemId: String) {
+    public init(key: FileKey, path: String, kind: RemoteFile.Kind, size: Int64, signature: String, itemId: String) {
         self.key = key
         self.path = path
         self.kind = kind

@@ -95,9 +95,9 @@ public struct ConfirmationAnswer: Sendable, Equatable {
 public enum SyncPlanner {
     public static func plan(remote: RemoteSnapshot, local: LocalSnapshot, options: SyncOptions) -> SyncPlan {
         var actions: [SyncAction] = []
-        var localByKey: [String: LocalFile] = [:]
+        var localByKey: [FileKey: LocalFile] = [:]
         for file in local.files { localByKey[file.key] = file }
-        var wanted = Set<String>()
+        var wanted = Set<FileKey>()
         for file in remote.files {
             wanted.insert(file.key)
             if let action = compare(file, localByKey[file.key], onDisk: local.onDisk) {

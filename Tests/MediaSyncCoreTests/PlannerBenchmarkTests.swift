@@ -23,24 +23,27 @@ import Testing
             switch n % 4 {
             case 0:
                 file = RemoteFile(
-                    key: "media:\(item):\(item)", path: "Downloads/\(item)/\(item)-\(item).mkv", kind: .media,
+                    key: .media(itemId: item, versionId: item), path: "Downloads/\(item)/\(item)-\(item).mkv",
+                    kind: .media,
                     content: .download(url: "http://127.0.0.1/Items/\(item)/Download", expectedSize: 2000),
                     signature: "etag-\(n):2000", itemId: item, versionId: item, essential: true)
             case 1:
                 file = RemoteFile(
-                    key: "image:\(item):Primary", path: "Downloads/\(item)/Images/Primary.jpeg", kind: .image,
+                    key: .image(itemId: item, type: "Primary"), path: "Downloads/\(item)/Images/Primary.jpeg",
+                    kind: .image,
                     content: .download(url: "http://127.0.0.1/Items/\(item)/Images/Primary", expectedSize: nil),
                     signature: "tag-\(n)", itemId: item, essential: false)
             case 2:
                 file = RemoteFile(
-                    key: "subtitle:\(item):\(item):2", path: "Downloads/\(item)/\(item)-\(item).2.en.srt",
+                    key: .subtitle(itemId: item, versionId: item, streamIndex: 2),
+                    path: "Downloads/\(item)/\(item)-\(item).2.en.srt",
                     kind: .subtitle,
                     content: .download(
                         url: "http://127.0.0.1/Videos/\(item)/Subtitles/2/Stream.srt", expectedSize: nil),
                     signature: "sub-\(n)", itemId: item, versionId: item, essential: false)
             default:
                 file = RemoteFile(
-                    key: "metadata:\(item)", path: "Downloads/\(item)/metadata.json", kind: .metadata,
+                    key: .metadata(itemId: item), path: "Downloads/\(item)/metadata.json", kind: .metadata,
                     content: .inline(Array("{\"itemId\":\"\(item)\"}".utf8)), signature: "sha-\(n)", itemId: item,
                     essential: true)
             }

@@ -4,20 +4,20 @@ import Testing
 @Suite struct SyncPlannerTests {
     private static func media(_ id: String, signature: String = "etag-1:1000", path: String? = nil) -> RemoteFile {
         RemoteFile(
-            key: "media:\(id):\(id)", path: path ?? "Downloads/\(id)/\(id)-\(id).mkv", kind: .media,
+            key: .media(itemId: id, versionId: id), path: path ?? "Downloads/\(id)/\(id)-\(id).mkv", kind: .media,
             content: .download(url: "http://server/Items/\(id)/Download", expectedSize: 1000), signature: signature,
             itemId: id, versionId: id, essential: true)
     }
 
     private static func metadata(_ id: String, bytes: [UInt8] = [1, 2, 3], signature: String = "sha-a") -> RemoteFile {
         RemoteFile(
-            key: "metadata:\(id)", path: "Downloads/\(id)/metadata.json", kind: .metadata, content: .inline(bytes),
+            key: .metadata(itemId: id), path: "Downloads/\(id)/metadata.json", kind: .metadata, content: .inline(bytes),
             signature: signature, itemId: id, essential: true)
     }
 
     private static func image(_ id: String, tag: String) -> RemoteFile {
         RemoteFile(
-            key: "image:\(id):Primary", path: "Downloads/\(id)/Images/Primary.jpeg", kind: .image,
+            key: .image(itemId: id, type: "Primary"), path: "Downloads/\(id)/Images/Primary.jpeg", kind: .image,
             content: .download(url: "http://server/Items/\(id)/Images/Primary?tag=\(tag)", expectedSize: nil),
             signature: "tag:\(tag)", itemId: id, essential: false)
     }
@@ -181,7 +181,7 @@ import Testing
             remote: RemoteSnapshot(files: [Self.a, Self.b]), local: LocalSnapshot(files: [], onDisk: [:]),
             options: SyncOptions())
         #expect(plan.bytesToDownload == 2000)
-        #expect(plan.downloads.map(\.key) == ["media:a:a", "media:b:b"])
+        #expect(plan.downloads.map(\.key.rawValue) == ["media:a:a", "media:b:b"])
         #expect(!plan.isEmpty)
         let same = SyncPlanner.plan(
             remote: RemoteSnapshot(files: []), local: LocalSnapshot(files: [Self.held(Self.a)], onDisk: [:]),

@@ -206,7 +206,7 @@ import Testing
         defer { destination.remove() }
         _ = try Self.export(fixture, to: destination.path, ExportOptions(copyOnly: true))
         // Another sync replaced one podcast episode (a new file under the same name).
-        let entry = try #require(try fixture.index.entries().first { $0.file.key.hasSuffix(":g-1") })
+        let entry = try #require(try fixture.index.entries().first { $0.file.key.rawValue.hasSuffix(":g-1") })
         let path = fixture.root.path + "/" + entry.file.path
         let bytes = [UInt8](repeating: UInt8(ascii: "z"), count: Int(entry.file.size))
         try Data(bytes).write(to: URL(fileURLWithPath: path + ".new"))

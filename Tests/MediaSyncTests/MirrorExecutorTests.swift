@@ -11,7 +11,8 @@ struct MirrorExecutorTests {
     static func entry(_ name: String, size: Int64, key: String? = nil) -> IndexEntry {
         IndexEntry(
             file: LocalFile(
-                key: key ?? "media:\(name)", path: "Downloads/\(name)", kind: .media, size: size, signature: "sig\t\\1",
+                key: FileKey(rawValue: key ?? "media:\(name)"), path: "Downloads/\(name)", kind: .media, size: size,
+                signature: "sig\t\\1",
                 itemId: name),
             versionId: name, mediaSourceId: nil, container: "mkv", downloadedAt: "2026-11-23T00:00:00Z",
             taskId: "task-\(name)", validator: "\"v1\"", contentHash: nil)

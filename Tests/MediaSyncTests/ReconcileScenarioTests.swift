@@ -107,7 +107,7 @@ import Testing
         }
         // One row that cannot be placed under any root.
         var lost = try #require(entries.first { $0.file.kind == .image })
-        lost.file.key = "image:gone:Primary"
+        lost.file.key = .image(itemId: "gone", type: "Primary")
         lost.file.path = "/somewhere/else/poster.jpeg"
         try fixture.index.record(lost)
 

@@ -90,7 +90,7 @@ import Testing
         /// Makes the mirror's file of an episode a sparse file of `size` bytes (zeros), recorded in the index.
         func makeSparse(guid: String, size: Int64) throws {
             let index = try MirrorIndex(path: root + "/.mediasync/index.sqlite")
-            var entry = try #require(try index.entries().first { $0.file.key.hasSuffix(":" + guid) })
+            var entry = try #require(try index.entries().first { $0.file.key.rawValue.hasSuffix(":" + guid) })
             let path = root + "/" + entry.file.path
             #expect(truncate(path, 0) == 0 && truncate(path, off_t(size)) == 0)
             entry.file.size = size

@@ -161,8 +161,8 @@ public final class MirrorExecutor: @unchecked Sendable {
     /// One file to delete: its path and its index key (nil for a file the index does not know, as `gc` finds).
     public struct Deletion: Sendable, Equatable {
         public var path: String
-        public var key: String?
-        public init(path: String, key: String?) {
+        public var key: FileKey?
+        public init(path: String, key: FileKey?) {
             self.path = path
             self.key = key
         }
@@ -209,7 +209,7 @@ public final class MirrorExecutor: @unchecked Sendable {
             return outcome
         }
         try flush()
-        var forgotten: [String] = []
+        var forgotten: [FileKey] = []
         for item in batch {
             do {
                 if item.path.hasPrefix(".mediasync/") {
@@ -230,7 +230,7 @@ public final class MirrorExecutor: @unchecked Sendable {
     }
 
     /// Forgets index records whose files are gone (`verify --fix`).
-    func forget(keys: [String]) throws {
+    func forget(keys: [FileKey]) throws {
         try flush()
         try index.forget(keys: keys)
     }

@@ -10,7 +10,8 @@ enum PlacedJournal {
 
     static func line(for entry: IndexEntry) -> String {
         let fields: [String?] = [
-            entry.file.key, entry.file.path, entry.file.kind.rawValue, String(entry.file.size), entry.file.signature,
+            entry.file.key.rawValue, entry.file.path, entry.file.kind.rawValue, String(entry.file.size),
+            entry.file.signature,
             entry.file.itemId, entry.versionId, entry.mediaSourceId, entry.container, entry.downloadedAt, entry.taskId,
             entry.validator, entry.contentHash,
         ]
@@ -42,7 +43,8 @@ enum PlacedJournal {
             let downloadedAt = values[9], let taskId = values[10]
         else { return nil }
         return IndexEntry(
-            file: LocalFile(key: key, path: path, kind: kind, size: size, signature: signature, itemId: itemId),
+            file: LocalFile(
+                key: FileKey(rawValue: key), path: path, kind: kind, size: size, signature: signature, itemId: itemId),
             versionId: values[6], mediaSourceId: values[7], container: values[8], downloadedAt: downloadedAt,
             taskId: taskId, validator: values[11], contentHash: values[12])
     }

@@ -69,7 +69,7 @@ public struct Removal: Sendable {
         var result = Result(dryRun: dryRun ? true : nil)
         result.unsubscribed.append(subscription.id)
         let entries = try index.entries().filter {
-            $0.file.key.hasPrefix("podcast") && $0.file.itemId == subscription.id
+            $0.file.key.isPodcast && $0.file.itemId == subscription.id
         }
         guard !dryRun else {
             result.deleted = Removal.deletions(entries).map(\.path)

@@ -116,10 +116,10 @@ extension ExportSource {
     ) throws -> ExportSource {
         let entries = try index.entries()
         var source = ExportSource()
-        var byKey: [String: IndexEntry] = [:]
+        var byKey: [FileKey: IndexEntry] = [:]
         for entry in entries { byKey[entry.file.key] = entry }
-        var files: [String: File] = [:]
-        func file(_ key: String) -> File? {
+        var files: [FileKey: File] = [:]
+        func file(_ key: FileKey) -> File? {
             if let known = files[key] { return known }
             guard let entry = byKey[key], let absolute = root.absolute(entry.file.path) else { return nil }
             guard let facts = stat(absolute), facts.size == entry.file.size else {
@@ -127,7 +127,7 @@ extension ExportSource {
                     "\(entry.file.path): missing or not the size the index recorded (run `mediasync verify`)")
                 return nil
             }
-            let made = File(key: key, path: entry.file.path, size: facts.size, identity: facts.identity)
+            let made = File(key: key.rawValue, path: entry.file.path, size: facts.size, identity: facts.identity)
             files[key] = made
             return made
         }
@@ -136,7 +136,7 @@ extension ExportSource {
         var subtitleKeys: [String: [IndexEntry]] = [:]
         for entry in entries {
             switch entry.file.kind {
-            case .media where !entry.file.key.hasPrefix("podcast"):
+            case .media where !entry.file.key.isPodcast:
                 mediaKeys[entry.file.itemId, default: []].append(entry)
             case .subtitle: subtitleKeys[entry.file.itemId, default: []].append(entry)
             default: break
@@ -185,7 +185,7 @@ extension ExportSource {
                 source.problems.append("\(entry.file.path): not valid JSON")
                 continue
             }
-            if entry.file.key.hasPrefix("podcast") {
+            if entry.file.key.isPodcast {
                 guard let podcastId = document["podcastID"]?.stringValue,
                     let episodesValue = document["episodes"]?.arrayValue
                 else {
@@ -194,7 +194,7 @@ extension ExportSource {
                 }
                 let episodes = episodesValue.compactMap { episode -> PodcastEpisode? in
                     guard let episodeId = episode["episodeID"]?.stringValue,
-                        let media = file("podcast:\(podcastId):\(episodeId)")
+                        let media = file(.podcastEpisode(podcastId: podcastId, episodeId: episodeId))
                     else { return nil }
                     return PodcastEpisode(
                         id: episodeId, title: episode["title"]?.stringValue ?? episodeId,
@@ -220,12 +220,13 @@ extension ExportSource {
                 source.movies.append(
                     Movie(
                         id: item.id, title: item.name ?? metadata.displayTitle, year: item.productionYear,
-                        versions: versions(of: item), poster: file("image:\(item.id):Primary"),
-                        backdrop: file("image:\(item.id):Backdrop")))
+                        versions: versions(of: item), poster: file(.image(itemId: item.id, type: "Primary")),
+                        backdrop: file(.image(itemId: item.id, type: "Backdrop"))))
             case "Series":
                 seriesById[item.id] = Series(
                     id: item.id, title: item.name ?? metadata.displayTitle, year: item.productionYear,
-                    poster: file("image:\(item.id):Primary"), backdrop: file("image:\(item.id):Backdrop"), seasons: [])
+                    poster: file(.image(itemId: item.id, type: "Primary")),
+                    backdrop: file(.image(itemId: item.id, type: "Backdrop")), seasons: [])
             case "Season":
                 let number = item.indexNumber ?? 0
                 let episodes = (metadata.episodes ?? []).compactMap(BaseItem.init).map { episode in
@@ -234,12 +235,16 @@ extension ExportSource {
                         numberEnd: episode.raw["IndexNumberEnd"]?.intValue.map { Int($0) },
                         runTimeSeconds: episode.runTimeTicks.map { Int($0 / 10_000_000) },
                         versions: versions(of: episode),
-                        thumb: file("image:\(episode.id):Primary"))
+                        thumb: file(.image(itemId: episode.id, type: "Primary")))
                 }.filter { !$0.versions.isEmpty }
                 let seriesId =
                     item.seriesId ?? entry.file.path.split(separator: "/").dropFirst().first.map(String.init) ?? ""
                 seasons.append(
-                    (seriesId, Season(number: number, poster: file("image:\(item.id):Primary"), episodes: episodes)))
+                    (
+                        seriesId,
+                        Season(
+                            number: number, poster: file(.image(itemId: item.id, type: "Primary")), episodes: episodes)
+                    ))
             default:
                 break
             }

@@ -174,7 +174,8 @@ public enum MetadataComposer {
     }
 
     /// A podcast's metadata file, rendered now (it is small) and signed by its bytes.
-    static func file<Metadata: Encodable>(_ metadata: Metadata, key: String, path: String, itemId: String) -> Composed {
+    static func file<Metadata: Encodable>(_ metadata: Metadata, key: FileKey, path: String, itemId: String) -> Composed
+    {
         let bytes = (try? encode(metadata)) ?? []
         let file = RemoteFile(
             key: key, path: path, kind: .metadata, content: .inline(bytes), signature: signature(of: bytes),
@@ -185,7 +186,7 @@ public enum MetadataComposer {
     /// A Jellyfin metadata file, signed by its inputs and rendered only when written.
     private static func file(_ metadata: DownloadMetadata, path: String, itemId: String) -> Composed {
         let file = RemoteFile(
-            key: "metadata:\(itemId)", path: path, kind: .metadata, content: .inline([]),
+            key: .metadata(itemId: itemId), path: path, kind: .metadata, content: .inline([]),
             signature: signature(of: metadata),
             itemId: itemId, essential: true)
         return Composed(file: file) { try encode(metadata) }

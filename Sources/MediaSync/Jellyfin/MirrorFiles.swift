@@ -70,7 +70,7 @@ public enum MirrorFiles {
         let server: any MediaServer
         var files: [RemoteFile] = []
         var rejected: [String] = []
-        var keys = Set<String>()
+        var keys = Set<FileKey>()
 
         mutating func add(_ file: RemoteFile) {
             guard SafeName.isContained(file.path) else {
@@ -91,7 +91,7 @@ public enum MirrorFiles {
                 // scan): a download of another size is checked against what the server serves (MirrorSync).
                 add(
                     RemoteFile(
-                        key: "media:\(item.id):\(versionId)", path: mediaPath, kind: .media,
+                        key: .media(itemId: item.id, versionId: versionId), path: mediaPath, kind: .media,
                         content: .download(url: url, expectedSize: version.size), signature: signature, itemId: item.id,
                         versionId: versionId, essential: true))
             } catch {
@@ -105,7 +105,7 @@ public enum MirrorFiles {
                 else { continue }
                 add(
                     RemoteFile(
-                        key: "subtitle:\(item.id):\(versionId):\(index)",
+                        key: .subtitle(itemId: item.id, versionId: versionId, streamIndex: index),
                         path: LibraryLayout.subtitle(
                             mediaPath: mediaPath, streamIndex: index, language: stream.language,
                             forced: stream.isForced == true,
@@ -139,7 +139,7 @@ public enum MirrorFiles {
                 else { continue }
                 add(
                     RemoteFile(
-                        key: "image:\(item.id):\(type.rawValue)", path: path(type), kind: .image,
+                        key: .image(itemId: item.id, type: type.rawValue), path: path(type), kind: .image,
                         content: .download(url: url, expectedSize: nil), signature: "tag:\(tag)", itemId: item.id,
                         essential: false))
             }

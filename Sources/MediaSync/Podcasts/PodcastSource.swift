@@ -115,7 +115,7 @@ struct PodcastSource: Sendable {
                 fileExtension: PodcastLayout.fileExtension(type: enclosure.type, url: enclosure.url))
             files.append(
                 RemoteFile(
-                    key: "podcast:\(subscription.id):\(episodeId)", path: path, kind: .media,
+                    key: .podcastEpisode(podcastId: subscription.id, episodeId: episodeId), path: path, kind: .media,
                     content: .download(url: enclosure.url, expectedSize: nil), signature: "guid:\(guid)",
                     itemId: subscription.id, versionId: episodeId, essential: true, sizeHint: enclosure.length))
             files += extraFiles(episode, podcastId: subscription.id, episodeId: episodeId)
@@ -135,7 +135,7 @@ struct PodcastSource: Sendable {
         func add(_ what: String, url: String, suffix: String, kind: RemoteFile.Kind) {
             files.append(
                 RemoteFile(
-                    key: "podcast-extra:\(podcastId):\(episodeId):\(what)",
+                    key: .podcastExtra(podcastId: podcastId, episodeId: episodeId, what: what),
                     path: PodcastLayout.extra(podcastId: podcastId, episodeId: episodeId, suffix: suffix), kind: kind,
                     content: .download(url: url, expectedSize: nil), signature: "url:\(url)", itemId: podcastId,
                     versionId: episodeId, essential: false))
@@ -161,24 +161,23 @@ struct PodcastSource: Sendable {
     /// The podcasts' `metadata.json` files, from the episodes the index holds.
     static func metadataFiles(_ podcasts: [Podcast], entries: [IndexEntry]) -> [MetadataComposer.Composed] {
         var files: [MetadataComposer.Composed] = []
-        // Episode keys are `podcast:<podcast id>:<episode id>`; episode ids never hold a colon.
-        var heldByPodcast: [Substring: [IndexEntry]] = [:]
-        // Extras by `<podcast id>:<episode id>`, then what they are: `podcast-extra:<podcast>:<episode>:<what>`.
-        var extras: [Substring: [Substring: String]] = [:]
-        for entry in entries where entry.file.key.hasPrefix("podcast-extra:") {
-            let rest = entry.file.key.dropFirst("podcast-extra:".count)
-            guard let colon = rest.lastIndex(of: ":") else { continue }
-            extras[rest[..<colon], default: [:]][rest[rest.index(after: colon)...]] = String(
-                entry.file.path.split(separator: "/").last ?? "")
-        }
-        for entry in entries where entry.file.kind == .media && entry.file.key.hasPrefix("podcast:") {
-            let rest = entry.file.key.dropFirst("podcast:".count)
-            guard let colon = rest.lastIndex(of: ":") else { continue }
-            heldByPodcast[rest[..<colon], default: []].append(entry)
+        var heldByPodcast: [String: [IndexEntry]] = [:]
+        // Extras by podcast and episode, then what they are (transcript, chapters, image).
+        var extras: [String: [String: String]] = [:]
+        for entry in entries {
+            switch entry.file.key.parts {
+            case .podcastExtra(let podcastId, let episodeId, let what):
+                extras["\(podcastId):\(episodeId)", default: [:]][what] = String(
+                    entry.file.path.split(separator: "/").last ?? "")
+            case .podcastEpisode(let podcastId, _) where entry.file.kind == .media:
+                heldByPodcast[podcastId, default: []].append(entry)
+            default:
+                break
+            }
         }
         for podcast in podcasts {
             let id = podcast.subscription.id
-            guard let held = heldByPodcast[Substring(id)], !held.isEmpty else { continue }
+            guard let held = heldByPodcast[id], !held.isEmpty else { continue }
             var byId: [String: MediaSyncFeeds.Episode] = [:]
             for episode in podcast.feed.episodes {
                 guard let guid = episode.guid else { continue }
@@ -189,7 +188,7 @@ struct PodcastSource: Sendable {
             let episodes = held.sorted { $0.file.path < $1.file.path }.map { entry -> PodcastMetadata.Episode in
                 let episodeId = entry.versionId ?? ""
                 let episode = byId[episodeId]
-                let held = extras[Substring("\(id):\(episodeId)")] ?? [:]
+                let held = extras["\(id):\(episodeId)"] ?? [:]
                 return PodcastMetadata.Episode(
                     episodeID: episodeId, title: episode?.title ?? episodeId,
                     fileName: String(entry.file.path.split(separator: "/").last ?? ""), fileSize: entry.file.size,
@@ -202,7 +201,7 @@ struct PodcastSource: Sendable {
                 feedURL: podcast.subscription.feedURL, episodes: episodes)
             files.append(
                 MetadataComposer.file(
-                    metadata, key: "podcast-metadata:\(id)", path: PodcastLayout.metadata(id), itemId: id))
+                    metadata, key: .podcastMetadata(podcastId: id), path: PodcastLayout.metadata(id), itemId: id))
         }
         return files
     }

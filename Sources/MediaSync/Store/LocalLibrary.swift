@@ -33,7 +33,7 @@ public struct LocalLibrary: Sendable {
         let sizes = FilePlacer(root: root, durable: false).sizes(of: entries.map(\.file.path))
         var media: [String: [IndexEntry]] = [:]
         for entry in entries where entry.file.kind == .media {
-            let owner = entry.file.key.hasPrefix("podcast") ? (entry.versionId ?? "") : entry.file.itemId
+            let owner = entry.file.key.isPodcast ? (entry.versionId ?? "") : entry.file.itemId
             media[owner, default: []].append(entry)
         }
         func state(_ id: String) -> (Bool, Int64) {

@@ -282,7 +282,9 @@ public final class MirrorIndex: Sendable {
     private static func entry(_ row: Row) -> IndexEntry? {
         guard let kind = RemoteFile.Kind(rawValue: row[2]) else { return nil }
         return IndexEntry(
-            file: LocalFile(key: row[0], path: row[1], kind: kind, size: row[3], signature: row[4], itemId: row[5]),
+            file: LocalFile(
+                key: FileKey(rawValue: row[0]), path: row[1], kind: kind, size: row[3], signature: row[4],
+                itemId: row[5]),
             versionId: row[6], mediaSourceId: row[7], container: row[8], downloadedAt: row[9], taskId: row[10],
             validator: row[11], contentHash: row[12])
     }
@@ -305,9 +307,10 @@ public final class MirrorIndex: Sendable {
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """)
             for entry in entries {
-                try clear.execute(arguments: [entry.file.path, entry.file.key])
+                try clear.execute(arguments: [entry.file.path, entry.file.key.rawValue])
                 try insert.execute(arguments: [
-                    entry.file.key, entry.file.path, entry.file.kind.rawValue, entry.file.itemId, entry.versionId,
+                    entry.file.key.rawValue, entry.file.path, entry.file.kind.rawValue, entry.file.itemId,
+                    entry.versionId,
                     entry.mediaSourceId, entry.container, entry.file.size, entry.file.signature, entry.downloadedAt,
                     entry.taskId, entry.validator, entry.contentHash,
                 ])
@@ -316,16 +319,16 @@ public final class MirrorIndex: Sendable {
     }
 
     /// Forgets a file.
-    public func forget(key: String) throws {
+    public func forget(key: FileKey) throws {
         try forget(keys: [key])
     }
 
     /// Forgets files, in one transaction.
-    public func forget(keys: [String]) throws {
+    public func forget(keys: [FileKey]) throws {
         guard !keys.isEmpty else { return }
         try database.write { db in
             let statement = try db.makeStatement(sql: "DELETE FROM file WHERE key = ?")
-            for key in keys { try statement.execute(arguments: [key]) }
+            for key in keys { try statement.execute(arguments: [key.rawValue]) }
         }
     }
 

@@ -75,7 +75,7 @@ public struct Reindexer: Sendable {
             if let metadata = try? JSONDecoder().decode(DownloadMetadata.self, from: Data(bytes)) {
                 try record(
                     metadataPath, size: Int64(bytes.count), signature: MetadataComposer.signature(of: metadata),
-                    key: "metadata:\(metadata.itemId)", itemId: metadata.itemId, &result)
+                    key: .metadata(itemId: metadata.itemId), itemId: metadata.itemId, &result)
                 if metadata.itemType == "Series" {
                     // Each season held becomes a season selection: the conservative guess, which never fetches a
                     // season the mirror did not have (a whole-series selection would).
@@ -134,7 +134,7 @@ public struct Reindexer: Sendable {
             }
             try record(
                 path, size: Int64(bytes.count), signature: MetadataComposer.signature(of: season),
-                key: "metadata:\(season.itemId)", itemId: season.itemId, &result)
+                key: .metadata(itemId: season.itemId), itemId: season.itemId, &result)
             let seasonItem = season.item.flatMap(BaseItem.init)
             if let seasonItem, SafeName.id(seasonItem.id) != nil {
                 seasonIds.append(seasonItem.id)
@@ -181,14 +181,15 @@ public struct Reindexer: Sendable {
         }
         try record(
             metadataPath, size: Int64(bytes.count), signature: MetadataComposer.signature(of: bytes),
-            key: "podcast-metadata:\(podcast.podcastID)", itemId: podcast.podcastID, &result)
+            key: .podcastMetadata(podcastId: podcast.podcastID), itemId: podcast.podcastID, &result)
         for episode in podcast.episodes {
             let path = PodcastLayout.folder(podcast.podcastID) + "/" + episode.fileName
             guard SafeName.isContained(path), let size = size(path) else { continue }
             try executor.record(
                 IndexEntry(
                     file: LocalFile(
-                        key: "podcast:\(podcast.podcastID):\(episode.episodeID)", path: path, kind: .media, size: size,
+                        key: .podcastEpisode(podcastId: podcast.podcastID, episodeId: episode.episodeID), path: path,
+                        kind: .media, size: size,
                         signature: "guid:\(episode.guid ?? episode.episodeID)", itemId: podcast.podcastID),
                     versionId: episode.episodeID, mediaSourceId: nil, container: nil,
                     downloadedAt: episode.downloadDate,
@@ -208,7 +209,7 @@ public struct Reindexer: Sendable {
         try executor.record(
             IndexEntry(
                 file: LocalFile(
-                    key: "media:\(itemId):\(version.versionId)", path: path, kind: .media, size: size,
+                    key: .media(itemId: itemId, versionId: version.versionId), path: path, kind: .media, size: size,
                     signature: signature,
                     itemId: itemId),
                 versionId: version.versionId, mediaSourceId: version.mediaSourceId, container: version.container,
@@ -227,7 +228,8 @@ public struct Reindexer: Sendable {
             try executor.record(
                 IndexEntry(
                     file: LocalFile(
-                        key: "subtitle:\(itemId):\(version.versionId):\(streamIndex)", path: subtitlePath,
+                        key: .subtitle(itemId: itemId, versionId: version.versionId, streamIndex: streamIndex),
+                        path: subtitlePath,
                         kind: .subtitle,
                         size: subtitleSize, signature: signature, itemId: itemId),
                     versionId: version.versionId, mediaSourceId: version.mediaSourceId, container: nil,
@@ -244,14 +246,14 @@ public struct Reindexer: Sendable {
         try executor.record(
             IndexEntry(
                 file: LocalFile(
-                    key: "image:\(itemId):\(type.rawValue)", path: path, kind: .image, size: size,
+                    key: .image(itemId: itemId, type: type.rawValue), path: path, kind: .image, size: size,
                     signature: tag.map { "tag:\($0)" } ?? "unknown", itemId: itemId),
                 versionId: nil, mediaSourceId: nil, container: nil, downloadedAt: "", taskId: ""))
         result.files += 1
     }
 
     private func record(
-        _ path: String, size: Int64, signature: String, key: String, itemId: String, _ result: inout Result
+        _ path: String, size: Int64, signature: String, key: FileKey, itemId: String, _ result: inout Result
     ) throws {
         try executor.record(
             IndexEntry(

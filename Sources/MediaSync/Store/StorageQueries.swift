@@ -76,7 +76,7 @@ public struct StorageQueries: Sendable {
             var group = groups[id] ?? (0, 0, false)
             group.files += 1
             group.bytes += entry.file.size
-            group.podcast = group.podcast || entry.file.key.hasPrefix("podcast")
+            group.podcast = group.podcast || entry.file.key.isPodcast
             groups[id] = group
         }
         let entries = groups.keys.sorted().compactMap { id -> Usage.Entry? in

@@ -57,8 +57,8 @@ public final class MirrorSync: Sendable {
         /// Podcast subscriptions.
         case podcasts
 
-        static func of(key: String) -> Scope {
-            key.hasPrefix("podcast") ? .podcasts : .media
+        static func of(key: FileKey) -> Scope {
+            key.isPodcast ? .podcasts : .media
         }
     }
 
@@ -178,7 +178,7 @@ public final class MirrorSync: Sendable {
             plan.actions.contains(where: \.changesAWantedFile) ? try index.entries().filter(participating) : entries
         // Files about to be deleted are not listed in the metadata written now (kept ones are: kept means usable).
         let goingAway = Set(
-            plan.actions.compactMap { action -> String? in
+            plan.actions.compactMap { action -> FileKey? in
                 if case .delete(let file) = action { return file.key } else { return nil }
             })
         if !goingAway.isEmpty { updated.removeAll { goingAway.contains($0.file.key) } }
@@ -400,7 +400,7 @@ public final class MirrorSync: Sendable {
     }
 
     private func execute(
-        moves plan: SyncPlan, entries: [String: IndexEntry],
+        moves plan: SyncPlan, entries: [FileKey: IndexEntry],
         events: (@Sendable (SyncEvent) -> Void)?,
         report: inout SyncReport
     ) throws {
@@ -440,7 +440,7 @@ public final class MirrorSync: Sendable {
     }
 
     private func download(
-        _ plan: SyncPlan, placer: FilePlacer, entries: [String: IndexEntry],
+        _ plan: SyncPlan, placer: FilePlacer, entries: [FileKey: IndexEntry],
         progress: (@Sendable (BatchProgress) -> Void)?,
         events: (@Sendable (SyncEvent) -> Void)?, report: inout SyncReport
     ) async throws {
@@ -452,7 +452,7 @@ public final class MirrorSync: Sendable {
             serverHeaders.add(name: auth.name, value: auth.value)
         }
         var requests: [TransferRequest] = []
-        var planned: [String: RemoteFile] = [:]
+        var planned: [FileKey: RemoteFile] = [:]
         for file in files {
             guard case .download(let url, let size) = file.content, let destination = root.absolute(file.path),
                 placer.staysInside(file.path)
@@ -467,7 +467,7 @@ public final class MirrorSync: Sendable {
             let priority = file.kind == .media ? 2 : (file.kind == .subtitle ? 1 : 0)
             requests.append(
                 TransferRequest(
-                    id: file.key, url: url, destination: destination,
+                    id: file.key.rawValue, url: url, destination: destination,
                     headers: Scope.of(key: file.key) == .media ? serverHeaders : HTTPHeaders(), expectedSize: size,
                     priority: priority))
         }
@@ -475,9 +475,9 @@ public final class MirrorSync: Sendable {
         // Each file is placed and recorded in the index as soon as it is fetched, then reported: a run killed
         // later in the batch does not fetch it again.
         let plannedFiles = planned
-        let placements = Locked<[String: Result<String, any Error>]>([:])
+        let placements = Locked<[FileKey: Result<String, any Error>]>([:])
         let onOutcome: @Sendable (TransferOutcome) -> Void = { outcome in
-            guard let file = plannedFiles[outcome.request.id] else { return }
+            guard let file = plannedFiles[FileKey(rawValue: outcome.request.id)] else { return }
             switch outcome.result {
             case .success(let success):
                 let placed = Result {
@@ -506,7 +506,9 @@ public final class MirrorSync: Sendable {
         var again: [TransferRequest] = []
         var refusals: [String: String] = [:]
         for outcome in result.outcomes where outcome.error?.kind == .sizeMismatch {
-            guard let file = planned[outcome.request.id], file.kind == .media, Scope.of(key: file.key) == .media else {
+            guard let file = planned[FileKey(rawValue: outcome.request.id)], file.kind == .media,
+                Scope.of(key: file.key) == .media
+            else {
                 continue
             }
             switch await servedSize(outcome.request) {
@@ -527,7 +529,7 @@ public final class MirrorSync: Sendable {
         }
         var refused = false
         for outcome in result.outcomes {
-            guard let file = planned[outcome.request.id] else { continue }
+            guard let file = planned[FileKey(rawValue: outcome.request.id)] else { continue }
             switch outcome.result {
             case .failure(let error):
                 let message = refusals[outcome.request.id].map { "\(error.description); \($0)" } ?? error.description
@@ -554,7 +556,7 @@ public final class MirrorSync: Sendable {
         let full = result.outcomes.filter { $0.error?.isFatal == true }
         if let first = full.first(where: { !($0.error?.message.hasPrefix("not started") ?? false) }) ?? full.first {
             let reason = first.error?.errno.map { String(cString: strerror($0)) } ?? "no space left"
-            let path = planned[first.request.id]?.path ?? first.request.destination
+            let path = planned[FileKey(rawValue: first.request.id)]?.path ?? first.request.destination
             throw SyncError.diskFull(
                 "\(full.count) of \(result.outcomes.count) files not fetched (\(reason) writing \(path)); "
                     + "\(report.downloaded.count) fetched before it are kept")

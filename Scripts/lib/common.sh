@@ -1,0 +1,143 @@
+# Scripts/lib/common.sh — the preamble the scripts share. Source it after setting SCRIPT_NAME; it defines functions
+# only (and SCRIPT_DIR/REPO_DIR when the caller did not).
+#
+#   ms_log MSG...                 one line on stderr, prefixed with $SCRIPT_NAME
+#   ms_need TOOL...               installs the Debian packages of missing tools (apt, as root or with sudo)
+#   ms_release_binaries SCRATCH   builds the release mediasync and mediasync-test-server; sets $bin and $ms.
+#                                 MEDIASYNC_BIN_DIR set: uses the binaries there instead
+#   ms_scratch KEEP               a scratch folder $work, removed on exit unless KEEP is 1; a started test server is
+#                                 stopped and tmpfs mounts under $work/disk-* are unmounted first
+#   ms_start_server ARGS...       the test server on 127.0.0.1 with ARGS; sets $server (pid), $base, $user, $password,
+#                                 $token
+#   ms_login_and_select_libraries signs in ($MEDIASYNC_ROOT, $MEDIASYNC_CONFIG_DIR) and selects the movies and tvshows
+#                                 views
+#   ms_select_all_movies_and_series  signs in and selects every movie (all versions) and every series
+#   ms_test_rows NAME TSV_ENV FILTER  builds the tests (unless SKIP_BUILD=1), runs the FILTER suites with TSV_ENV
+#                                 naming a file they append rows to; sets $rows, $status and $work/test.log
+#   ms_failing_expectations       prints the failing expectations of $work/test.log when $status is not 0
+#   ms_now_ns, ms_ms_since T0, ms_median N..., ms_secs MS
+#
+# The caller sets -euo pipefail.
+
+: "${SCRIPT_DIR:=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}"
+: "${REPO_DIR:=$(cd "$SCRIPT_DIR/.." && pwd)}"
+
+ms_log() { echo "${SCRIPT_NAME:-mediasync}: $*" >&2; }
+
+ms_need() {
+    local missing=() tool
+    for tool in "$@"; do
+        case "$tool" in
+            time) [ -x /usr/bin/time ] || missing+=(time) ;;
+            *) command -v "$tool" >/dev/null 2>&1 || missing+=("$tool") ;;
+        esac
+    done
+    [ ${#missing[@]} -eq 0 ] && return 0
+    ms_log "installing ${missing[*]}"
+    if [ "$(id -u)" = 0 ]; then
+        apt-get install -y "${missing[@]}" >&2 || { apt-get update >&2 && apt-get install -y "${missing[@]}" >&2; }
+    else
+        sudo apt-get install -y "${missing[@]}" >&2
+    fi
+}
+
+ms_release_binaries() {
+    local scratch=$1
+    if [ -n "${MEDIASYNC_BIN_DIR:-}" ]; then
+        bin=$MEDIASYNC_BIN_DIR
+    else
+        ms_log "building release binaries in $scratch"
+        swift build -c release --scratch-path "$scratch" --product mediasync >&2
+        swift build -c release --scratch-path "$scratch" --product mediasync-test-server >&2
+        bin=$(swift build -c release --scratch-path "$scratch" --show-bin-path)
+    fi
+    ms="$bin/mediasync"
+}
+
+ms_cleanup() {
+    if [ -n "${server:-}" ]; then kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; fi
+    local disk
+    for disk in "$work"/disk-*; do mountpoint -q "$disk" 2>/dev/null && umount "$disk"; done
+    if [ "${MS_KEEP:-0}" = 1 ]; then ms_log "kept $work"; else rm -rf "$work"; fi
+}
+
+ms_scratch() {
+    MS_KEEP=${1:-0}
+    work=$(mktemp -d "${TMPDIR:-/tmp}/mediasync-${SCRIPT_NAME:-script}.XXXXXX")
+    server=""
+    trap ms_cleanup EXIT
+    trap 'exit 130' INT TERM
+}
+
+ms_start_server() {
+    "$bin/mediasync-test-server" "$@" >"$work/server.out" 2>"$work/server.err" &
+    server=$!
+    local _
+    for _ in $(seq 1 300); do grep -q '^listening on ' "$work/server.out" && break; sleep 0.1; done
+    base=$(sed -n 's/^listening on \(http[^ ]*\).*/\1/p' "$work/server.out")
+    [ -n "$base" ] || { cat "$work/server.out" "$work/server.err" >&2; ms_log "the test server did not start"; exit 1; }
+    case "$base" in http://127.0.0.1:*) ;; *) ms_log "server not on 127.0.0.1: $base"; exit 1 ;; esac
+    for _ in $(seq 1 50); do grep -q '^user ' "$work/server.err" && break; sleep 0.1; done
+    user=$(sed -n 's|^user \([^/]*\)/\([^,]*\),.*|\1|p' "$work/server.err")
+    password=$(sed -n 's|^user \([^/]*\)/\([^,]*\),.*|\2|p' "$work/server.err")
+    token=$(sed -n 's|^user [^,]*, token \([^,]*\),.*|\1|p' "$work/server.err")
+}
+
+ms_login() {
+    printf '%s\n' "$password" | timeout 60 "$ms" login "$base" --username "$user" --password-stdin >&2
+}
+
+ms_login_and_select_libraries() {
+    ms_login
+    timeout 60 "$ms" browse --json >"$work/views.json"
+    local movies_view shows_view
+    read -r movies_view shows_view < <(python3 -c '
+import json, sys
+views = json.load(open(sys.argv[1]))
+pick = lambda kind: next(v["id"] for v in views if v.get("collectionType") == kind)
+print(pick("movies"), pick("tvshows"))' "$work/views.json")
+    timeout 60 "$ms" select library "$movies_view" >&2
+    timeout 60 "$ms" select library "$shows_view" >&2
+}
+
+ms_select_all_movies_and_series() {
+    ms_login
+    local id
+    for id in $(timeout 60 "$ms" browse --type movie --json | python3 -c 'import json,sys; [print(m["id"]) for m in json.load(sys.stdin)]'); do
+        timeout 60 "$ms" select movie "$id" --all-versions >&2
+    done
+    for id in $(timeout 60 "$ms" browse --type series --json | python3 -c 'import json,sys; [print(s["id"]) for s in json.load(sys.stdin)]'); do
+        timeout 60 "$ms" select series "$id" >&2
+    done
+}
+
+ms_test_rows() {
+    local name=$1 variable=$2 filter=$3
+    local scratch="${SWIFT_SCRATCH:-$REPO_DIR/.build}"
+    work="$(mktemp -d "/tmp/mediasync-$name.XXXXXX")"
+    trap 'rm -rf "$work"' EXIT
+    export TMPDIR="$work"
+    rows="$work/$name.tsv"
+    : >"$rows"
+    if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
+        "$REPO_DIR/Scripts/install-deps.sh"
+        swift build --build-tests --scratch-path "$scratch"
+    fi
+    status=0
+    env "$variable=$rows" swift test --skip-build --scratch-path "$scratch" --filter "$filter" >"$work/test.log" 2>&1 \
+        || status=$?
+    if [[ -n "${KEEP_TSV:-}" ]]; then cp "$rows" "$KEEP_TSV"; fi
+}
+
+ms_failing_expectations() {
+    if [[ $status -ne 0 ]]; then
+        echo
+        echo "The tests failed (exit $status); the failing expectations:"
+        grep -E '^✘' "$work/test.log" | head -40 || true
+    fi
+}
+
+ms_now_ns() { date +%s%N; }
+ms_ms_since() { echo $(( ($(ms_now_ns) - $1) / 1000000 )); }
+ms_median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : int((a[NR/2]+a[NR/2+1])/2)}'; }
+ms_secs() { awk -v ms="$1" 'BEGIN {printf "%.2f", ms / 1000}'; }
