@@ -41,15 +41,20 @@ durable=(--no-durable)
 [ "$DURABLE" = 1 ] && durable=()
 
 # The selections live in the root's index: each round starts from a copy of the root as it was after `select`.
+# Each round writes into folders of its own and nothing is deleted before the end: deleting a 15,000-file tree
+# between rounds leaves ext4 with recently freed inodes, which it then scans past on every file and folder created
+# (`recently_deleted` in the inode allocator was most of the kernel time when rounds reused one folder).
 cp -a "$MEDIASYNC_ROOT" "$work/root-template"
-empty_root() {
-    rm -rf "$MEDIASYNC_ROOT" "$work/curl-out"
+empty_root() { # $1: round folder name
+    mkdir -p "$work/$1"
+    export MEDIASYNC_ROOT="$work/$1/mirror"
     cp -a "$work/root-template" "$MEDIASYNC_ROOT"
-    mkdir -p "$work/curl-out"
+    curl_out="$work/$1/curl-out"
+    mkdir -p "$curl_out"
 }
 
 run_mediasync() { # $1: round; prints "wall_ms cpu_s rss_kb"
-    empty_root
+    empty_root "ms-$1"
     local t0 rc
     t0=$(ms_now_ns)
     set +e
@@ -64,9 +69,9 @@ run_mediasync() { # $1: round; prints "wall_ms cpu_s rss_kb"
 }
 
 make_curl_list() {
-    python3 - "$work/requests.jsonl" "$base" "$work/curl-out" "$work/curl.cfg" "$MEDIASYNC_CONFIG_DIR/credentials.json" <<'PY'
+    python3 - "$work/requests.jsonl" "$base" "$work/curl.cfg" "$MEDIASYNC_CONFIG_DIR/credentials.json" <<'PY'
 import json, re, sys
-log, base, out, cfg, credentials = sys.argv[1:6]
+log, base, cfg, credentials = sys.argv[1:5]
 token = json.load(open(credentials))["accessToken"]
 paths = []
 seen = set()
@@ -79,16 +84,17 @@ for line in open(log):
 with open(cfg, "w") as f:
     f.write('header = "Authorization: MediaBrowser Token=\\"%s\\""\n' % token)
     for i, p in enumerate(paths):
-        f.write('url = "%s%s"\noutput = "%s/%05d"\n' % (base, p, out, i))
+        f.write('url = "%s%s"\noutput = "%05d"\n' % (base, p, i))
 print(len(paths))
 PY
 }
 
-run_curl() { # prints "wall_ms cpu_s"
-    empty_root
+run_curl() { # $1: round; prints "wall_ms cpu_s"
+    empty_root "curl-$1"
     local t0
     t0=$(ms_now_ns)
-    /usr/bin/time -f '%U %S' -o "$work/curl.time" curl -s --fail --parallel --parallel-max 4 -K "$work/curl.cfg" 2>/dev/null
+    (cd "$curl_out" && /usr/bin/time -f '%U %S' -o "$work/curl.time" \
+        curl -s --fail --parallel --parallel-max 4 -K "$work/curl.cfg" 2>/dev/null)
     local wall
     wall=$(ms_ms_since "$t0")
     awk -v w="$wall" '{printf "%d %.2f\n", w, $1 + $2}' "$work/curl.time"
@@ -102,19 +108,19 @@ for round in $(seq 1 "$ROUNDS"); do
     if [ -z "$urls" ]; then
         urls=$(make_curl_list)
         placed=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(len(r["downloaded"]), len(r["written"]))' "$work/ms-1.json")
-        files=$(find "$MEDIASYNC_ROOT/Downloads" -type f | wc -l)
+        files=$(find "$work/ms-1/mirror/Downloads" -type f | wc -l)
         ms_log "mediasync placed $files files (downloaded, written: $placed); curl will fetch $urls URLs"
     fi
-    read -r cw cc < <(run_curl)
+    read -r cw cc < <(run_curl "$round")
     curl_wall+=("$cw"); curl_cpu+=("$cc")
-    got=$(find "$work/curl-out" -type f | wc -l)
+    got=$(find "$work/curl-$round/curl-out" -type f | wc -l)
     [ "$got" = "$urls" ] || { ms_log "curl fetched $got of $urls files"; exit 1; }
     ms_log "round $round: mediasync ${w} ms (cpu ${c} s, rss ${r} KB), curl ${cw} ms (cpu ${cc} s)"
 done
 
 syscalls_line="not measured (STRACE=0)"
 if [ "$STRACE" = 1 ]; then
-    empty_root
+    empty_root strace
     strace -c -f -o "$work/strace-c.txt" "$ms" sync "${durable[@]}" --json --quiet >"$work/ms-strace.json" 2>/dev/null
     placed_files=$(find "$MEDIASYNC_ROOT/Downloads" -type f | wc -l)
     total_calls=$(awk '$NF == "total" {print $(NF-2)}' "$work/strace-c.txt")

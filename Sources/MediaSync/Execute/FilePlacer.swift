@@ -15,6 +15,8 @@ struct FilePlacer: Sendable {
     private let checkedFolders = Locked<Set<String>>([])
     /// Existing folders found to be inside the root by ``staysInside(_:)``.
     private let insideFolders = Locked<Set<String>>([])
+    /// Parent folders of paths ``staysInside(_:)`` allowed.
+    private let checkedParents = Locked<Set<String>>([])
 
     init(root: MirrorRoot, durable: Bool) {
         self.root = root
@@ -93,6 +95,7 @@ struct FilePlacer: Sendable {
             let removed = parent
             checkedFolders.withLock { _ = $0.remove(removed) }
             insideFolders.withLock { _ = $0.remove(removed) }
+            checkedParents.withLock { _ = $0.remove(removed) }
             parent = (parent as NSString).deletingLastPathComponent
         }
     }
@@ -123,15 +126,25 @@ struct FilePlacer: Sendable {
     /// symlink (or under one) that leads elsewhere.
     func staysInside(_ relative: String) -> Bool {
         guard let target = root.absolute(relative) else { return false }
-        var folder = (target as NSString).deletingLastPathComponent
+        let parent = (target as NSString).deletingLastPathComponent
+        // Asked once per folder in a run (the files of one item share a few folders).
+        if checkedParents.withLock({ $0.contains(parent) }) { return true }
+        var folder = parent
         var info = stat()
         while lstat(folder, &info) != 0, folder.count > root.path.count {
             folder = (folder as NSString).deletingLastPathComponent
         }
-        if insideFolders.withLock({ $0.contains(folder) }) { return true }
-        let resolved = URL(fileURLWithPath: folder).resolvingSymlinksInPath().path
-        let inside = resolved == rootResolved || resolved.hasPrefix(rootResolved + "/")
-        if inside { insideFolders.withLock { _ = $0.insert(folder) } }
+        let inside: Bool
+        if insideFolders.withLock({ $0.contains(folder) }) {
+            inside = true
+        } else {
+            let resolved = URL(fileURLWithPath: folder).resolvingSymlinksInPath().path
+            inside = resolved == rootResolved || resolved.hasPrefix(rootResolved + "/")
+        }
+        if inside {
+            insideFolders.withLock { _ = $0.insert(folder) }
+            checkedParents.withLock { _ = $0.insert(parent) }
+        }
         return inside
     }
 

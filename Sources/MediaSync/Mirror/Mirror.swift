@@ -70,7 +70,7 @@ public final class Mirror: Sendable {
     public var garbageCollector: GarbageCollector { GarbageCollector(executor: executor) }
 
     /// Read-only questions about what is held (`du`, `path`, `verify`).
-    public var storage: StorageQueries { StorageQueries(root: root, index: index) }
+    public var storage: StorageQueries { StorageQueries(executor: executor) }
 
     /// What the mirror holds, item by item (`ls`).
     public var library: LocalLibrary { LocalLibrary(root: root, index: index) }

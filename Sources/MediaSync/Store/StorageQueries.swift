@@ -11,9 +11,19 @@ public struct StorageQueries: Sendable {
     let root: MirrorRoot
     let index: MirrorIndex
 
+    /// Makes the one change a query can make (`verify --fix` forgetting broken files).
+    let executor: MirrorExecutor
+
     public init(root: MirrorRoot, index: MirrorIndex) {
         self.root = root
         self.index = index
+        self.executor = MirrorExecutor(root: root, index: index, durable: false)
+    }
+
+    init(executor: MirrorExecutor) {
+        self.root = executor.root
+        self.index = executor.index
+        self.executor = executor
     }
 
     /// The absolute path of a downloaded item's media (seed 001's resolve step, under the current root).
@@ -130,6 +140,7 @@ public struct StorageQueries: Sendable {
         let entries = try index.entries()
         let sizes = FilePlacer(root: root, durable: false).sizes(of: entries.map(\.file.path))
         var check = DeepCheck(problems: [])
+        var broken: [FileKey] = []
         for entry in entries {
             let actual = sizes[entry.file.path]
             var problem: String?
@@ -151,8 +162,9 @@ public struct StorageQueries: Sendable {
             guard let problem else { continue }
             check.problems.append(
                 Problem(path: entry.file.path, problem: problem, expectedBytes: entry.file.size, actualBytes: actual))
-            if fix { try index.forget(key: entry.file.key) }
+            broken.append(entry.file.key)
         }
+        if fix { try executor.forget(keys: broken) }
         return check
     }
 }
