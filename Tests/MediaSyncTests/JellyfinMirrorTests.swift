@@ -51,70 +51,70 @@ import Testing
 
     @Test(arguments: JellyfinProfile.allCases)
     func mirrorsTheGoldenLibraryIntoSeed000sLayoutAndASecondSyncIsANoOp(_ profile: JellyfinProfile) async throws {
-        let library = TestLibrary.golden()
-        let fixture = try await MirrorFixture(library: library, profile: profile)
-        defer { fixture.tearDown() }
-        let series = library.series[0]
-        try fixture.select(.movie, library.movies[0].id, allVersions: true)
-        try fixture.select(.movie, library.movies[1].id)
-        try fixture.select(.series, series.id, allVersions: true)
+        try await MirrorFixture.with(profile: profile) { fixture, library in
+            let series = library.series[0]
+            try fixture.select(.movie, library.movies[0].id, allVersions: true)
+            try fixture.select(.movie, library.movies[1].id)
+            try fixture.select(.series, series.id, allVersions: true)
 
-        let report = try await fixture.sync()
-        #expect(report.failed.isEmpty, "\(report.failed)")
-        #expect(report.rejected.isEmpty, "\(report.rejected)")
-        #expect(fixture.tree() == expectedTree(library))
+            let report = try await fixture.sync()
+            #expect(report.failed.isEmpty, "\(report.failed)")
+            #expect(report.rejected.isEmpty, "\(report.rejected)")
+            #expect(fixture.tree() == expectedTree(library))
 
-        // Every media file holds the server's bytes.
-        for source in library.allMediaSources {
-            guard let path = fixture.tree().first(where: { $0.contains("-\(source.id).") && !$0.hasSuffix(".srt") })
-            else {
-                // Only the virtual episode has no source; every real one must be there.
-                Issue.record("no file for media source \(source.id)")
-                continue
+            // Every media file holds the server's bytes.
+            for source in library.allMediaSources {
+                guard let path = fixture.tree().first(where: { $0.contains("-\(source.id).") && !$0.hasSuffix(".srt") })
+                else {
+                    // Only the virtual episode has no source; every real one must be there.
+                    Issue.record("no file for media source \(source.id)")
+                    continue
+                }
+                let same = fixture.bytes(path) == library.mediaBytes(forMediaSourceId: source.id)
+                #expect(same, "bytes of \(path)")
             }
-            let same = fixture.bytes(path) == library.mediaBytes(forMediaSourceId: source.id)
-            #expect(same, "bytes of \(path)")
-        }
-        // Images are the server's PNG bytes.
-        for path in fixture.tree() where path.hasSuffix(".jpeg") {
-            #expect(fixture.bytes(path)?.prefix(4) == [0x89, 0x50, 0x4E, 0x47])
-        }
-        // The virtual episode was neither downloaded nor asked for.
-        #expect(fixture.server.requests(to: "/Items/7e500000000000000000000000000009/Download").isEmpty)
+            // Images are the server's PNG bytes.
+            for path in fixture.tree() where path.hasSuffix(".jpeg") {
+                #expect(fixture.bytes(path)?.prefix(4) == [0x89, 0x50, 0x4E, 0x47])
+            }
+            // The virtual episode was neither downloaded nor asked for.
+            #expect(fixture.server.requests(to: "/Items/7e500000000000000000000000000009/Download").isEmpty)
 
-        // metadata.json at each level, with seed 000's keys.
-        let movie = try #require(fixture.json("Downloads/\(library.movies[0].id)/metadata.json"))
-        #expect(Set(movie.keys) == ["itemId", "itemType", "displayTitle", "item", "versions"])
-        #expect(movie["itemType"] as? String == "Movie")
-        let versions = try #require(movie["versions"] as? [[String: Any]])
-        #expect(
-            Set(versions.compactMap { $0["versionId"] as? String }) == Set(library.movies[0].mediaSources.map(\.id)))
-        #expect(
-            versions.allSatisfy {
-                Set($0.keys).isSuperset(of: [
-                    "versionId", "container", "isStatic", "mediaSourceId", "downloadDate", "taskId",
-                ])
-            })
-        let unicode = try #require(fixture.json("Downloads/\(library.movies[1].id)/metadata.json"))
-        #expect((unicode["item"] as? [String: Any])?["Name"] as? String == "Amélie – 東京 ✨")
-        #expect((unicode["versions"] as? [[String: Any]])?.first?["container"] as? String == "mp4")
-        let seriesMetadata = try #require(fixture.json("Downloads/\(series.id)/metadata.json"))
-        let realEpisodeSources = library.episodes.filter { $0.locationType != "Virtual" }.flatMap(\.mediaSources)
-        #expect((seriesMetadata["versions"] as? [Any])?.count == realEpisodeSources.count)
-        let specials = try #require(fixture.json("Downloads/\(series.id)/Season-00/metadata.json"))
-        #expect(specials["itemType"] as? String == "Season")
-        #expect((specials["episodes"] as? [[String: Any]])?.first?["Name"] as? String == "Behind the Scenes")
+            // metadata.json at each level, with seed 000's keys.
+            let movie = try #require(fixture.json("Downloads/\(library.movies[0].id)/metadata.json"))
+            #expect(Set(movie.keys) == ["itemId", "itemType", "displayTitle", "item", "versions"])
+            #expect(movie["itemType"] as? String == "Movie")
+            let versions = try #require(movie["versions"] as? [[String: Any]])
+            #expect(
+                Set(versions.compactMap { $0["versionId"] as? String }) == Set(library.movies[0].mediaSources.map(\.id))
+            )
+            #expect(
+                versions.allSatisfy {
+                    Set($0.keys).isSuperset(of: [
+                        "versionId", "container", "isStatic", "mediaSourceId", "downloadDate", "taskId",
+                    ])
+                })
+            let unicode = try #require(fixture.json("Downloads/\(library.movies[1].id)/metadata.json"))
+            #expect((unicode["item"] as? [String: Any])?["Name"] as? String == "Amélie – 東京 ✨")
+            #expect((unicode["versions"] as? [[String: Any]])?.first?["container"] as? String == "mp4")
+            let seriesMetadata = try #require(fixture.json("Downloads/\(series.id)/metadata.json"))
+            let realEpisodeSources = library.episodes.filter { $0.locationType != "Virtual" }.flatMap(\.mediaSources)
+            #expect((seriesMetadata["versions"] as? [Any])?.count == realEpisodeSources.count)
+            let specials = try #require(fixture.json("Downloads/\(series.id)/Season-00/metadata.json"))
+            #expect(specials["itemType"] as? String == "Season")
+            #expect((specials["episodes"] as? [[String: Any]])?.first?["Name"] as? String == "Behind the Scenes")
 
-        // A second sync downloads and writes nothing.
-        let downloadsBefore = fixture.server.allRequests.filter { $0.path.hasSuffix("/Download") }.count
-        let treeBefore = fixture.tree().map { ($0, fixture.bytes($0)) }
-        let second = try await fixture.sync()
-        #expect(second.changedNothing)
-        #expect(second.failed.isEmpty)
-        #expect(fixture.server.allRequests.filter { $0.path.hasSuffix("/Download") }.count == downloadsBefore)
-        let treeAfter = fixture.tree().map { ($0, fixture.bytes($0)) }
-        #expect(treeAfter.map(\.0) == treeBefore.map(\.0))
-        #expect(zip(treeAfter, treeBefore).allSatisfy { $0.1 == $1.1 })
+            // A second sync downloads and writes nothing.
+            let downloadsBefore = fixture.server.allRequests.filter { $0.path.hasSuffix("/Download") }.count
+            let treeBefore = fixture.tree().map { ($0, fixture.bytes($0)) }
+            let second = try await fixture.sync()
+            #expect(second.changedNothing)
+            #expect(second.failed.isEmpty)
+            #expect(fixture.server.allRequests.filter { $0.path.hasSuffix("/Download") }.count == downloadsBefore)
+            let treeAfter = fixture.tree().map { ($0, fixture.bytes($0)) }
+            #expect(treeAfter.map(\.0) == treeBefore.map(\.0))
+            #expect(zip(treeAfter, treeBefore).allSatisfy { $0.1 == $1.1 })
+        }
     }
 
     @Test func selectsOneSeasonThePrimaryVersionOrTheNextUnplayedEpisodes() async throws {
@@ -192,47 +192,46 @@ import Testing
 
 @Suite struct MixedSourcesTests {
     @Test func theJellyfinTokenNeverGoesToAPodcastHostEvenOnTheSameServer() async throws {
-        let library = TestLibrary.golden()
-        let fixture = try await MirrorFixture(library: library)
-        defer { fixture.tearDown() }
-        try fixture.select(.movie, library.movies[1].id)
-        let feed = """
-            <rss version="2.0"><channel><title>P</title><item><title>E</title><guid>e-1</guid>
-            <enclosure url="\(fixture.server.baseURL)/pod/e1.mp3" type="audio/mpeg"/></item></channel></rss>
-            """
-        fixture.server.setFile("/pod/feed.xml", contents: Array(feed.utf8))
-        fixture.server.setFile("/pod/e1.mp3", contents: Array(repeating: 1, count: 2048))
-        try await Subscriptions(index: fixture.index, client: HTTPClient()).add(
-            url: fixture.server.baseURL + "/pod/feed.xml", retention: .all)
-        let report = try await fixture.sync()
-        #expect(report.failed.isEmpty && report.sourceErrors.isEmpty, "\(report)")
-        #expect(fixture.server.requests(to: "/pod/e1.mp3").first?.headers["authorization"] == nil)
-        #expect(fixture.server.requests(to: "/pod/feed.xml").allSatisfy { $0.headers["authorization"] == nil })
-        let media = fixture.server.allRequests.filter { $0.path.hasSuffix("/Download") }
-        #expect(!media.isEmpty && media.allSatisfy { $0.headers["authorization"]?.contains("Token=") == true })
+        try await MirrorFixture.with { fixture, library in
+            try fixture.select(.movie, library.movies[1].id)
+            let feed = """
+                <rss version="2.0"><channel><title>P</title><item><title>E</title><guid>e-1</guid>
+                <enclosure url="\(fixture.server.baseURL)/pod/e1.mp3" type="audio/mpeg"/></item></channel></rss>
+                """
+            fixture.server.setFile("/pod/feed.xml", contents: Array(feed.utf8))
+            fixture.server.setFile("/pod/e1.mp3", contents: Array(repeating: 1, count: 2048))
+            try await Subscriptions(index: fixture.index, client: HTTPClient()).add(
+                url: fixture.server.baseURL + "/pod/feed.xml", retention: .all)
+            let report = try await fixture.sync()
+            #expect(report.failed.isEmpty && report.sourceErrors.isEmpty, "\(report)")
+            #expect(fixture.server.requests(to: "/pod/e1.mp3").first?.headers["authorization"] == nil)
+            #expect(fixture.server.requests(to: "/pod/feed.xml").allSatisfy { $0.headers["authorization"] == nil })
+            let media = fixture.server.allRequests.filter { $0.path.hasSuffix("/Download") }
+            #expect(!media.isEmpty && media.allSatisfy { $0.headers["authorization"]?.contains("Token=") == true })
 
-        // Syncing only podcasts leaves the Jellyfin files alone, even with --delete.
-        let podcastsOnly = try await MirrorSync(root: fixture.root, index: fixture.index, server: nil).run(
-            options: SyncOptions(delete: true), only: .podcasts)
-        #expect(podcastsOnly.deleted.isEmpty)
-        #expect(fixture.tree().contains { $0.hasPrefix("Downloads/\(library.movies[1].id)/") })
+            // Syncing only podcasts leaves the Jellyfin files alone, even with --delete.
+            let podcastsOnly = try await MirrorSync(root: fixture.root, index: fixture.index, server: nil).run(
+                options: SyncOptions(delete: true), only: .podcasts)
+            #expect(podcastsOnly.deleted.isEmpty)
+            #expect(fixture.tree().contains { $0.hasPrefix("Downloads/\(library.movies[1].id)/") })
+        }
     }
 }
 
 @Suite struct LibrarySelectionTests {
     @Test func aWholeLibrarySelectionMirrorsEveryMovieOnce() async throws {
-        let library = TestLibrary.golden()
-        let fixture = try await MirrorFixture(library: library)
-        defer { fixture.tearDown() }
-        try fixture.select(.library, library.moviesViewId)
-        try fixture.select(.movie, library.movies[0].id)
-        let report = try await fixture.sync()
-        #expect(report.failed.isEmpty, "\(report.failed)")
-        let media = fixture.tree().filter { $0.hasSuffix(".mkv") || $0.hasSuffix(".mp4") }
-        // Primary versions only, each movie once although movie 0 is selected twice.
-        #expect(media.count == library.movies.count)
-        for movie in library.movies {
-            #expect(media.contains { $0.hasPrefix("Downloads/\(movie.id)/\(movie.id)-\(movie.mediaSources[0].id).") })
+        try await MirrorFixture.with { fixture, library in
+            try fixture.select(.library, library.moviesViewId)
+            try fixture.select(.movie, library.movies[0].id)
+            let report = try await fixture.sync()
+            #expect(report.failed.isEmpty, "\(report.failed)")
+            let media = fixture.tree().filter { $0.hasSuffix(".mkv") || $0.hasSuffix(".mp4") }
+            // Primary versions only, each movie once although movie 0 is selected twice.
+            #expect(media.count == library.movies.count)
+            for movie in library.movies {
+                #expect(
+                    media.contains { $0.hasPrefix("Downloads/\(movie.id)/\(movie.id)-\(movie.mediaSources[0].id).") })
+            }
         }
     }
 }

@@ -148,3 +148,21 @@ extension TestLibrary {
         return library
     }
 }
+
+extension MirrorFixture {
+    /// Runs `body` with a fixture serving `library` (the golden one unless told), signed in and with an empty root,
+    /// and tears it down afterwards whatever `body` does: the setup every mirror test shares.
+    static func with(
+        _ library: TestLibrary = .golden(), profile: JellyfinProfile = .newest,
+        _ body: (MirrorFixture, TestLibrary) async throws -> Void
+    ) async throws {
+        let fixture = try await MirrorFixture(library: library, profile: profile)
+        do {
+            try await body(fixture, library)
+        } catch {
+            fixture.tearDown()
+            throw error
+        }
+        fixture.tearDown()
+    }
+}

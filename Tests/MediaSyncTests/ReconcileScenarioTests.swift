@@ -88,83 +88,83 @@ import Testing
     }
 
     @Test func absolutePathsFromAnOlderVersionOrAnotherRootAreMadeRelativeAtSyncStart() async throws {
-        let library = TestLibrary.golden()
-        let fixture = try await MirrorFixture(library: library)
-        defer { fixture.tearDown() }
-        try fixture.select(.series, library.series[0].id)
-        _ = try await fixture.sync()
-        let downloads = downloadRequests(fixture)
-        let entries = try fixture.index.entries()
-        // Half as this root's absolute paths, half as another machine's root, one as a file:// URL.
-        for (position, entry) in entries.enumerated() {
-            var stale = entry
-            switch position % 3 {
-            case 0: stale.file.path = fixture.root.path + "/" + entry.file.path
-            case 1: stale.file.path = "/var/mobile/Containers/Data/Application/ABC123/Library/mirror/" + entry.file.path
-            default: stale.file.path = "file:///old%20root/" + entry.file.path
+        try await MirrorFixture.with { fixture, library in
+            try fixture.select(.series, library.series[0].id)
+            _ = try await fixture.sync()
+            let downloads = downloadRequests(fixture)
+            let entries = try fixture.index.entries()
+            // Half as this root's absolute paths, half as another machine's root, one as a file:// URL.
+            for (position, entry) in entries.enumerated() {
+                var stale = entry
+                switch position % 3 {
+                case 0: stale.file.path = fixture.root.path + "/" + entry.file.path
+                case 1:
+                    stale.file.path = "/var/mobile/Containers/Data/Application/ABC123/Library/mirror/" + entry.file.path
+                default: stale.file.path = "file:///old%20root/" + entry.file.path
+                }
+                try fixture.index.record(stale)
             }
-            try fixture.index.record(stale)
+            // One row that cannot be placed under any root.
+            var lost = try #require(entries.first { $0.file.kind == .image })
+            lost.file.key = .image(itemId: "gone", type: "Primary")
+            lost.file.path = "/somewhere/else/poster.jpeg"
+            try fixture.index.record(lost)
+
+            let dryRun = try await fixture.sync(SyncOptions(dryRun: true))
+            #expect(dryRun.planned.isEmpty, "\(dryRun.planned)")
+            #expect(
+                try fixture.index.entries().filter { $0.file.path.hasPrefix("/") }.count == entries.count * 2 / 3 + 1)
+
+            let report = try await fixture.sync()
+            #expect(report.pathsRepaired == entries.count)
+            #expect(report.pathsForgotten == ["/somewhere/else/poster.jpeg"])
+            #expect(report.downloaded.isEmpty && report.written.isEmpty && report.failed.isEmpty)
+            #expect(downloadRequests(fixture) == downloads)
+            #expect(try fixture.index.entries().map(\.file.path).sorted() == entries.map(\.file.path).sorted())
+            #expect(try await fixture.sync().changedNothing)
         }
-        // One row that cannot be placed under any root.
-        var lost = try #require(entries.first { $0.file.kind == .image })
-        lost.file.key = .image(itemId: "gone", type: "Primary")
-        lost.file.path = "/somewhere/else/poster.jpeg"
-        try fixture.index.record(lost)
-
-        let dryRun = try await fixture.sync(SyncOptions(dryRun: true))
-        #expect(dryRun.planned.isEmpty, "\(dryRun.planned)")
-        #expect(try fixture.index.entries().filter { $0.file.path.hasPrefix("/") }.count == entries.count * 2 / 3 + 1)
-
-        let report = try await fixture.sync()
-        #expect(report.pathsRepaired == entries.count)
-        #expect(report.pathsForgotten == ["/somewhere/else/poster.jpeg"])
-        #expect(report.downloaded.isEmpty && report.written.isEmpty && report.failed.isEmpty)
-        #expect(downloadRequests(fixture) == downloads)
-        #expect(try fixture.index.entries().map(\.file.path).sorted() == entries.map(\.file.path).sorted())
-        #expect(try await fixture.sync().changedNothing)
     }
 
     @Test func theLegacyLayoutIsMigratedAtSyncStartWithoutDownloading() async throws {
-        let library = TestLibrary.golden()
-        let fixture = try await MirrorFixture(library: library)
-        defer { fixture.tearDown() }
-        let movie = library.movies[1]
-        let folder = fixture.root.path + "/Downloads/\(movie.id)"
-        try FileManager.default.createDirectory(atPath: folder + "/Metadata", withIntermediateDirectories: true)
-        let raw = try await fixture.client.item(id: movie.id)
-        try JSONEncoder().encode(raw).write(to: URL(fileURLWithPath: folder + "/Metadata/Item.json"))
-        let bytes = library.mediaBytes(forMediaSourceId: movie.mediaSources[0].id) ?? []
-        try Data(bytes).write(to: URL(fileURLWithPath: folder + "/Media.mp4"))
-        try fixture.select(.movie, movie.id)
+        try await MirrorFixture.with { fixture, library in
+            let movie = library.movies[1]
+            let folder = fixture.root.path + "/Downloads/\(movie.id)"
+            try FileManager.default.createDirectory(atPath: folder + "/Metadata", withIntermediateDirectories: true)
+            let raw = try await fixture.client.item(id: movie.id)
+            try JSONEncoder().encode(raw).write(to: URL(fileURLWithPath: folder + "/Metadata/Item.json"))
+            let bytes = library.mediaBytes(forMediaSourceId: movie.mediaSources[0].id) ?? []
+            try Data(bytes).write(to: URL(fileURLWithPath: folder + "/Media.mp4"))
+            try fixture.select(.movie, movie.id)
 
-        let report = try await fixture.sync()
-        #expect(report.migrated.count == 1, "\(report.migrated)")
-        #expect(report.failed.isEmpty, "\(report.failed)")
-        let media = "Downloads/\(movie.id)/\(movie.id)-\(movie.mediaSources[0].id).mp4"
-        #expect(!report.downloaded.contains(media))
-        #expect(fixture.server.requests(to: "/Items/\(movie.mediaSources[0].id)/Download").isEmpty)
-        #expect(fixture.bytes(media) == bytes)
-        #expect(!fixture.tree().contains { $0.contains("/Metadata/") || $0.contains("/Media.") })
-        #expect(try await fixture.sync().changedNothing)
+            let report = try await fixture.sync()
+            #expect(report.migrated.count == 1, "\(report.migrated)")
+            #expect(report.failed.isEmpty, "\(report.failed)")
+            let media = "Downloads/\(movie.id)/\(movie.id)-\(movie.mediaSources[0].id).mp4"
+            #expect(!report.downloaded.contains(media))
+            #expect(fixture.server.requests(to: "/Items/\(movie.mediaSources[0].id)/Download").isEmpty)
+            #expect(fixture.bytes(media) == bytes)
+            #expect(!fixture.tree().contains { $0.contains("/Metadata/") || $0.contains("/Media.") })
+            #expect(try await fixture.sync().changedNothing)
+        }
     }
 
     @Test func aDeselectedItemIsLeftOverUntilDeleteAndThenRemoved() async throws {
-        let library = TestLibrary.golden()
-        let fixture = try await MirrorFixture(library: library)
-        defer { fixture.tearDown() }
-        let (kept, dropped) = (library.movies[0], library.movies[1])
-        try fixture.select(.movie, kept.id)
-        try fixture.select(.movie, dropped.id)
-        _ = try await fixture.sync()
-        #expect(try fixture.index.unselect(id: dropped.id))
+        try await MirrorFixture.with { fixture, library in
+            let (kept, dropped) = (library.movies[0], library.movies[1])
+            try fixture.select(.movie, kept.id)
+            try fixture.select(.movie, dropped.id)
+            _ = try await fixture.sync()
+            #expect(try fixture.index.unselect(id: dropped.id))
 
-        let report = try await fixture.sync()
-        #expect(report.deleted.isEmpty)
-        #expect(!report.extraneous.isEmpty && report.extraneous.allSatisfy { $0.hasPrefix("Downloads/\(dropped.id)/") })
-        #expect(fixture.tree().contains { $0.hasPrefix("Downloads/\(dropped.id)/") })
-        let deleted = try await fixture.sync(delete: true)
-        #expect(Set(deleted.deleted) == Set(report.extraneous))
-        #expect(!fixture.tree().contains { $0.hasPrefix("Downloads/\(dropped.id)/") })
-        #expect(fixture.tree().contains { $0.hasPrefix("Downloads/\(kept.id)/") })
+            let report = try await fixture.sync()
+            #expect(report.deleted.isEmpty)
+            #expect(
+                !report.extraneous.isEmpty && report.extraneous.allSatisfy { $0.hasPrefix("Downloads/\(dropped.id)/") })
+            #expect(fixture.tree().contains { $0.hasPrefix("Downloads/\(dropped.id)/") })
+            let deleted = try await fixture.sync(delete: true)
+            #expect(Set(deleted.deleted) == Set(report.extraneous))
+            #expect(!fixture.tree().contains { $0.hasPrefix("Downloads/\(dropped.id)/") })
+            #expect(fixture.tree().contains { $0.hasPrefix("Downloads/\(kept.id)/") })
+        }
     }
 }

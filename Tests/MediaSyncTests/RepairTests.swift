@@ -9,60 +9,58 @@ import Testing
 
 @Suite struct LegacyLayoutTests {
     @Test func reindexMovesSwiftfinsLegacyLayoutIntoTheCurrentOneWithoutDownloading() async throws {
-        let library = TestLibrary.golden()
-        let fixture = try await MirrorFixture(library: library)
-        defer { fixture.tearDown() }
-        let movie = library.movies[1]
-        let episode = try #require(library.episodes.first { $0.parentIndexNumber == 1 })
-        for (item, name) in [(movie, "Media.mp4"), (episode, "Media.mkv")] {
-            let folder = fixture.root.path + "/Downloads/\(item.id)"
-            try FileManager.default.createDirectory(atPath: folder + "/Metadata", withIntermediateDirectories: true)
-            let raw = try await fixture.client.item(id: item.id)
-            try JSONEncoder().encode(raw).write(to: URL(fileURLWithPath: folder + "/Metadata/Item.json"))
-            try Data(library.mediaBytes(forMediaSourceId: item.mediaSources[0].id) ?? []).write(
-                to: URL(fileURLWithPath: folder + "/" + name))
-        }
-        let result = try Reindexer.rebuildFresh(root: fixture.root)
-        #expect(result.migrated.count == 2, "\(result.migrated)")
-        let series = library.series[0].id
-        let movieMedia = "Downloads/\(movie.id)/\(movie.id)-\(movie.mediaSources[0].id).mp4"
-        let episodeMedia = "Downloads/\(series)/Season-01/\(episode.id)-\(episode.mediaSources[0].id).mkv"
-        #expect(fixture.tree().contains(movieMedia))
-        #expect(fixture.tree().contains(episodeMedia))
-        #expect(!fixture.tree().contains { $0.contains("Metadata/") || $0.contains("Media.") })
-        #expect(!FileManager.default.fileExists(atPath: fixture.root.path + "/Downloads/\(episode.id)"))
-        let same = fixture.bytes(movieMedia) == library.mediaBytes(forMediaSourceId: movie.mediaSources[0].id)
-        #expect(same)
+        try await MirrorFixture.with { fixture, library in
+            let movie = library.movies[1]
+            let episode = try #require(library.episodes.first { $0.parentIndexNumber == 1 })
+            for (item, name) in [(movie, "Media.mp4"), (episode, "Media.mkv")] {
+                let folder = fixture.root.path + "/Downloads/\(item.id)"
+                try FileManager.default.createDirectory(atPath: folder + "/Metadata", withIntermediateDirectories: true)
+                let raw = try await fixture.client.item(id: item.id)
+                try JSONEncoder().encode(raw).write(to: URL(fileURLWithPath: folder + "/Metadata/Item.json"))
+                try Data(library.mediaBytes(forMediaSourceId: item.mediaSources[0].id) ?? []).write(
+                    to: URL(fileURLWithPath: folder + "/" + name))
+            }
+            let result = try Reindexer.rebuildFresh(root: fixture.root)
+            #expect(result.migrated.count == 2, "\(result.migrated)")
+            let series = library.series[0].id
+            let movieMedia = "Downloads/\(movie.id)/\(movie.id)-\(movie.mediaSources[0].id).mp4"
+            let episodeMedia = "Downloads/\(series)/Season-01/\(episode.id)-\(episode.mediaSources[0].id).mkv"
+            #expect(fixture.tree().contains(movieMedia))
+            #expect(fixture.tree().contains(episodeMedia))
+            #expect(!fixture.tree().contains { $0.contains("Metadata/") || $0.contains("Media.") })
+            #expect(!FileManager.default.fileExists(atPath: fixture.root.path + "/Downloads/\(episode.id)"))
+            let same = fixture.bytes(movieMedia) == library.mediaBytes(forMediaSourceId: movie.mediaSources[0].id)
+            #expect(same)
 
-        // The movie comes back as a selection, and its media is not fetched again.
-        let index = try MirrorIndex(path: fixture.root.indexPath)
-        #expect(try index.selections().map(\.id) == [movie.id])
-        let report = try await MirrorSync(root: fixture.root, index: index, server: fixture.client).run()
-        #expect(report.failed.isEmpty, "\(report.failed)")
-        #expect(!report.downloaded.contains(movieMedia))
-        #expect(fixture.server.requests(to: "/Items/\(movie.mediaSources[0].id)/Download").isEmpty)
+            // The movie comes back as a selection, and its media is not fetched again.
+            let index = try MirrorIndex(path: fixture.root.indexPath)
+            #expect(try index.selections().map(\.id) == [movie.id])
+            let report = try await MirrorSync(root: fixture.root, index: index, server: fixture.client).run()
+            #expect(report.failed.isEmpty, "\(report.failed)")
+            #expect(!report.downloaded.contains(movieMedia))
+            #expect(fixture.server.requests(to: "/Items/\(movie.mediaSources[0].id)/Download").isEmpty)
+        }
     }
 }
 
 @Suite struct MovedRootTests {
     @Test func aRootMovedAsAWholeSyncsWithoutDownloading() async throws {
-        let library = TestLibrary.golden()
-        let fixture = try await MirrorFixture(library: library)
-        defer { fixture.tearDown() }
-        try fixture.select(.series, library.series[0].id)
-        _ = try await fixture.sync()
-        let moved = MirrorRoot(path: fixture.root.path + "-moved")
-        try FileManager.default.moveItem(atPath: fixture.root.path, toPath: moved.path)
-        defer { try? FileManager.default.removeItem(atPath: moved.path) }
-        let downloads = fixture.server.allRequests.filter { $0.path.hasSuffix("/Download") }.count
-        let report = try await MirrorSync(
-            root: moved, index: MirrorIndex(path: moved.indexPath), server: fixture.client
-        ).run()
-        #expect(report.failed.isEmpty)
-        #expect(report.changedNothing, "\(report.downloaded) \(report.written) \(report.moved)")
-        #expect(fixture.server.allRequests.filter { $0.path.hasSuffix("/Download") }.count == downloads)
-        let path = try StorageQueries(root: moved, index: MirrorIndex(path: moved.indexPath))
-            .mediaPath(id: library.episodes[0].id)
-        #expect(path.hasPrefix(moved.path + "/Downloads/"))
+        try await MirrorFixture.with { fixture, library in
+            try fixture.select(.series, library.series[0].id)
+            _ = try await fixture.sync()
+            let moved = MirrorRoot(path: fixture.root.path + "-moved")
+            try FileManager.default.moveItem(atPath: fixture.root.path, toPath: moved.path)
+            defer { try? FileManager.default.removeItem(atPath: moved.path) }
+            let downloads = fixture.server.allRequests.filter { $0.path.hasSuffix("/Download") }.count
+            let report = try await MirrorSync(
+                root: moved, index: MirrorIndex(path: moved.indexPath), server: fixture.client
+            ).run()
+            #expect(report.failed.isEmpty)
+            #expect(report.changedNothing, "\(report.downloaded) \(report.written) \(report.moved)")
+            #expect(fixture.server.allRequests.filter { $0.path.hasSuffix("/Download") }.count == downloads)
+            let path = try StorageQueries(root: moved, index: MirrorIndex(path: moved.indexPath))
+                .mediaPath(id: library.episodes[0].id)
+            #expect(path.hasPrefix(moved.path + "/Downloads/"))
+        }
     }
 }

@@ -9,81 +9,78 @@ import Testing
 
 @Suite struct ServerChangeTests {
     @Test func aMovieDeletedOnTheServerIsLeftOverThenDeletedWithDelete() async throws {
-        let library = TestLibrary.golden()
-        let fixture = try await MirrorFixture(library: library)
-        defer { fixture.tearDown() }
-        let movie = library.movies[1]
-        try fixture.select(.movie, movie.id)
-        try fixture.select(.movie, library.movies[0].id)
-        _ = try await fixture.sync()
-        fixture.server.updateLibrary { $0.removeItem(withId: movie.id) }
-        let kept = try await fixture.sync()
-        #expect(kept.gone.count == 1)
-        #expect(kept.sourceErrors.isEmpty)
-        #expect(kept.extraneous.contains { $0.hasPrefix("Downloads/\(movie.id)/") })
-        let deleted = try await fixture.sync(delete: true)
-        #expect(deleted.deleted.contains { $0.hasPrefix("Downloads/\(movie.id)/") })
-        #expect(!fixture.tree().contains { $0.hasPrefix("Downloads/\(movie.id)/") })
-        #expect(fixture.tree().contains { $0.hasPrefix("Downloads/\(library.movies[0].id)/") })
+        try await MirrorFixture.with { fixture, library in
+            let movie = library.movies[1]
+            try fixture.select(.movie, movie.id)
+            try fixture.select(.movie, library.movies[0].id)
+            _ = try await fixture.sync()
+            fixture.server.updateLibrary { $0.removeItem(withId: movie.id) }
+            let kept = try await fixture.sync()
+            #expect(kept.gone.count == 1)
+            #expect(kept.sourceErrors.isEmpty)
+            #expect(kept.extraneous.contains { $0.hasPrefix("Downloads/\(movie.id)/") })
+            let deleted = try await fixture.sync(delete: true)
+            #expect(deleted.deleted.contains { $0.hasPrefix("Downloads/\(movie.id)/") })
+            #expect(!fixture.tree().contains { $0.hasPrefix("Downloads/\(movie.id)/") })
+            #expect(fixture.tree().contains { $0.hasPrefix("Downloads/\(library.movies[0].id)/") })
+        }
     }
 
     @Test(arguments: ["/Items", "/Shows/{series}/Episodes", "/Shows/{series}/Seasons"])
     func a404FromAListingIsAFailedListingNotADeletion(_ endpoint: String) async throws {
-        let library = TestLibrary.golden()
-        let fixture = try await MirrorFixture(library: library)
-        defer { fixture.tearDown() }
-        try fixture.select(.series, library.series[0].id)
-        try fixture.select(.movie, library.movies[0].id)
-        #expect(try await fixture.sync().failed.isEmpty)
-        let tree = fixture.tree()
-        fixture.server.inject(
-            .status(404), path: endpoint.replacingOccurrences(of: "{series}", with: library.series[0].id))
-        let report = try await fixture.sync(delete: true)
-        #expect(report.gone.isEmpty, "\(report.gone)")
-        #expect(
-            report.sourceErrors.count == 1 && report.sourceErrors.first?.contains("404") == true,
-            "\(report.sourceErrors)")
-        #expect(report.deleted.isEmpty && report.extraneous.isEmpty)
-        #expect(fixture.tree() == tree)
+        try await MirrorFixture.with { fixture, library in
+            try fixture.select(.series, library.series[0].id)
+            try fixture.select(.movie, library.movies[0].id)
+            #expect(try await fixture.sync().failed.isEmpty)
+            let tree = fixture.tree()
+            fixture.server.inject(
+                .status(404), path: endpoint.replacingOccurrences(of: "{series}", with: library.series[0].id))
+            let report = try await fixture.sync(delete: true)
+            #expect(report.gone.isEmpty, "\(report.gone)")
+            #expect(
+                report.sourceErrors.count == 1 && report.sourceErrors.first?.contains("404") == true,
+                "\(report.sourceErrors)")
+            #expect(report.deleted.isEmpty && report.extraneous.isEmpty)
+            #expect(fixture.tree() == tree)
+        }
     }
 
     @Test(arguments: [false, true])
     func aDownloadRefusedWith401AsksForANewSignInOnlyWhenTheTokenIsRefusedToo(_ revoked: Bool) async throws {
-        let library = TestLibrary.golden()
-        let fixture = try await MirrorFixture(library: library)
-        defer { fixture.tearDown() }
-        let movie = library.movies[1]
-        try fixture.select(.movie, movie.id)
-        let server = fixture.server
-        fixture.server.inject(.status(401), path: "/Items/\(movie.mediaSources[0].id)/Download") {
-            // The token revoked while the run downloads: `/Users/Me` refuses it too.
-            if revoked { server.updateLibrary { $0.accessToken = "revoked" } }
-        }
-        let report = try await fixture.sync()
-        // `/Users/Me` answers 200 while the token holds: a refused file, reported (exit 3), the sign-in kept.
-        #expect(report.needsSignIn == revoked)
-        #expect(!fixture.server.requests(to: "/Users/Me").isEmpty)
-        #expect(report.failed.map(\.path).contains("Downloads/\(movie.id)/\(movie.id)-\(movie.mediaSources[0].id).mp4"))
-        #expect(report.failed.first?.message.contains("401") == true)
-        if !revoked {
-            #expect(!(try await fixture.sync().needsSignIn))
+        try await MirrorFixture.with { fixture, library in
+            let movie = library.movies[1]
+            try fixture.select(.movie, movie.id)
+            let server = fixture.server
+            fixture.server.inject(.status(401), path: "/Items/\(movie.mediaSources[0].id)/Download") {
+                // The token revoked while the run downloads: `/Users/Me` refuses it too.
+                if revoked { server.updateLibrary { $0.accessToken = "revoked" } }
+            }
+            let report = try await fixture.sync()
+            // `/Users/Me` answers 200 while the token holds: a refused file, reported (exit 3), the sign-in kept.
+            #expect(report.needsSignIn == revoked)
+            #expect(!fixture.server.requests(to: "/Users/Me").isEmpty)
+            #expect(
+                report.failed.map(\.path).contains("Downloads/\(movie.id)/\(movie.id)-\(movie.mediaSources[0].id).mp4"))
+            #expect(report.failed.first?.message.contains("401") == true)
+            if !revoked {
+                #expect(!(try await fixture.sync().needsSignIn))
+            }
         }
     }
 
     @Test func changedMediaOnTheServerIsFetchedAgainAndReplacedAtomically() async throws {
-        let library = TestLibrary.golden()
-        let fixture = try await MirrorFixture(library: library)
-        defer { fixture.tearDown() }
-        let movie = library.movies[0]
-        try fixture.select(.movie, movie.id)
-        _ = try await fixture.sync()
-        let source = movie.mediaSources[0].id
-        fixture.server.updateLibrary { $0.changeMediaContent(ofMediaSourceId: source) }
-        let report = try await fixture.sync()
-        let path = "Downloads/\(movie.id)/\(movie.id)-\(source).mkv"
-        #expect(report.downloaded.contains(path))
-        let same = fixture.bytes(path) == fixture.server.library.mediaBytes(forMediaSourceId: source)
-        #expect(same)
-        #expect(report.written.contains("Downloads/\(movie.id)/metadata.json"))
+        try await MirrorFixture.with { fixture, library in
+            let movie = library.movies[0]
+            try fixture.select(.movie, movie.id)
+            _ = try await fixture.sync()
+            let source = movie.mediaSources[0].id
+            fixture.server.updateLibrary { $0.changeMediaContent(ofMediaSourceId: source) }
+            let report = try await fixture.sync()
+            let path = "Downloads/\(movie.id)/\(movie.id)-\(source).mkv"
+            #expect(report.downloaded.contains(path))
+            let same = fixture.bytes(path) == fixture.server.library.mediaBytes(forMediaSourceId: source)
+            #expect(same)
+            #expect(report.written.contains("Downloads/\(movie.id)/metadata.json"))
+        }
     }
 }
