@@ -43,6 +43,38 @@ import Testing
     }
 }
 
+@Suite struct LegacyDryRunTests {
+    /// The dry run is the real run's plan: on a tree in Swiftfin's legacy layout it plans the migration's moves and
+    /// no download of the media the migration places; the real run then downloads exactly what the dry run listed.
+    @Test func aDryRunOnALegacyTreePlansTheMovesAndOnlyTheDownloadsTheRealRunMakes() async throws {
+        try await MirrorFixture.with { fixture, library in
+            let movie = library.movies[1]
+            let folder = fixture.root.path + "/Downloads/\(movie.id)"
+            try FileManager.default.createDirectory(atPath: folder + "/Metadata", withIntermediateDirectories: true)
+            let raw = try await fixture.client.item(id: movie.id)
+            try JSONEncoder().encode(raw).write(to: URL(fileURLWithPath: folder + "/Metadata/Item.json"))
+            try Data(library.mediaBytes(forMediaSourceId: movie.mediaSources[0].id) ?? []).write(
+                to: URL(fileURLWithPath: folder + "/Media.mp4"))
+            try fixture.select(.movie, movie.id)
+            let treeBefore = fixture.tree()
+            let media = "Downloads/\(movie.id)/\(movie.id)-\(movie.mediaSources[0].id).mp4"
+
+            let plan = try await fixture.sync(SyncOptions(dryRun: true))
+            #expect(fixture.tree() == treeBefore)
+            let moves = plan.planned.filter { $0.action == "move" }
+            #expect(moves.map(\.path) == [media] && moves.first?.from == "Downloads/\(movie.id)/Media.mp4")
+            #expect(!plan.planned.contains { $0.action == "download" && $0.path == media }, "\(plan.planned)")
+
+            let real = try await fixture.sync()
+            #expect(real.failed.isEmpty, "\(real.failed)")
+            #expect(real.migrated.count == 1)
+            let plannedDownloads = Set(plan.planned.filter { $0.action == "download" }.map(\.path))
+            #expect(Set(real.downloaded) == plannedDownloads)
+            #expect(fixture.server.requests(to: "/Items/\(movie.mediaSources[0].id)/Download").isEmpty)
+        }
+    }
+}
+
 @Suite struct MovedRootTests {
     @Test func aRootMovedAsAWholeSyncsWithoutDownloading() async throws {
         try await MirrorFixture.with { fixture, library in

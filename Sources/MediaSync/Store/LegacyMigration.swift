@@ -29,9 +29,23 @@ struct LegacyMigration: Sendable {
         var folder: String?
     }
 
-    /// One step per migrated or skipped legacy item.
-    func run() throws -> [Step] {
-        var lines: [Step] = []
+    /// A legacy item found in the tree, and where the migration puts its media.
+    struct Found: Sendable {
+        var folder: String
+        var item: BaseItem
+        /// The legacy media file (`Downloads/<id>/Media.<ext>`), relative to the root.
+        var from: String
+        var target: String
+        var version: VersionInfo
+        /// The series the episode goes to; nil for a movie.
+        var seriesId: String?
+    }
+
+    /// What the migration would do, read from the tree and changing nothing: the items it moves, and one line per
+    /// legacy item it leaves as it is. The real run and a dry run's plan both start here.
+    func survey() -> (found: [Found], skipped: [String]) {
+        var found: [Found] = []
+        var skipped: [String] = []
         let downloads = root.path + "/" + LibraryLayout.downloads
         for folder in ((try? FileManager.default.contentsOfDirectory(atPath: downloads)) ?? []).sorted() {
             let legacy = "\(LibraryLayout.downloads)/\(folder)/Metadata/Item.json"
@@ -41,7 +55,7 @@ struct LegacyMigration: Sendable {
             else { continue }
             let files = (try? FileManager.default.contentsOfDirectory(atPath: "\(downloads)/\(folder)")) ?? []
             guard let media = files.first(where: { $0.hasPrefix("Media.") }) else {
-                lines.append(Step(line: "\(legacy): no Media.* file beside it; left as it is"))
+                skipped.append("\(legacy): no Media.* file beside it; left as it is")
                 continue
             }
             let fileExtension =
@@ -50,35 +64,71 @@ struct LegacyMigration: Sendable {
             let source = item.mediaSources?.first
             let versionId = LibraryLayout.versionId(itemId: item.id, mediaSourceId: source?.id)
             guard SafeName.id(versionId) != nil else { continue }
+            let from = "\(LibraryLayout.downloads)/\(folder)/\(media)"
             let version = VersionInfo(
                 versionId: versionId, container: fileExtension, mediaSourceId: source?.id ?? item.id,
-                downloadDate: modificationDate("\(LibraryLayout.downloads)/\(folder)/\(media)"),
-                taskId: UUID().uuidString.lowercased(), itemId: item.type == "Episode" ? item.id : nil)
-            let from = "\(LibraryLayout.downloads)/\(folder)/\(media)"
+                downloadDate: modificationDate(from), taskId: executor.newTaskId(),
+                itemId: item.type == "Episode" ? item.id : nil)
             if item.type == "Episode", let seriesId = item.seriesId, SafeName.id(seriesId) != nil {
-                let season = item.parentIndexNumber ?? 0
                 let target = LibraryLayout.episodeMedia(
-                    seriesId: seriesId, seasonNumber: season, episodeId: item.id, versionId: versionId,
-                    fileExtension: fileExtension)
-                try executor.moveUntracked(from, to: target)
-                try writeSeasonFiles(
-                    seriesId: seriesId, season: season, episode: item, version: version)
-                lines.append(Step(line: "migrated episode \(item.name ?? item.id) to \(target)", folder: seriesId))
+                    seriesId: seriesId, seasonNumber: item.parentIndexNumber ?? 0, episodeId: item.id,
+                    versionId: versionId, fileExtension: fileExtension)
+                found.append(
+                    Found(folder: folder, item: item, from: from, target: target, version: version, seriesId: seriesId))
             } else {
                 let target = LibraryLayout.movieMedia(
                     movieId: item.id, versionId: versionId, fileExtension: fileExtension)
-                try executor.moveUntracked(from, to: target)
+                found.append(
+                    Found(folder: folder, item: item, from: from, target: target, version: version, seriesId: nil))
+            }
+        }
+        return (found, skipped)
+    }
+
+    /// One step per migrated or skipped legacy item.
+    func run() throws -> [Step] {
+        let (found, skipped) = survey()
+        var lines = skipped.map { Step(line: $0) }
+        for legacy in found {
+            let item = legacy.item
+            try executor.moveUntracked(legacy.from, to: legacy.target)
+            if let seriesId = legacy.seriesId {
+                try writeSeasonFiles(
+                    seriesId: seriesId, season: item.parentIndexNumber ?? 0, episode: item, version: legacy.version)
+                lines.append(
+                    Step(line: "migrated episode \(item.name ?? item.id) to \(legacy.target)", folder: seriesId))
+            } else {
                 let metadata = DownloadMetadata(
                     itemId: item.id, itemType: item.type ?? "Movie", displayTitle: item.name ?? item.id, item: item.raw,
-                    versions: [version])
+                    versions: [legacy.version])
                 try executor.writeUntracked(
                     try MetadataComposer.encode(metadata), to: LibraryLayout.movieMetadata(item.id))
-                lines.append(Step(line: "migrated \(item.name ?? item.id) to \(target)", folder: item.id))
+                lines.append(Step(line: "migrated \(item.name ?? item.id) to \(legacy.target)", folder: item.id))
             }
-            executor.removeLegacyFolder("\(LibraryLayout.downloads)/\(folder)/Metadata")
-            executor.removeEmptyFolder("\(LibraryLayout.downloads)/\(folder)")
+            executor.removeLegacyFolder("\(LibraryLayout.downloads)/\(legacy.folder)/Metadata")
+            executor.removeEmptyFolder("\(LibraryLayout.downloads)/\(legacy.folder)")
         }
         return lines
+    }
+
+    /// The index records the migration leads to for the legacy media, as the reindex after it records them (the
+    /// signature from the item's media source, the size of the file): a dry run plans against these, so it plans
+    /// no download the real run would not make.
+    func plannedEntries(_ found: [Found]) -> [(entry: IndexEntry, size: Int64)] {
+        found.compactMap { legacy in
+            guard let size = executor.files.sizes(of: [legacy.from])[legacy.from] else { return nil }
+            let itemId = legacy.item.id
+            let source = legacy.item.mediaSources?.first { ($0.id ?? itemId) == legacy.version.versionId }
+            let entry = IndexEntry(
+                file: LocalFile(
+                    key: .media(itemId: itemId, versionId: legacy.version.versionId), path: legacy.target,
+                    kind: .media, size: size, signature: source.map(MirrorFiles.signature(of:)) ?? "unknown",
+                    itemId: itemId),
+                versionId: legacy.version.versionId, mediaSourceId: legacy.version.mediaSourceId,
+                container: legacy.version.container, downloadedAt: legacy.version.downloadDate,
+                taskId: legacy.version.taskId)
+            return (entry, size)
+        }
     }
 
     /// Adds the episode to its season's and series' metadata (created when missing; the series and season

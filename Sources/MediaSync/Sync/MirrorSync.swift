@@ -124,9 +124,27 @@ public final class MirrorSync: Sendable {
                 return repaired
             }
         }
+        // What the real run's legacy migration would do (seed 000's legacy layout), in memory only: its moves are
+        // planned, and the media they place count as held, so the plan downloads nothing the real run would not.
+        var migratedSizes: [String: Int64] = [:]
+        if options.dryRun, sources[.media] != nil {
+            let migration = LegacyMigration(executor: executor)
+            let found = migration.survey().found
+            for (entry, size) in migration.plannedEntries(found) {
+                entries.removeAll { $0.file.key == entry.file.key }
+                entries.append(entry)
+                migratedSizes[entry.file.path] = size
+            }
+            report.planned += found.map {
+                .init(action: "move", path: $0.target, reason: "legacy layout", from: $0.from, bytes: nil)
+            }
+        }
         let fileEntries = entries.filter { $0.file.kind != .metadata }
         let local = LocalSnapshot(
-            files: fileEntries.map(\.file), onDisk: onDisk(fileEntries, wanted: remoteFiles, placer: placer))
+            files: fileEntries.map(\.file),
+            onDisk: onDisk(fileEntries, wanted: remoteFiles, placer: placer).merging(migratedSizes) { _, planned in
+                planned
+            })
         var plan = SyncPlanner.plan(remote: RemoteSnapshot(files: remoteFiles), local: local, options: options)
         // A deletion is confirmed, never inferred from a listing alone: the items of the Jellyfin files the plan
         // would delete that no listing held are asked for by id; those the server did not confirm gone stay.
