@@ -54,6 +54,8 @@ let package = Package(
         // The feed parsers' fuzz target: a replayer in a normal build, a libFuzzer target when built by
         // Scripts/fuzz-feeds.sh (-sanitize=fuzzer,address -DMEDIASYNC_LIBFUZZER).
         .executableTarget(name: "mediasync-fuzz-feeds", dependencies: ["MediaSyncFeeds"], path: "Fuzz/FeedFuzzer"),
+        // The planner's micro-benchmark (Scripts/bench-sync.sh runs it in a release build).
+        .executableTarget(name: "mediasync-bench-planner", dependencies: ["MediaSyncCore"]),
         .target(name: "MediaSyncTestSupport", path: "Tests/MediaSyncTestSupport"),
         .testTarget(
             name: "MediaSyncHTTPTests", dependencies: ["MediaSyncHTTP", "MediaSyncTestServer", "MediaSyncTestSupport"]),

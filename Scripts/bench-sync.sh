@@ -1,10 +1,9 @@
 #!/usr/bin/env bash
 # bench-sync.sh — how long does a sync take that has nothing to do? (issue 5, "Benchmark")
 #
-# 1. Planner micro-benchmark (release): MEDIASYNC_BENCH=1 swift test -c release --filter PlannerBenchmark
-#    (Tests/MediaSyncCoreTests/PlannerBenchmarkTests.swift: SyncPlanner.plan on 100,000 files, identical
-#    sides and one changed signature). This also builds the release binaries used below (mediasync and
-#    mediasync-test-server are dependencies of the CLI tests), so the tree is compiled once, not twice.
+# 1. Planner micro-benchmark (release): the mediasync-bench-planner executable
+#    (Sources/mediasync-bench-planner: SyncPlanner.plan on 100,000 files, identical sides and one changed
+#    signature, each plan checked), built with the release binaries used below.
 # 2. Starts the release mediasync-test-server on 127.0.0.1 with a generated library of about 10,000 items
 #    (--movies/--series; each series is 1 series + 2 seasons + 6 episodes = 9 items) with tiny media
 #    (--media-size 2000) and 50 podcast feeds (3 episodes each, relative enclosure URLs) served with --files.
@@ -24,8 +23,8 @@
 #   FEEDS           podcast feeds (default 50); EPISODES per feed (default 3)
 #   MEDIA_SIZE      --media-size of the test server (default 2000 bytes)
 #   SWIFT_SCRATCH   swift scratch path (default <repo>/.build-benchsync)
-#   MEDIASYNC_BIN_DIR  use the binaries in this folder; skips the build (and the planner benchmark unless
-#                   PLANNER=1)
+#   MEDIASYNC_BIN_DIR  use the binaries in this folder; skips the build (the planner benchmark runs when the
+#                   folder holds mediasync-bench-planner)
 #   PLANNER=0       skip the planner micro-benchmark
 #   BENCH_KEEP=1    keep the scratch folder (printed)
 #   BENCH_STRICT=1  exit 3 when a bar is missed (default: report only)
@@ -33,7 +32,9 @@
 set -euo pipefail
 
 SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-REPO_DIR=$(cd "$SCRIPT_DIR/.." && pwd)
+SCRIPT_NAME=bench-sync
+# shellcheck source=lib/common.sh
+. "$SCRIPT_DIR/lib/common.sh"
 cd "$REPO_DIR"
 
 ROUNDS=${ROUNDS:-3}
@@ -48,57 +49,31 @@ BENCH_STRICT=${BENCH_STRICT:-0}
 FIRST_SYNC_TIMEOUT=${FIRST_SYNC_TIMEOUT:-420}
 NOOP_TIMEOUT=${NOOP_TIMEOUT:-120}
 
-log() { echo "bench-sync: $*" >&2; }
+log() { ms_log "$@"; }
 
 # --- tools ------------------------------------------------------------------------------------------------
-missing=()
-[ -x /usr/bin/time ] || missing+=(time)
-command -v strace >/dev/null || missing+=(strace)
-command -v python3 >/dev/null || missing+=(python3)
-if [ ${#missing[@]} -gt 0 ]; then
-    log "installing ${missing[*]}"
-    if [ "$(id -u)" = 0 ]; then apt-get install -y "${missing[@]}" >&2 || { apt-get update >&2 && apt-get install -y "${missing[@]}" >&2; }
-    else sudo apt-get install -y "${missing[@]}" >&2; fi
-fi
+ms_need time strace python3
 
 # --- build + planner micro-benchmark ------------------------------------------------------------------------
 planner_line=""
-if [ -z "${MEDIASYNC_BIN_DIR:-}" ] || [ "${PLANNER:-0}" = 1 ]; then
-    if [ "${PLANNER:-1}" = 1 ]; then
-        log "building (release, $SWIFT_SCRATCH) and running the planner benchmark"
-        planner_log=$(mktemp)
-        if ! MEDIASYNC_BENCH=1 swift test -c release --scratch-path "$SWIFT_SCRATCH" --filter PlannerBenchmark \
-            >"$planner_log" 2>&1; then
-            cat "$planner_log" >&2
-            log "the planner benchmark failed"
-            exit 1
-        fi
-        planner_line=$(grep -o 'PLANNER_BENCH.*' "$planner_log" | head -1 || true)
-        grep -E 'Test run with|passed|failed' "$planner_log" | tail -2 >&2 || true
-        rm -f "$planner_log"
-    fi
-fi
 if [ -n "${MEDIASYNC_BIN_DIR:-}" ]; then
     bin=$MEDIASYNC_BIN_DIR
 else
+    log "building the release binaries ($SWIFT_SCRATCH)"
+    for product in mediasync mediasync-test-server mediasync-bench-planner; do
+        swift build -c release --scratch-path "$SWIFT_SCRATCH" --product "$product" >&2
+    done
     bin=$(swift build -c release --scratch-path "$SWIFT_SCRATCH" --show-bin-path)
-    if [ ! -x "$bin/mediasync" ] || [ ! -x "$bin/mediasync-test-server" ]; then
-        log "building the release binaries"
-        swift build -c release --scratch-path "$SWIFT_SCRATCH" --product mediasync >&2
-        swift build -c release --scratch-path "$SWIFT_SCRATCH" --product mediasync-test-server >&2
-    fi
+fi
+if [ "${PLANNER:-1}" = 1 ] && [ -x "$bin/mediasync-bench-planner" ]; then
+    log "running the planner benchmark"
+    planner_line=$("$bin/mediasync-bench-planner" | grep -o 'PLANNER_BENCH.*' || true)
+    [ -n "$planner_line" ] || { log "the planner benchmark failed"; exit 1; }
 fi
 ms="$bin/mediasync"
 
 # --- scratch, server ----------------------------------------------------------------------------------------
-work=$(mktemp -d /tmp/bench-sync.XXXXXX)
-server=""
-cleanup() {
-    if [ -n "$server" ]; then kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; fi
-    if [ "$BENCH_KEEP" = 1 ]; then log "kept $work"; else rm -rf "$work"; fi
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+ms_scratch "$BENCH_KEEP"
 export MEDIASYNC_ROOT="$work/mirror" MEDIASYNC_CONFIG_DIR="$work/config"
 
 log "generating $FEEDS feeds of $EPISODES episodes"
@@ -124,46 +99,27 @@ for f in range(feeds):
                   + "".join(items) + "</channel></rss>\n")
 PY
 
-"$bin/mediasync-test-server" --movies "$MOVIES" --series "$SERIES" --media-size "$MEDIA_SIZE" \
-    --files "$work/source" >"$work/server.out" 2>"$work/server.err" &
-server=$!
-for _ in $(seq 1 300); do grep -q '^listening on ' "$work/server.out" && break; sleep 0.1; done
-base=$(sed -n 's/^listening on \(http[^ ]*\).*/\1/p' "$work/server.out")
-[ -n "$base" ] || { cat "$work/server.out" "$work/server.err" >&2; log "the test server did not start"; exit 1; }
-case "$base" in http://127.0.0.1:*) ;; *) log "server not on 127.0.0.1: $base"; exit 1 ;; esac
-for _ in $(seq 1 50); do grep -q '^user ' "$work/server.err" && break; sleep 0.1; done
-user=$(sed -n 's|^user \([^/]*\)/\([^,]*\),.*|\1|p' "$work/server.err")
-password=$(sed -n 's|^user \([^/]*\)/\([^,]*\),.*|\2|p' "$work/server.err")
+ms_start_server --movies "$MOVIES" --series "$SERIES" --media-size "$MEDIA_SIZE" --files "$work/source"
 items=$((MOVIES + SERIES * 9))
 log "server $base, user $user, $items items"
 
 # --- set up the mirror --------------------------------------------------------------------------------------
-printf '%s\n' "$password" | timeout 60 "$ms" login "$base" --username "$user" --password-stdin >&2
-timeout 60 "$ms" browse --json >"$work/views.json"
-read -r movies_view shows_view < <(python3 -c '
-import json, sys
-views = json.load(open(sys.argv[1]))
-pick = lambda kind: next(v["id"] for v in views if v.get("collectionType") == kind)
-print(pick("movies"), pick("tvshows"))' "$work/views.json")
-timeout 60 "$ms" select library "$movies_view" >&2
-timeout 60 "$ms" select library "$shows_view" >&2
+ms_login_and_select_libraries
 for d in "$work"/source/podcasts/*/; do
     timeout 60 "$ms" podcast add "$base/files/podcasts/$(basename "$d")/feed.xml" --all >/dev/null
 done
 log "selected 2 libraries and $FEEDS podcasts"
 
-now_ns() { date +%s%N; }
-ms_since() { echo $(( ($(now_ns) - $1) / 1000000 )); }
 
 # --- first sync ---------------------------------------------------------------------------------------------
 log "first sync (timeout ${FIRST_SYNC_TIMEOUT}s)"
-t0=$(now_ns)
+t0=$(ms_now_ns)
 set +e
 timeout "$FIRST_SYNC_TIMEOUT" /usr/bin/time -f '%e %M' -o "$work/first.time" \
     "$ms" sync --json --quiet >"$work/first.json" 2>"$work/first.err"
 first_rc=$?
 set -e
-first_ms=$(ms_since "$t0")
+first_ms=$(ms_ms_since "$t0")
 first_rss=$(awk '{print $2}' "$work/first.time" 2>/dev/null | tail -1)
 [ "$first_rc" = 0 ] || { tail -20 "$work/first.err" >&2; log "first sync exited with $first_rc"; exit 1; }
 files=$(find "$MEDIASYNC_ROOT/Downloads" -type f | wc -l)
@@ -189,11 +145,11 @@ noop_ms=()
 noop_rss=()
 noop_ok=yes
 for round in $(seq 1 "$ROUNDS"); do
-    t0=$(now_ns)
+    t0=$(ms_now_ns)
     timeout "$NOOP_TIMEOUT" /usr/bin/time -f '%e %M' -o "$work/noop.time" \
         "$ms" sync --json --quiet >"$work/noop-$round.json" 2>"$work/noop-$round.err" \
         || { log "no-op sync exited with $?"; tail -5 "$work/noop-$round.err" >&2; }
-    elapsed=$(ms_since "$t0")
+    elapsed=$(ms_ms_since "$t0")
     rss=$(awk '{print $2}' "$work/noop.time" | tail -1)
     verdict=$(check_noop "$work/noop-$round.json")
     case "$verdict" in ok*) ;; *) noop_ok=no ;; esac
@@ -235,10 +191,8 @@ PY
 hash_final=$(tree_hash)
 
 # --- report -------------------------------------------------------------------------------------------------
-median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : int((a[NR/2]+a[NR/2+1])/2)}'; }
-noop_median=$(median "${noop_ms[@]}")
+noop_median=$(ms_median "${noop_ms[@]}")
 rss_max=$(printf '%s\n' "${noop_rss[@]}" | sort -n | tail -1)
-secs() { awk -v ms="$1" 'BEGIN {printf "%.2f", ms / 1000}'; }
 
 bar_time=$([ "$noop_median" -lt 2000 ] && echo yes || echo no)
 bar_bytes=no
@@ -253,17 +207,17 @@ echo "== mediasync no-op sync benchmark (server $base, scratch $work) =="
 printf '%-34s %s\n' "library items" "$items ($MOVIES movies + $SERIES series x (1 + 2 seasons + 6 episodes)), media $MEDIA_SIZE B"
 printf '%-34s %s\n' "podcasts" "$FEEDS feeds x $EPISODES episodes"
 printf '%-34s %s\n' "files after the first sync" "$files ($bytes bytes; $first_downloaded downloaded, $first_written metadata written, $first_failed failed)"
-printf '%-34s %s\n' "first sync" "$(secs "$first_ms") s wall, peak RSS ${first_rss:-?} KB"
+printf '%-34s %s\n' "first sync" "$(ms_secs "$first_ms") s wall, peak RSS ${first_rss:-?} KB"
 printf '%-34s %s\n' "no-op sync rounds (ms)" "${noop_ms[*]}"
-printf '%-34s %s\n' "no-op sync median" "$(secs "$noop_median") s wall"
+printf '%-34s %s\n' "no-op sync median" "$(ms_secs "$noop_median") s wall"
 printf '%-34s %s\n' "no-op sync peak RSS" "$rss_max KB ($(awk -v k="$rss_max" 'BEGIN {printf "%.1f", k / 1024}') MiB)"
 printf '%-34s %s\n' "no-op requests (strace run)" "$requests requests on $connects connections: $feed_requests feeds, $enclosure_requests enclosures, $other_requests Jellyfin API"
 printf '%-34s %s\n' "no-op responses (strace run)" "$s200 x 200, $s304 x 304, $sother other; $rx_bytes bytes received"
 printf '%-34s %s\n' "Downloads tree before/after" "$hash_before / $hash_after / $hash_final (after strace run)"
 echo
-echo "BAR no-op wall < 2 s: $bar_time (median $(secs "$noop_median") s over $ROUNDS rounds)"
+echo "BAR no-op wall < 2 s: $bar_time (median $(ms_secs "$noop_median") s over $ROUNDS rounds)"
 echo "BAR zero media bytes: $bar_bytes (--json: downloaded, written, moved, deleted, failed, sourceErrors empty and bytesDownloaded 0 in every round; Downloads tree hash unchanged; no enclosure request seen by strace)"
 echo "BAR feeds answered 304: $bar_304 ($s304 status lines 'HTTP/1.1 304' received for $feed_requests feed requests, read from the client's recvfrom() calls under strace; the test server keeps no request log)"
-echo "RESULT items=$items files=$files first_sync_s=$(secs "$first_ms") noop_median_s=$(secs "$noop_median") noop_rss_kb=$rss_max requests=$requests feed_304=$s304/$feed_requests rx_bytes=$rx_bytes"
+echo "RESULT items=$items files=$files first_sync_s=$(ms_secs "$first_ms") noop_median_s=$(ms_secs "$noop_median") noop_rss_kb=$rss_max requests=$requests feed_304=$s304/$feed_requests rx_bytes=$rx_bytes"
 
 if [ "$BENCH_STRICT" = 1 ] && { [ "$bar_time" != yes ] || [ "$bar_bytes" != yes ] || [ "$bar_304" != yes ]; }; then exit 3; fi
