@@ -41,7 +41,6 @@ let package = Package(
         .executableTarget(
             name: "mediasync",
             dependencies: [
-                "MediaSyncHTTP",
                 "MediaSync",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

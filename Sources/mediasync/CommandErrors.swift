@@ -1,7 +1,5 @@
 import ArgumentParser
 import MediaSync
-import MediaSyncHTTP
-import MediaSyncServer
 
 /// Runs a command's body; any error becomes one clear line on stderr and its named exit code.
 func reportingErrors<T>(_ body: () async throws -> T) async throws -> T {
@@ -18,26 +16,14 @@ func reportingErrors<T>(_ body: () async throws -> T) async throws -> T {
 }
 
 func errorMessage(for error: Error) -> String {
-    switch error {
-    case let error as JellyfinError: return error.description
-    case let error as SyncError: return error.description
-    case let error as HTTPError: return error.description
-    default: return "\(error)"
-    }
+    Failure.message(for: error)
 }
 
 func exitCode(for error: Error) -> ExitCode {
-    switch error {
-    case let error as JellyfinError:
-        return error.kind == .authenticationNeeded || error.kind == .notSignedIn
-            ? ExitCodes.authenticationNeeded : ExitCodes.fatal
-    case let error as SyncError:
-        if error.needsSignIn { return ExitCodes.authenticationNeeded }
-        return error.isAlreadyRunning ? ExitCodes.alreadyRunning : ExitCodes.fatal
-    case let error as HTTPError:
-        return error.status == 401 ? ExitCodes.authenticationNeeded : ExitCodes.fatal
-    default:
-        return ExitCodes.fatal
+    switch Failure.kind(of: error) {
+    case .needsSignIn: return ExitCodes.authenticationNeeded
+    case .alreadyRunning: return ExitCodes.alreadyRunning
+    case .fatal: return ExitCodes.fatal
     }
 }
 

@@ -1,6 +1,5 @@
 import Foundation
 import MediaSync
-import MediaSyncHTTP
 
 #if canImport(Glibc)
     import Glibc
@@ -41,16 +40,13 @@ final class Console: Sendable {
 
     func finish(_ result: BatchResult) {
         clearLine()
-        for outcome in result.failed {
-            Console.error("failed: \(outcome.error?.description ?? outcome.request.id)")
+        for line in result.failureLines {
+            Console.error("failed: \(line)")
         }
         guard !quiet else { return }
-        let bytes = result.succeeded.reduce(Int64(0)) { total, outcome in
-            if case .success(let success) = outcome.result { return total + success.size }
-            return total
-        }
         Console.error(
-            "\(result.succeeded.count) downloaded (\(ByteCount.format(bytes))), \(result.failed.count) failed")
+            "\(result.succeeded.count) downloaded (\(ByteCount.format(result.bytesSucceeded))), \(result.failed.count) failed"
+        )
     }
 
     static func error(_ line: String) {

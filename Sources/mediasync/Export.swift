@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import MediaSync
-import MediaSyncHTTP
 
 #if canImport(Glibc)
     import Glibc

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import MediaSyncHTTP
+import MediaSync
 
 /// `mediasync get`: download URLs into a folder with the transfer engine.
 struct Get: AsyncParsableCommand {
@@ -65,58 +65,22 @@ struct Get: AsyncParsableCommand {
                 list.append((url, fields.count > 1 ? fields[1] : nil))
             }
         }
-        let root = URL(fileURLWithPath: outputDir).standardizedFileURL.path
-        var seen: [String: String] = [:]
-        var requests: [TransferRequest] = []
-        var extra = HTTPHeaders()
-        for case (let name, let value)? in headers.map(Get.parseHeader) {
-            extra.add(name: name, value: value)
-        }
-        for (url, path) in list {
-            guard let name = path.map(Get.relativePath) ?? Get.fileName(for: url) else {
-                throw ValidationError(
-                    "cannot save \(url) as \(path ?? "its last path segment"): not a safe relative path")
-            }
-            if let earlier = seen[name] {
-                throw ValidationError("\(url) and \(earlier) would both be saved as \(name)")
-            }
-            seen[name] = url
-            requests.append(TransferRequest(id: url, url: url, destination: root + "/" + name, headers: extra))
-        }
-        let engine = TransferEngine(
-            client: HTTPClient(configuration: transfer.httpConfiguration), options: transfer.options)
         let console = Console(quiet: quiet)
         var progress: (@Sendable (BatchProgress) -> Void)?
         if console.showsProgress { progress = { @Sendable update in console.show(update) } }
-        let result = await engine.download(requests, progress: progress)
+        let result: BatchResult
+        do {
+            result = try await URLDownload.run(
+                list.map { URLDownload.Entry(url: $0.url, path: $0.path) }, into: outputDir,
+                headers: headers.compactMap(Get.parseHeader), configuration: transfer.httpConfiguration,
+                options: transfer.options, progress: progress)
+        } catch let error as URLDownload.ListError {
+            throw ValidationError(error.description)
+        }
         console.finish(result)
         if !result.allSucceeded {
-            throw result.failed.contains { $0.error?.isFatal == true } || result.succeeded.isEmpty
-                ? ExitCodes.fatal : ExitCodes.partialFailure
+            throw result.stoppedByAFatalFailure || result.succeeded.isEmpty ? ExitCodes.fatal : ExitCodes.partialFailure
         }
     }
 
-    /// A relative path inside the output folder; nil for absolute paths, `..`, `.`, empty or NUL-bearing parts.
-    static func relativePath(_ text: String) -> String? {
-        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
-        guard !text.hasPrefix("/"), !parts.isEmpty,
-            parts.allSatisfy({ !$0.isEmpty && $0 != "." && $0 != ".." && !$0.contains("\0") && $0.utf8.count <= 255 })
-        else { return nil }
-        return text
-    }
-
-    /// The last path segment, percent-decoded, as a safe single file name; nil when there is none.
-    static func fileName(for url: String) -> String? {
-        guard let components = URLComponents(string: url.replacingOccurrences(of: " ", with: "%20")),
-            let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https"
-        else { return nil }
-        let segment = components.path.split(separator: "/").last.map(String.init) ?? ""
-        let decoded = segment.removingPercentEncoding ?? segment
-        let cleaned = decoded.map { character -> Character in
-            character == "/" || character == "\0" || character.isNewline ? "_" : character
-        }
-        let name = String(cleaned)
-        guard !name.isEmpty, name != ".", name != "..", name.utf8.count <= 255 else { return nil }
-        return name
-    }
 }

@@ -1,8 +1,6 @@
 import ArgumentParser
 import Foundation
 import MediaSync
-import MediaSyncHTTP
-import MediaSyncServer
 
 /// `mediasync login`: sign in to a Jellyfin server and store the credentials (mode 0600).
 struct Login: AsyncParsableCommand {
@@ -47,43 +45,24 @@ struct Login: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let config = ConfigDirectory.resolve()
-            let http = HTTPClient(configuration: HTTPClientConfiguration(caFile: caFile, insecure: insecure))
-            let anonymous = try JellyfinClient(
-                serverURL: server, identity: try Session.identity(config: config), http: http)
-            let info = try await anonymous.publicSystemInfo()
+            let signIn = try await SignIn.connect(
+                server: server, config: ConfigDirectory.resolve(), caFile: caFile, insecure: insecure)
             let credentials: Credentials
             let environmentKey = ProcessInfo.processInfo.environment["MEDIASYNC_API_KEY"]
             if let key = apiKey ?? (quickConnect || passwordStdin ? nil : environmentKey) {
-                let keyed = anonymous.signedIn(accessToken: key, userId: nil)
-                let user = try await keyed.signInWithAPIKey(userName: username)
-                credentials = Credentials(
-                    serverURL: anonymous.serverURL, serverId: info.id, serverName: info.serverName, userId: user.id,
-                    userName: user.name, accessToken: key, method: .apiKey, caFile: caFile,
-                    insecure: insecure ? true : nil)
+                credentials = try await signIn.withAPIKey(key, userName: username)
             } else if quickConnect {
-                let result = try await anonymous.quickConnect { code in
+                credentials = try await signIn.withQuickConnect { code in
                     print(
                         "Quick Connect code: \(code) — approve it in a signed-in Jellyfin client (Settings, Quick Connect)."
                     )
                 }
-                credentials = Credentials(
-                    serverURL: anonymous.serverURL, serverId: result.serverId ?? info.id, serverName: info.serverName,
-                    userId: result.user.id, userName: result.user.name, accessToken: result.accessToken,
-                    method: .quickConnect,
-                    caFile: caFile, insecure: insecure ? true : nil)
             } else {
                 guard let username else { throw ValidationError("--username is needed to sign in with a password") }
-                let password = try readPassword()
-                let result = try await anonymous.authenticate(username: username, password: password)
-                credentials = Credentials(
-                    serverURL: anonymous.serverURL, serverId: result.serverId ?? info.id, serverName: info.serverName,
-                    userId: result.user.id, userName: result.user.name ?? username, accessToken: result.accessToken,
-                    method: .password, caFile: caFile, insecure: insecure ? true : nil)
+                credentials = try await signIn.withPassword(username: username, password: try readPassword())
             }
-            try credentials.save(to: config)
             print(
-                "Signed in as \(credentials.userName ?? credentials.userId) on \(info.serverName ?? anonymous.serverURL) (Jellyfin \(info.version ?? "?"))."
+                "Signed in as \(credentials.userName ?? credentials.userId) on \(signIn.serverName ?? signIn.serverURL) (Jellyfin \(signIn.serverVersion ?? "?"))."
             )
         }
     }

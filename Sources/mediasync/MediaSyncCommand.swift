@@ -1,5 +1,5 @@
 import ArgumentParser
-import MediaSyncHTTP
+import MediaSync
 
 @main
 struct MediaSyncCommand: AsyncParsableCommand {

@@ -1,9 +1,6 @@
 import ArgumentParser
 import Foundation
 import MediaSync
-import MediaSyncCore
-import MediaSyncFeeds
-import MediaSyncHTTP
 
 /// `mediasync podcast …`: subscriptions, OPML, and what mediasync reads in a feed.
 struct Podcast: AsyncParsableCommand {
@@ -78,10 +75,8 @@ struct Podcast: AsyncParsableCommand {
                     credentials = HTTPCredentials(username: username, password: password)
                 }
                 let index = try rootOptions.openForReading().index
-                let subscription = try await Subscriptions(
-                    index: index, client: HTTPClient(),
-                    credentialStore: FeedCredentialStore(config: ConfigDirectory.resolve())
-                ).add(url: url, retention: retention.retention, credentials: credentials)
+                let subscription = try await Subscriptions(index: index, config: ConfigDirectory.resolve()).add(
+                    url: url, retention: retention.retention, credentials: credentials)
                 print(
                     "Subscribed to \(subscription.title ?? subscription.feedURL) (\(subscription.id)). Run `mediasync sync` to download episodes."
                 )
@@ -103,19 +98,18 @@ struct Podcast: AsyncParsableCommand {
                 guard let data = FileManager.default.contents(atPath: file) else {
                     throw ValidationError("cannot read \(file)")
                 }
-                let outlines = try OPML.parse([UInt8](data))
+                let outlines = try Subscriptions.outlines(ofOPML: [UInt8](data))
                 let subscriptions = Subscriptions(
-                    index: try rootOptions.openForReading().index, client: HTTPClient(),
-                    credentialStore: FeedCredentialStore(config: ConfigDirectory.resolve()))
+                    index: try rootOptions.openForReading().index, config: ConfigDirectory.resolve())
                 var failures = 0
                 for outline in outlines {
                     do {
                         let subscription = try await subscriptions.add(
-                            url: outline.xmlURL, retention: retention.retention)
+                            url: outline.feedURL, retention: retention.retention)
                         print("Subscribed to \(subscription.title ?? outline.title ?? subscription.feedURL).")
                     } catch {
                         failures += 1
-                        let url = FeedCredentialStore.splitUserInfo(outline.xmlURL).url
+                        let url = FeedCredentialStore.splitUserInfo(outline.feedURL).url
                         Console.error("failed: \(url): \(errorMessage(for: error))")
                     }
                 }
@@ -155,10 +149,7 @@ struct Podcast: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors {
                 let subscriptions = try rootOptions.openForReading().index.subscriptions()
-                print(
-                    OPML.export(
-                        subscriptions.map { OPMLOutline(title: $0.title, xmlURL: $0.feedURL, htmlURL: nil) },
-                        title: "mediasync subscriptions"), terminator: "")
+                print(Subscriptions.opml(subscriptions), terminator: "")
             }
         }
     }
@@ -201,8 +192,7 @@ struct Podcast: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors {
                 if source.lowercased().hasPrefix("http://") || source.lowercased().hasPrefix("https://") {
-                    let bytes = try await HTTPClient().send(HTTPRequest(url: source, headers: ["Accept": "*/*"])).body
-                    try FeedJSON.write(feedBytes: bytes, baseURL: baseURL ?? source, to: STDOUT_FILENO)
+                    try await FeedInspection.write(url: source, baseURL: baseURL, to: STDOUT_FILENO)
                 } else {
                     // Streamed: the file is read in chunks and each episode written as soon as it is parsed.
                     var isDirectory: ObjCBool = false
@@ -211,7 +201,7 @@ struct Podcast: AsyncParsableCommand {
                     else {
                         throw ValidationError("cannot read \(source)")
                     }
-                    try FeedJSON.write(feedAtPath: source, baseURL: baseURL, to: STDOUT_FILENO)
+                    try FeedInspection.write(file: source, baseURL: baseURL, to: STDOUT_FILENO)
                 }
             }
         }

@@ -1,8 +1,6 @@
 import ArgumentParser
 import Foundation
 import MediaSync
-import MediaSyncCore
-import MediaSyncServer
 
 /// `mediasync select`: keep an item offline.
 struct Select: AsyncParsableCommand {
@@ -37,17 +35,17 @@ struct Select: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let session = try Session.open(config: ConfigDirectory.resolve())
+            let browser = ServerBrowser(session: try Session.open(config: ConfigDirectory.resolve()))
             let expected = ["movie": "Movie", "series": "Series", "season": "Season"][kind.rawValue]
             let name: String?
             if kind == .library {
-                let views = try await session.client.userViews()
+                let views = try await browser.list(.library)
                 guard let view = views.first(where: { $0.id == id }) else {
                     throw SyncError.notFound("no library with id \(id) (see `mediasync browse`)")
                 }
                 name = view.name
             } else {
-                let item = try await session.client.item(id: id)
+                let item = try await browser.item(id: id)
                 guard item.type == expected else {
                     throw SyncError.invalidInput(
                         "\(id) is a \(item.type ?? "thing of unknown type"), not a \(kind.rawValue)")

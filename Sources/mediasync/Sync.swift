@@ -1,8 +1,6 @@
 import ArgumentParser
 import Foundation
 import MediaSync
-import MediaSyncCore
-import MediaSyncHTTP
 
 /// `mediasync sync`: bring the mirror in line with the selections.
 struct Sync: AsyncParsableCommand {
@@ -46,9 +44,7 @@ struct Sync: AsyncParsableCommand {
                 ? nil : try Session.open(config: config, configuration: transfer.httpConfiguration)
             let console = Console(quiet: quiet)
             let sync = mirror.sync(
-                server: session?.client,
-                client: session?.http ?? HTTPClient(configuration: transfer.httpConfiguration),
-                transferOptions: transfer.options,
+                session: session, configuration: transfer.httpConfiguration, transferOptions: transfer.options,
                 feedCredentials: FeedCredentialStore(config: config))
             var progress: (@Sendable (BatchProgress) -> Void)?
             if console.showsProgress { progress = { @Sendable update in console.show(update) } }

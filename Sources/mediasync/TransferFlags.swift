@@ -1,5 +1,5 @@
 import ArgumentParser
-import MediaSyncHTTP
+import MediaSync
 
 /// Options shared by every command that downloads.
 struct TransferFlags: ParsableArguments {

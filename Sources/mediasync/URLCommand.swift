@@ -1,6 +1,5 @@
 import ArgumentParser
 import MediaSync
-import MediaSyncServer
 
 /// `mediasync url`: the server URLs for an item (the token is never put in a URL; send the auth header).
 struct URLCommand: AsyncParsableCommand {

@@ -12,10 +12,6 @@ public struct GarbageCollector: Sendable {
     let executor: MirrorExecutor
     var root: MirrorRoot { executor.root }
 
-    public init(root: MirrorRoot, index: MirrorIndex) {
-        self.executor = MirrorExecutor(root: root, index: index, durable: false)
-    }
-
     init(executor: MirrorExecutor) {
         self.executor = executor
     }

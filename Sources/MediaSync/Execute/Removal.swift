@@ -8,10 +8,6 @@ public struct Removal: Sendable {
     let executor: MirrorExecutor
     var index: MirrorIndex { executor.index }
 
-    public init(root: MirrorRoot, index: MirrorIndex) {
-        self.executor = MirrorExecutor(root: root, index: index, durable: true)
-    }
-
     init(executor: MirrorExecutor) {
         self.executor = executor
     }

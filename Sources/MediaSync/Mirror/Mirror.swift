@@ -47,8 +47,24 @@ public final class Mirror: Sendable {
         return try withExtendedLifetime(lock) { try Reindexer.rebuildFresh(root: root) }
     }
 
+    /// A mirror over an index the caller opened, without taking the lock: for a caller that holds it already, or a
+    /// test that reads and changes its own scratch root.
+    public static func using(root: MirrorRoot, index: MirrorIndex, durable: Bool = true) -> Mirror {
+        Mirror(root: root, index: index, lock: nil, durable: durable)
+    }
+
     /// Whether this mirror holds the root's lock (opened with ``open(_:durable:)``).
     public var isLocked: Bool { executor.lock != nil }
+
+    /// A sync of this mirror's selections and subscriptions, with the signed-in `session` (nil: podcasts only).
+    public func sync(
+        session: Session?, configuration: HTTPClientConfiguration, transferOptions: TransferOptions,
+        feedCredentials: FeedCredentialStore?
+    ) -> MirrorSync {
+        sync(
+            server: session?.client, client: session?.http ?? HTTPClient(configuration: configuration),
+            transferOptions: transferOptions, feedCredentials: feedCredentials)
+    }
 
     /// A sync of this mirror's selections and subscriptions.
     /// - Parameters:
@@ -65,6 +81,9 @@ public final class Mirror: Sendable {
 
     /// `rm`: removals planned and applied through the executor.
     public var removal: Removal { Removal(executor: executor) }
+
+    /// `reindex` into this mirror's (empty) index.
+    public var reindexer: Reindexer { Reindexer(executor: executor) }
 
     /// `gc`: orphans and stale partial files.
     public var garbageCollector: GarbageCollector { GarbageCollector(executor: executor) }

@@ -11,10 +11,6 @@ public struct Reindexer: Sendable {
     var root: MirrorRoot { executor.root }
     var index: MirrorIndex { executor.index }
 
-    public init(root: MirrorRoot, index: MirrorIndex) {
-        self.executor = MirrorExecutor(root: root, index: index, durable: true)
-    }
-
     init(executor: MirrorExecutor) {
         self.executor = executor
     }
@@ -39,7 +35,7 @@ public struct Reindexer: Sendable {
             try? FileManager.default.removeItem(atPath: path + ".old")
             try FileManager.default.moveItem(atPath: path, toPath: path + ".old")
         }
-        return try Reindexer(root: root, index: MirrorIndex(path: root.indexPath)).rebuild()
+        return try Mirror.using(root: root, index: MirrorIndex(path: root.indexPath)).reindexer.rebuild()
     }
 
     /// Records what the tree's metadata describes in this (empty) index.

@@ -14,12 +14,6 @@ public struct StorageQueries: Sendable {
     /// Makes the one change a query can make (`verify --fix` forgetting broken files).
     let executor: MirrorExecutor
 
-    public init(root: MirrorRoot, index: MirrorIndex) {
-        self.root = root
-        self.index = index
-        self.executor = MirrorExecutor(root: root, index: index, durable: false)
-    }
-
     init(executor: MirrorExecutor) {
         self.root = executor.root
         self.index = executor.index
