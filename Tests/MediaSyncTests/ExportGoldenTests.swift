@@ -175,7 +175,7 @@ import Testing
 
         // The movie leaves the mirror: its exported files are leftovers, kept without --delete.
         let movie = fixture.server.library.movies[0].id
-        _ = try Removal(root: fixture.root, index: fixture.index).remove(id: movie)
+        _ = try Mirror.using(root: fixture.root, index: fixture.index).removal.remove(id: movie)
         let kept = try Self.export(fixture, to: destination.path)
         #expect(kept.leftover.count == 5, "\(kept.leftover)")  // two versions, their subtitles, the backdrop
         #expect(kept.deleted.isEmpty)

@@ -188,7 +188,7 @@ final class FaultWorld: Sendable {
 
     /// What is wrong between the index and the tree: `verify`'s problems, and files on one side only.
     func indexDisagreements() throws -> [String] {
-        var problems = try StorageQueries(root: root, index: index).verify(fix: false).map {
+        var problems = try Mirror.using(root: root, index: index).storage.verify(fix: false).map {
             "\($0.problem): \($0.path)"
         }
         let indexed = Set(try index.entries().map(\.file.path))

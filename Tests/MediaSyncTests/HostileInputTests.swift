@@ -401,7 +401,7 @@ import Testing
         if !link.isEmpty { try fm.removeItem(atPath: link) }
         let next = try await world.sync(delete: true)
         #expect(next.failed.isEmpty && next.sourceErrors.isEmpty, "\(plant.rawValue): \(next)")
-        #expect(try StorageQueries(root: world.root, index: world.index).verify(fix: false).isEmpty)
+        #expect(try Mirror.using(root: world.root, index: world.index).storage.verify(fix: false).isEmpty)
     }
 
     @Test(arguments: [Plant.itemFolder, .imagesFolder, .stagingFolder])
@@ -435,7 +435,7 @@ import Testing
         var outcome: String
         do {
             let lock = try RootLock(root: world.root)
-            let removed = try GarbageCollector(root: world.root, index: world.index).collect()
+            let removed = try Mirror.using(root: world.root, index: world.index).garbageCollector.collect()
             withExtendedLifetime(lock) {}
             outcome = "removed the link itself (\(removed.joined(separator: ", ")))"
         } catch {

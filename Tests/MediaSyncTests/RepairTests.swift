@@ -90,7 +90,7 @@ import Testing
             #expect(report.failed.isEmpty)
             #expect(report.changedNothing, "\(report.downloaded) \(report.written) \(report.moved)")
             #expect(fixture.server.allRequests.filter { $0.path.hasSuffix("/Download") }.count == downloads)
-            let path = try StorageQueries(root: moved, index: MirrorIndex(path: moved.indexPath))
+            let path = try Mirror.using(root: moved, index: MirrorIndex(path: moved.indexPath)).storage
                 .mediaPath(id: library.episodes[0].id)
             #expect(path.hasPrefix(moved.path + "/Downloads/"))
         }

@@ -13,7 +13,7 @@ import Testing
             let movie = library.movies[0]
             try fixture.select(.movie, movie.id, allVersions: true)
             _ = try await fixture.sync()
-            let queries = StorageQueries(root: fixture.root, index: fixture.index)
+            let queries = Mirror.using(root: fixture.root, index: fixture.index).storage
             #expect(
                 try queries.mediaPath(id: movie.id) == fixture.root.path
                     + "/Downloads/\(movie.id)/\(movie.id)-\(movie.id).mkv")
@@ -71,7 +71,7 @@ import Testing
             _ = try await fixture.sync()
             let episode = library.episodes.first { $0.parentIndexNumber == 1 && $0.locationType != "Virtual" }
             let episodeId = try #require(episode?.id)
-            let removed = try Removal(root: fixture.root, index: fixture.index).remove(id: episodeId)
+            let removed = try Mirror.using(root: fixture.root, index: fixture.index).removal.remove(id: episodeId)
             #expect(!removed.deleted.isEmpty)
             #expect(removed.unselected.isEmpty)
             #expect(!fixture.tree().contains { $0.contains(episodeId) })
@@ -99,24 +99,25 @@ import Testing
             try FileManager.default.createDirectory(
                 atPath: fixture.root.stagingDirectory, withIntermediateDirectories: true)
             try Data([1]).write(to: URL(fileURLWithPath: fixture.root.stagingDirectory + "/old.part"))
-            let collector = GarbageCollector(root: fixture.root, index: fixture.index)
+            let collector = Mirror.using(root: fixture.root, index: fixture.index).garbageCollector
             #expect(try collector.garbage() == [".mediasync/staging/old.part", "Downloads/\(movie.id)/stray.txt"])
             #expect(try collector.collect().count == 2)
             #expect(try collector.garbage().isEmpty)
 
             // The dry run is the plan: it names what the real run then deletes, and changes nothing.
             let treeBefore = fixture.tree()
-            let planned = try Removal(root: fixture.root, index: fixture.index).remove(id: movie.id, dryRun: true)
+            let planned = try Mirror.using(root: fixture.root, index: fixture.index).removal.remove(
+                id: movie.id, dryRun: true)
             #expect(planned.dryRun == true && planned.unselected == [movie.id] && !planned.deleted.isEmpty)
             #expect(fixture.tree() == treeBefore)
             #expect(try fixture.index.selections().map(\.id) == [movie.id])
-            let removed = try Removal(root: fixture.root, index: fixture.index).remove(id: movie.id)
+            let removed = try Mirror.using(root: fixture.root, index: fixture.index).removal.remove(id: movie.id)
             #expect(removed.deleted == planned.deleted)
             #expect(removed.unselected == [movie.id])
             #expect(fixture.tree().isEmpty)
             #expect(try fixture.index.selections().isEmpty)
             #expect(throws: SyncError.self) {
-                try Removal(root: fixture.root, index: fixture.index).remove(id: "nothing")
+                try Mirror.using(root: fixture.root, index: fixture.index).removal.remove(id: "nothing")
             }
         }
     }
@@ -135,7 +136,7 @@ import Testing
             // The index is lost.
             try FileManager.default.removeItem(atPath: fixture.root.indexPath)
             let index = try MirrorIndex(path: fixture.root.indexPath)
-            let result = try Reindexer(root: fixture.root, index: index).rebuild()
+            let result = try Mirror.using(root: fixture.root, index: index).reindexer.rebuild()
             #expect(result.files == before.count)
             #expect(Set(try index.entries().map(\.file.path)) == Set(before.map(\.file.path)))
             #expect(try index.selections().count == 2 + library.seasons.count)
