@@ -37,7 +37,7 @@ let package = Package(
                 "MediaSyncCore", "MediaSyncHTTP", "MediaSyncFeeds", "MediaSyncServer",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
-        .target(name: "MediaSyncTestServer"),
+        .target(name: "MediaSyncTestServer", dependencies: ["MediaSyncCore"]),
         .executableTarget(
             name: "mediasync",
             dependencies: [
@@ -58,14 +58,14 @@ let package = Package(
         .target(name: "MediaSyncTestSupport", path: "Tests/MediaSyncTestSupport"),
         .testTarget(
             name: "MediaSyncHTTPTests", dependencies: ["MediaSyncHTTP", "MediaSyncTestServer", "MediaSyncTestSupport"]),
-        .testTarget(name: "MediaSyncFeedsTests", dependencies: ["MediaSyncFeeds"]),
+        .testTarget(name: "MediaSyncFeedsTests", dependencies: ["MediaSyncFeeds", "MediaSyncCore"]),
         .testTarget(name: "MediaSyncCoreTests", dependencies: ["MediaSyncCore"]),
         .testTarget(
             name: "MediaSyncServerTests",
             dependencies: ["MediaSyncServer", "MediaSyncCore", "MediaSyncHTTP", "MediaSyncTestServer"]),
         .testTarget(
             name: "MediaSyncTests", dependencies: ["MediaSync", "MediaSyncTestServer", "MediaSyncTestSupport"]),
-        .testTarget(name: "MediaSyncTestServerTests", dependencies: ["MediaSyncTestServer"]),
+        .testTarget(name: "MediaSyncTestServerTests", dependencies: ["MediaSyncTestServer", "MediaSyncCore"]),
         .testTarget(
             name: "mediasyncCLITests",
             dependencies: [

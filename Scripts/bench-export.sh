@@ -22,7 +22,9 @@
 set -euo pipefail
 
 SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-REPO_DIR=$(cd "$SCRIPT_DIR/.." && pwd)
+SCRIPT_NAME=bench-export
+# shellcheck source=lib/common.sh
+. "$SCRIPT_DIR/lib/common.sh"
 cd "$REPO_DIR"
 
 ROUNDS=${ROUNDS:-3}
@@ -32,51 +34,22 @@ MEDIA_SIZE=${MEDIA_SIZE:-2000}
 SWIFT_SCRATCH=${SWIFT_SCRATCH:-$REPO_DIR/.build-benchexport}
 BENCH_KEEP=${BENCH_KEEP:-0}
 
-log() { echo "bench-export: $*" >&2; }
+log() { ms_log "$@"; }
 
-if [ -n "${MEDIASYNC_BIN_DIR:-}" ]; then
-    bin=$MEDIASYNC_BIN_DIR
-else
-    log "building the release binaries ($SWIFT_SCRATCH)"
-    swift build -c release --scratch-path "$SWIFT_SCRATCH" --product mediasync >&2
-    swift build -c release --scratch-path "$SWIFT_SCRATCH" --product mediasync-test-server >&2
-    bin=$(swift build -c release --scratch-path "$SWIFT_SCRATCH" --show-bin-path)
-fi
-ms="$bin/mediasync"
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/bench-export.XXXXXX")
-server=""
-cleanup() {
-    if [ -n "$server" ]; then kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; fi
-    if [ "$BENCH_KEEP" = 1 ]; then log "kept $work"; else rm -rf "$work"; fi
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+ms_release_binaries "$SWIFT_SCRATCH"
+ms_scratch "$BENCH_KEEP"
 export MEDIASYNC_ROOT="$work/mirror" MEDIASYNC_CONFIG_DIR="$work/config"
-
-"$bin/mediasync-test-server" --movies "$MOVIES" --series "$SERIES" --media-size "$MEDIA_SIZE" \
-    >"$work/server.out" 2>"$work/server.err" &
-server=$!
-for _ in $(seq 1 300); do grep -q '^listening on ' "$work/server.out" && break; sleep 0.1; done
-base=$(sed -n 's/^listening on \(http[^ ]*\).*/\1/p' "$work/server.out")
-[ -n "$base" ] || { cat "$work/server.out" "$work/server.err" >&2; log "the test server did not start"; exit 1; }
-for _ in $(seq 1 50); do grep -q '^user ' "$work/server.err" && break; sleep 0.1; done
-user=$(sed -n 's|^user \([^/]*\)/\([^,]*\),.*|\1|p' "$work/server.err")
-password=$(sed -n 's|^user \([^/]*\)/\([^,]*\),.*|\2|p' "$work/server.err")
+ms_start_server --movies "$MOVIES" --series "$SERIES" --media-size "$MEDIA_SIZE"
 log "server $base, $((MOVIES + SERIES * 9)) items"
 
-printf '%s\n' "$password" | timeout 60 "$ms" login "$base" --username "$user" --password-stdin >&2
-timeout 60 "$ms" browse --json >"$work/views.json"
-for view in $(python3 -c 'import json,sys; print(" ".join(v["id"] for v in json.load(open(sys.argv[1]))))' "$work/views.json"); do
-    timeout 60 "$ms" select library "$view" >/dev/null
-done
+ms_login_and_select_libraries
 log "first sync"
 timeout 900 "$ms" sync --quiet
 files=$(find "$MEDIASYNC_ROOT/Downloads" -type f | wc -l)
 bytes=$(du -sb "$MEDIASYNC_ROOT/Downloads" | cut -f1)
 log "mirror: $files files, $bytes bytes"
 
-now_ns() { date +%s%N; }
+now_ns() { ms_now_ns; }
 median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
 # The list of exactly the files the export copies, from a first export's manifest.

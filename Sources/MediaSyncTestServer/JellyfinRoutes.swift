@@ -1,4 +1,5 @@
 import Foundation
+import MediaSyncCore
 
 /// The Jellyfin-compatible API routes of the test server.
 extension TestServer {

@@ -1,18 +1,7 @@
-/// Deterministic pseudo-random generator (SplitMix64) used to derive ids and media bytes from a seed.
-struct SplitMix64: Sendable {
-    private var state: UInt64
+import MediaSyncCore
 
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+/// The test server derives ids and media bytes from a seed with Core's generator.
+extension SplitMix64 {
 
     /// FNV-1a hash of a string, for mixing labels into seeds.
     static func hash(_ text: String) -> UInt64 {

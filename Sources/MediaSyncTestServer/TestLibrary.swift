@@ -1,4 +1,5 @@
 import Foundation
+import MediaSyncCore
 
 /// A generated, deterministic Jellyfin library (same arguments ⇒ same ids, names, sizes and bytes).
 ///

@@ -1,21 +1,8 @@
 import Foundation
+import MediaSyncCore
 
-/// A deterministic pseudo-random generator (SplitMix64): the same seed gives the same documents on every machine.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+/// A deterministic pseudo-random generator: the same seed gives the same documents on every machine.
+typealias SeededGenerator = SplitMix64
 
 /// Builds hostile variants of well-formed documents: byte flips, truncations, splices of two documents,
 /// duplicated and deleted tag spans, inserted entities, invalid UTF-8, huge attribute values, deep nesting,

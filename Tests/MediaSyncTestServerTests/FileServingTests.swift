@@ -1,4 +1,5 @@
 import Foundation
+import MediaSyncCore
 import Testing
 
 @testable import MediaSyncTestServer

@@ -68,3 +68,35 @@ public struct SmallTmpfs: Sendable {
         try? FileManager.default.removeItem(atPath: path)
     }
 }
+
+/// What a test reads back from a tree it made.
+public enum TreeReading {
+    /// Every regular file below `folder`, as `prefix` + its path relative to `folder`, sorted; paths for which `skip`
+    /// holds are left out.
+    public static func files(under folder: String, prefix: String = "", skip: (String) -> Bool = { _ in false })
+        -> [String]
+    {
+        guard let enumerator = FileManager.default.enumerator(atPath: folder) else { return [] }
+        var found: [String] = []
+        while let relative = enumerator.nextObject() as? String {
+            var isDirectory: ObjCBool = false
+            guard !skip(relative),
+                FileManager.default.fileExists(atPath: folder + "/" + relative, isDirectory: &isDirectory),
+                !isDirectory.boolValue
+            else { continue }
+            found.append(prefix + relative)
+        }
+        return found.sorted()
+    }
+
+    /// A file's bytes, or nil.
+    public static func bytes(_ path: String) -> [UInt8]? {
+        FileManager.default.contents(atPath: path).map { [UInt8]($0) }
+    }
+
+    /// A JSON object file, or nil.
+    public static func json(_ path: String) -> [String: Any]? {
+        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        return (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
+    }
+}

@@ -506,27 +506,15 @@ final class HostileWorld: Sendable {
     }
 
     func tree() -> [String] {
-        let downloads = root.path + "/Downloads"
-        guard let enumerator = FileManager.default.enumerator(atPath: downloads) else { return [] }
-        var files: [String] = []
-        while let relative = enumerator.nextObject() as? String {
-            var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: downloads + "/" + relative, isDirectory: &isDirectory),
-                !isDirectory.boolValue
-            {
-                files.append("Downloads/" + relative)
-            }
-        }
-        return files.sorted()
+        TreeReading.files(under: root.path + "/Downloads", prefix: "Downloads/")
     }
 
     func bytes(_ relative: String) -> [UInt8]? {
-        FileManager.default.contents(atPath: root.path + "/" + relative).map { [UInt8]($0) }
+        TreeReading.bytes(root.path + "/" + relative)
     }
 
     func json(_ relative: String) -> [String: Any]? {
-        guard let data = FileManager.default.contents(atPath: root.path + "/" + relative) else { return nil }
-        return (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
+        TreeReading.json(root.path + "/" + relative)
     }
 
     static func audio(_ number: Int) -> [UInt8] {

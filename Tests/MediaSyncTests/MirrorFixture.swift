@@ -4,6 +4,7 @@ import MediaSyncCore
 import MediaSyncHTTP
 import MediaSyncServer
 import MediaSyncTestServer
+import MediaSyncTestSupport
 
 /// A test server, a signed-in client and an empty mirror root.
 struct MirrorFixture {
@@ -53,26 +54,26 @@ struct MirrorFixture {
 
     /// Every regular file under the root, relative, sorted; mediasync's own `.mediasync/` left out.
     func tree() -> [String] {
-        guard let enumerator = FileManager.default.enumerator(atPath: root.path) else { return [] }
-        var files: [String] = []
-        while let relative = enumerator.nextObject() as? String {
-            var isDirectory: ObjCBool = false
-            guard !relative.hasPrefix(".mediasync"),
-                FileManager.default.fileExists(atPath: root.path + "/" + relative, isDirectory: &isDirectory),
-                !isDirectory.boolValue
-            else { continue }
-            files.append(relative)
-        }
-        return files.sorted()
+        TreeReading.files(under: root.path) { $0.hasPrefix(".mediasync") }
     }
 
     func bytes(_ relative: String) -> [UInt8]? {
-        FileManager.default.contents(atPath: root.path + "/" + relative).map { [UInt8]($0) }
+        TreeReading.bytes(root.path + "/" + relative)
     }
 
     func json(_ relative: String) -> [String: Any]? {
-        guard let data = FileManager.default.contents(atPath: root.path + "/" + relative) else { return nil }
-        return (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
+        TreeReading.json(root.path + "/" + relative)
+    }
+
+    /// Plants `item` in Swiftfin's legacy layout (seed 000): `Downloads/<id>/Metadata/Item.json` as the server
+    /// describes it, beside its first version's bytes as `mediaName`.
+    func plantLegacy(_ item: TestItem, as mediaName: String, library: TestLibrary) async throws {
+        let folder = root.path + "/Downloads/\(item.id)"
+        try FileManager.default.createDirectory(atPath: folder + "/Metadata", withIntermediateDirectories: true)
+        let raw = try await client.item(id: item.id)
+        try JSONEncoder().encode(raw).write(to: URL(fileURLWithPath: folder + "/Metadata/Item.json"))
+        try Data(library.mediaBytes(forMediaSourceId: item.mediaSources[0].id) ?? []).write(
+            to: URL(fileURLWithPath: folder + "/" + mediaName))
     }
 
     func tearDown() {

@@ -128,12 +128,8 @@ import Testing
     @Test func theLegacyLayoutIsMigratedAtSyncStartWithoutDownloading() async throws {
         try await MirrorFixture.with { fixture, library in
             let movie = library.movies[1]
-            let folder = fixture.root.path + "/Downloads/\(movie.id)"
-            try FileManager.default.createDirectory(atPath: folder + "/Metadata", withIntermediateDirectories: true)
-            let raw = try await fixture.client.item(id: movie.id)
-            try JSONEncoder().encode(raw).write(to: URL(fileURLWithPath: folder + "/Metadata/Item.json"))
+            try await fixture.plantLegacy(movie, as: "Media.mp4", library: library)
             let bytes = library.mediaBytes(forMediaSourceId: movie.mediaSources[0].id) ?? []
-            try Data(bytes).write(to: URL(fileURLWithPath: folder + "/Media.mp4"))
             try fixture.select(.movie, movie.id)
 
             let report = try await fixture.sync()

@@ -13,12 +13,7 @@ import Testing
             let movie = library.movies[1]
             let episode = try #require(library.episodes.first { $0.parentIndexNumber == 1 })
             for (item, name) in [(movie, "Media.mp4"), (episode, "Media.mkv")] {
-                let folder = fixture.root.path + "/Downloads/\(item.id)"
-                try FileManager.default.createDirectory(atPath: folder + "/Metadata", withIntermediateDirectories: true)
-                let raw = try await fixture.client.item(id: item.id)
-                try JSONEncoder().encode(raw).write(to: URL(fileURLWithPath: folder + "/Metadata/Item.json"))
-                try Data(library.mediaBytes(forMediaSourceId: item.mediaSources[0].id) ?? []).write(
-                    to: URL(fileURLWithPath: folder + "/" + name))
+                try await fixture.plantLegacy(item, as: name, library: library)
             }
             let result = try Reindexer.rebuildFresh(root: fixture.root)
             #expect(result.migrated.count == 2, "\(result.migrated)")
@@ -49,12 +44,7 @@ import Testing
     @Test func aDryRunOnALegacyTreePlansTheMovesAndOnlyTheDownloadsTheRealRunMakes() async throws {
         try await MirrorFixture.with { fixture, library in
             let movie = library.movies[1]
-            let folder = fixture.root.path + "/Downloads/\(movie.id)"
-            try FileManager.default.createDirectory(atPath: folder + "/Metadata", withIntermediateDirectories: true)
-            let raw = try await fixture.client.item(id: movie.id)
-            try JSONEncoder().encode(raw).write(to: URL(fileURLWithPath: folder + "/Metadata/Item.json"))
-            try Data(library.mediaBytes(forMediaSourceId: movie.mediaSources[0].id) ?? []).write(
-                to: URL(fileURLWithPath: folder + "/Media.mp4"))
+            try await fixture.plantLegacy(movie, as: "Media.mp4", library: library)
             try fixture.select(.movie, movie.id)
             let treeBefore = fixture.tree()
             let media = "Downloads/\(movie.id)/\(movie.id)-\(movie.mediaSources[0].id).mp4"

@@ -1,6 +1,7 @@
 import Foundation
 import MediaSync
 import MediaSyncTestServer
+import MediaSyncTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -240,18 +241,7 @@ import Testing
 
         /// Every file under `Downloads/` of a root, relative to the root, sorted.
         func files(under root: String) throws -> [String] {
-            let base = root + "/Downloads"
-            guard let enumerator = FileManager.default.enumerator(atPath: base) else { return [] }
-            var found: [String] = []
-            while let relative = enumerator.nextObject() as? String {
-                var isDirectory: ObjCBool = false
-                if FileManager.default.fileExists(atPath: base + "/" + relative, isDirectory: &isDirectory),
-                    !isDirectory.boolValue
-                {
-                    found.append("Downloads/" + relative)
-                }
-            }
-            return found.sorted()
+            TreeReading.files(under: root + "/Downloads", prefix: "Downloads/")
         }
 
         /// The size each file URL had to be fetched once (a fresh root needs every file), by request path.

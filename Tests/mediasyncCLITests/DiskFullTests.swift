@@ -175,18 +175,7 @@ import Testing
 
         /// Files under Downloads/, relative to the root, sorted.
         func downloads() -> [String] {
-            let base = root + "/Downloads"
-            guard let enumerator = FileManager.default.enumerator(atPath: base) else { return [] }
-            var found: [String] = []
-            while let relative = enumerator.nextObject() as? String {
-                var isDirectory: ObjCBool = false
-                if FileManager.default.fileExists(atPath: base + "/" + relative, isDirectory: &isDirectory),
-                    !isDirectory.boolValue
-                {
-                    found.append("Downloads/" + relative)
-                }
-            }
-            return found.sorted()
+            TreeReading.files(under: root + "/Downloads", prefix: "Downloads/")
         }
 
         func staging() -> [String] {

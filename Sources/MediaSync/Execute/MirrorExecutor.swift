@@ -275,24 +275,16 @@ public final class MirrorExecutor: @unchecked Sendable {
 /// Random version 4 UUIDs from a generator seeded once by the system (SplitMix64): a UUID per placed file without
 /// opening `/dev/urandom` each time.
 struct TaskIdGenerator {
-    private var state: UInt64
+    private var generator: SplitMix64
 
     init() {
         var system = SystemRandomNumberGenerator()
-        state = system.next()
-    }
-
-    private mutating func next64() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
+        generator = SplitMix64(seed: system.next())
     }
 
     mutating func next() -> String {
-        let high = next64()
-        let low = next64()
+        let high = generator.next()
+        let low = generator.next()
         var bytes = [UInt8](repeating: 0, count: 16)
         for index in 0..<8 {
             bytes[index] = UInt8(truncatingIfNeeded: high >> (56 - 8 * UInt64(index)))
