@@ -27,12 +27,8 @@ SCRIPT_NAME=bench-export
 . "$SCRIPT_DIR/lib/common.sh"
 cd "$REPO_DIR"
 
-ROUNDS=${ROUNDS:-3}
-MOVIES=${MOVIES:-5000}
-SERIES=${SERIES:-556}
-MEDIA_SIZE=${MEDIA_SIZE:-2000}
+ms_library_defaults
 SWIFT_SCRATCH=${SWIFT_SCRATCH:-$REPO_DIR/.build-benchexport}
-BENCH_KEEP=${BENCH_KEEP:-0}
 
 log() { ms_log "$@"; }
 

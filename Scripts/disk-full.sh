@@ -37,28 +37,11 @@ fi
 umount "$probe"
 rmdir "$probe"
 
-ms_need python3
-"$SCRIPT_DIR/install-deps.sh" >&2
-ms_release_binaries "$SWIFT_SCRATCH"
+ms_prepare_release_run "$SWIFT_SCRATCH"
 ms_scratch "${DISKFULL_KEEP:-0}"
 export MEDIASYNC_CONFIG_DIR="$work/config"
 
-mkdir -p "$work/source/podcast"
-python3 - "$work/source/podcast" <<'PY'
-import os, random, sys
-folder = sys.argv[1]
-items = []
-for n in range(1, 4):
-    name = f"full-episode-{n}.mp3"
-    with open(os.path.join(folder, name), "wb") as out:
-        out.write(random.Random(n).randbytes(1_500_000))
-    # No length attribute: the plan cannot know the size.
-    items.append(f"<item><title>Episode {n}</title><guid>full-episode-{n}</guid>"
-                 f"<pubDate>0{n} Jan 2025 08:00:00 +0000</pubDate><enclosure url=\"{name}\" type=\"audio/mpeg\"/></item>")
-with open(os.path.join(folder, "feed.xml"), "w") as out:
-    out.write('<?xml version="1.0" encoding="UTF-8"?>\n<rss version="2.0"><channel><title>Full show</title>'
-              + "".join(items) + "</channel></rss>\n")
-PY
+python3 "$SCRIPT_DIR/lib/gen_show.py" "$work/source/podcast" full "Full show" 1500000,1500000,1500000 --no-length
 
 ms_start_server --movies 2 --series 0 --media-size 2000000 --files "$work/source" --control
 

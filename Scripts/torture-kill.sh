@@ -38,29 +38,12 @@ SWIFT_SCRATCH=${SWIFT_SCRATCH:-$REPO_DIR/.build-torture-rel}
 MEDIA_SIZES=150000,2500000,6000000,800000,1400000,12000000,300000,3200000,600000,2000000
 
 # --- tools, build, scratch ----------------------------------------------------------------------------------
-ms_need python3
-"$SCRIPT_DIR/install-deps.sh" >&2
-ms_release_binaries "$SWIFT_SCRATCH"
+ms_prepare_release_run "$SWIFT_SCRATCH"
 ms_scratch "${TORTURE_KEEP:-0}"
 export MEDIASYNC_CONFIG_DIR="$work/config"
 
 # --- the podcast ------------------------------------------------------------------------------------------
-mkdir -p "$work/source/podcast"
-python3 - "$work/source/podcast" <<'PY'
-import os, random, sys
-folder = sys.argv[1]
-items = []
-for n, size in enumerate([400_000, 1_800_000, 5_000_000], start=1):
-    name = f"torture-episode-{n}.mp3"
-    with open(os.path.join(folder, name), "wb") as out:
-        out.write(random.Random(n).randbytes(size))
-    items.append(f"<item><title>Episode {n}</title><guid>torture-episode-{n}</guid>"
-                 f"<pubDate>0{n} Jan 2025 08:00:00 +0000</pubDate>"
-                 f"<enclosure url=\"{name}\" length=\"{size}\" type=\"audio/mpeg\"/></item>")
-with open(os.path.join(folder, "feed.xml"), "w") as out:
-    out.write('<?xml version="1.0" encoding="UTF-8"?>\n<rss version="2.0"><channel><title>Torture show</title>'
-              "<link>https://example.org/torture</link>" + "".join(items) + "</channel></rss>\n")
-PY
+python3 "$SCRIPT_DIR/lib/gen_show.py" "$work/source/podcast" torture "Torture show" 400000,1800000,5000000
 
 # --- the server ---------------------------------------------------------------------------------------------
 ms_start_server --movies 3 --series 1 --media-sizes "$MEDIA_SIZES" --throttle "$THROTTLE" \

@@ -5,6 +5,7 @@
 #   ms_need TOOL...               installs the Debian packages of missing tools (apt, as root or with sudo)
 #   ms_release_binaries SCRATCH   builds the release mediasync and mediasync-test-server; sets $bin and $ms.
 #                                 MEDIASYNC_BIN_DIR set: uses the binaries there instead
+#   ms_prepare_release_run SCRATCH   python3, the build dependencies and ms_release_binaries SCRATCH
 #   ms_scratch KEEP               a scratch folder $work, removed on exit unless KEEP is 1; a started test server is
 #                                 stopped and tmpfs mounts under $work/disk-* are unmounted first
 #   ms_start_server ARGS...       the test server on 127.0.0.1 with ARGS; sets $server (pid), $base, $user, $password,
@@ -21,6 +22,17 @@
 
 : "${SCRIPT_DIR:=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}"
 : "${REPO_DIR:=$(cd "$SCRIPT_DIR/.." && pwd)}"
+
+# The generated library's size, as the benchmarks default it (10,004 items: 5,000 movies and 556 series of 1 series
+# + 2 seasons + 6 episodes; media of 2,000 bytes), and their rounds and scratch folder; each may come from the
+# environment.
+ms_library_defaults() {
+    ROUNDS=${ROUNDS:-3}
+    MOVIES=${MOVIES:-5000}
+    SERIES=${SERIES:-556}
+    MEDIA_SIZE=${MEDIA_SIZE:-2000}
+    BENCH_KEEP=${BENCH_KEEP:-0}
+}
 
 ms_log() { echo "${SCRIPT_NAME:-mediasync}: $*" >&2; }
 
@@ -52,6 +64,13 @@ ms_release_binaries() {
         bin=$(swift build -c release --scratch-path "$scratch" --show-bin-path)
     fi
     ms="$bin/mediasync"
+}
+
+# What the release-binary scripts share before their scratch folder: python3, the build dependencies, the binaries.
+ms_prepare_release_run() {
+    ms_need python3
+    "$REPO_DIR/Scripts/install-deps.sh" >&2
+    ms_release_binaries "$1"
 }
 
 ms_cleanup() {
