@@ -132,7 +132,7 @@ struct Remove: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let mirror = try Mirror.open(rootOptions.mirrorRoot)
+            let mirror = try Mirror.open(rootOptions.mirrorRoot, planOnly: dryRun)
             let removal = mirror.removal
             var results: [Removal.Result] = []
             if all {
@@ -169,7 +169,7 @@ struct GarbageCollect: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let collector = try Mirror.open(rootOptions.mirrorRoot).garbageCollector
+            let collector = try Mirror.open(rootOptions.mirrorRoot, planOnly: dryRun).garbageCollector
             let garbage = dryRun ? try collector.garbage() : try collector.collect()
             garbage.forEach { print("\(dryRun ? "would delete" : "deleted") \($0)") }
             print("\(garbage.count) files\(dryRun ? " would be" : "") removed.")

@@ -37,7 +37,7 @@ struct Sync: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let mirror = try Mirror.open(rootOptions.mirrorRoot, durable: transfer.options.durable)
+            let mirror = try Mirror.open(rootOptions.mirrorRoot, durable: transfer.options.durable, planOnly: dryRun)
             let config = ConfigDirectory.resolve()
             let session =
                 try Credentials.load(from: config) == nil

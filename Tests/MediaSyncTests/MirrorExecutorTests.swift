@@ -1,5 +1,6 @@
 import Foundation
 import MediaSyncCore
+import MediaSyncTestServer
 import MediaSyncTestSupport
 import Testing
 
@@ -66,6 +67,32 @@ struct MirrorExecutorTests {
         let mirror = try Mirror.open(root, durable: false)
         #expect(try mirror.index.entries() == [placed])
         #expect(FileManager.default.contents(atPath: root.path + "/.mediasync/placed.journal")?.isEmpty != false)
+    }
+
+    /// A run killed after placing a file and journaling it, before the group commit: a dry run plans nothing for it
+    /// and leaves the journal alone; the real run records it and fetches nothing.
+    @Test func aJournaledFileIsHeldForTheDryRunAndRecordedByTheRealRun() async throws {
+        try await MirrorFixture.with { fixture, library in
+            let movie = library.movies[1]
+            try fixture.select(.movie, movie.id)
+            _ = try await fixture.sync()
+            let media = try #require(try fixture.index.entries().first { $0.file.kind == .media })
+            try fixture.index.forget(key: media.file.key)
+            let journal = fixture.root.stateDirectory + "/placed.journal"
+            FileManager.default.createFile(atPath: journal, contents: Data(PlacedJournal.line(for: media).utf8))
+            let downloadsBefore = fixture.server.requests(to: "/Items/\(movie.mediaSources[0].id)/Download").count
+
+            let plan = try await fixture.sync(SyncOptions(dryRun: true))
+            #expect(!plan.planned.contains { $0.path == media.file.path }, "\(plan.planned)")
+            #expect(FileManager.default.contents(atPath: journal)?.isEmpty == false)
+            #expect(try fixture.index.entries().contains { $0.file.key == media.file.key } == false)
+
+            let real = try await fixture.sync()
+            #expect(real.downloaded.isEmpty && real.failed.isEmpty, "\(real.downloaded) \(real.failed)")
+            #expect(try fixture.index.entries().contains { $0.file.key == media.file.key })
+            #expect(
+                fixture.server.requests(to: "/Items/\(movie.mediaSources[0].id)/Download").count == downloadsBefore)
+        }
     }
 
     @Test func aFlushCommitsTheGroupAndEmptiesTheJournal() throws {

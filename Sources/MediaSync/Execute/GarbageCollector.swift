@@ -19,7 +19,8 @@ public struct GarbageCollector: Sendable {
     /// The relative paths of orphans and stale partial files, sorted.
     public func garbage() throws -> [String] {
         try executor.flush()
-        let known = Set(try executor.index.entries().map(\.file.path))
+        // The journal's files are known too: the next opening records them.
+        let known = Set(try executor.index.entries().map(\.file.path) + executor.journaledFiles().map(\.file.path))
         var found: [String] = []
         for relative in files(under: LibraryLayout.downloads) where !known.contains(relative) {
             found.append(relative)

@@ -113,12 +113,7 @@ public final class MirrorExecutor: @unchecked Sendable {
     public func recoverJournal() throws -> Int {
         try mutex.withLock {
             try flushLocked()
-            guard let data = FileManager.default.contents(atPath: journalPath), !data.isEmpty else { return 0 }
-            var adopted: [IndexEntry] = []
-            for entry in PlacedJournal.entries(in: Array(data)) {
-                guard files.sizes(of: [entry.file.path])[entry.file.path] == entry.file.size else { continue }
-                adopted.append(entry)
-            }
+            let adopted = journaledFiles()
             if !adopted.isEmpty { try index.record(adopted) }
             if journal >= 0 {
                 _ = ftruncate(journal, 0)
@@ -126,6 +121,15 @@ public final class MirrorExecutor: @unchecked Sendable {
                 unlink(journalPath)
             }
             return adopted.count
+        }
+    }
+
+    /// The journal's records whose files are on disk with the recorded size: what ``recoverJournal()`` records, and
+    /// what a dry run counts as held without recording it.
+    func journaledFiles() -> [IndexEntry] {
+        guard let data = FileManager.default.contents(atPath: journalPath), !data.isEmpty else { return [] }
+        return PlacedJournal.entries(in: Array(data)).filter {
+            files.sizes(of: [$0.file.path])[$0.file.path] == $0.file.size
         }
     }
 

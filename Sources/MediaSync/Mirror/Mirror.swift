@@ -25,12 +25,17 @@ public final class Mirror: Sendable {
     /// Opens a root for changes: creates its folders, takes its lock (or throws ``SyncError`` `alreadyRunning`),
     /// opens and migrates its index, removes what a killed run left in staging and records the files a killed run
     /// placed but did not record.
-    /// - Parameter durable: flush each written file and its folder to the disk (`--no-durable` turns it off).
-    public static func open(_ root: MirrorRoot, durable: Bool = true) throws -> Mirror {
+    /// - Parameters:
+    ///   - durable: flush each written file and its folder to the disk (`--no-durable` turns it off).
+    ///   - planOnly: a dry run: the lock is taken but nothing is changed, not even the housekeeping above (a dry
+    ///     run's plan counts the journal's files as held instead).
+    public static func open(_ root: MirrorRoot, durable: Bool = true, planOnly: Bool = false) throws -> Mirror {
         let lock = try RootLock(root: root)
         let mirror = Mirror(root: root, index: try MirrorIndex(path: root.indexPath), lock: lock, durable: durable)
-        mirror.executor.removeStaleTemporaries()
-        try mirror.executor.recoverJournal()
+        if !planOnly {
+            mirror.executor.removeStaleTemporaries()
+            try mirror.executor.recoverJournal()
+        }
         return mirror
     }
 

@@ -127,6 +127,13 @@ public final class MirrorSync: Sendable {
         // What the real run's legacy migration would do (seed 000's legacy layout), in memory only: its moves are
         // planned, and the media they place count as held, so the plan downloads nothing the real run would not.
         var migratedSizes: [String: Int64] = [:]
+        if options.dryRun {
+            // Files a killed run placed and journaled: the real run records them before it plans.
+            for entry in executor.journaledFiles() where participating(entry) {
+                entries.removeAll { $0.file.key == entry.file.key || $0.file.path == entry.file.path }
+                entries.append(entry)
+            }
+        }
         if options.dryRun, sources[.media] != nil {
             let migration = LegacyMigration(executor: executor)
             let found = migration.survey().found
