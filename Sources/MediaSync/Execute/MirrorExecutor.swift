@@ -128,9 +128,9 @@ public final class MirrorExecutor: @unchecked Sendable {
     /// what a dry run counts as held without recording it.
     func journaledFiles() -> [IndexEntry] {
         guard let data = FileManager.default.contents(atPath: journalPath), !data.isEmpty else { return [] }
-        return PlacedJournal.entries(in: Array(data)).filter {
-            files.sizes(of: [$0.file.path])[$0.file.path] == $0.file.size
-        }
+        let entries = PlacedJournal.entries(in: Array(data))
+        let sizes = files.sizes(of: entries.map(\.file.path))
+        return entries.filter { sizes[$0.file.path] == $0.file.size }
     }
 
     // MARK: Changes

@@ -33,34 +33,32 @@ public struct SignIn: Sendable {
     /// Signs in with an administrator's API key, browsing as `userName` (or the key's first administrator).
     public func withAPIKey(_ key: String, userName: String?) async throws -> Credentials {
         let user = try await anonymous.signedIn(accessToken: key, userId: nil).signInWithAPIKey(userName: userName)
-        return try save(
-            Credentials(
-                serverURL: anonymous.serverURL, serverId: serverId, serverName: serverName, userId: user.id,
-                userName: user.name, accessToken: key, method: .apiKey, caFile: caFile, insecure: insecure ? true : nil)
-        )
+        return try save(userId: user.id, userName: user.name, token: key, method: .apiKey, serverId: serverId)
     }
 
     /// Signs in with Quick Connect: `showCode` is called with the code to approve in a signed-in client.
     public func withQuickConnect(showCode: (String) -> Void) async throws -> Credentials {
         let result = try await anonymous.quickConnect(onCode: showCode)
         return try save(
-            Credentials(
-                serverURL: anonymous.serverURL, serverId: result.serverId ?? serverId, serverName: serverName,
-                userId: result.user.id, userName: result.user.name, accessToken: result.accessToken,
-                method: .quickConnect, caFile: caFile, insecure: insecure ? true : nil))
+            userId: result.user.id, userName: result.user.name, token: result.accessToken, method: .quickConnect,
+            serverId: result.serverId ?? serverId)
     }
 
     /// Signs in with a user name and password.
     public func withPassword(username: String, password: String) async throws -> Credentials {
         let result = try await anonymous.authenticate(username: username, password: password)
         return try save(
-            Credentials(
-                serverURL: anonymous.serverURL, serverId: result.serverId ?? serverId, serverName: serverName,
-                userId: result.user.id, userName: result.user.name ?? username, accessToken: result.accessToken,
-                method: .password, caFile: caFile, insecure: insecure ? true : nil))
+            userId: result.user.id, userName: result.user.name ?? username, token: result.accessToken,
+            method: .password, serverId: result.serverId ?? serverId)
     }
 
-    private func save(_ credentials: Credentials) throws -> Credentials {
+    /// Stores the sign-in: this server, its TLS settings, and the user and token the method gave.
+    private func save(
+        userId: String, userName: String?, token: String, method: Credentials.Method, serverId: String?
+    ) throws -> Credentials {
+        let credentials = Credentials(
+            serverURL: anonymous.serverURL, serverId: serverId, serverName: serverName, userId: userId,
+            userName: userName, accessToken: token, method: method, caFile: caFile, insecure: insecure ? true : nil)
         try credentials.save(to: config)
         return credentials
     }

@@ -117,16 +117,8 @@ struct LegacyMigration: Sendable {
     func plannedEntries(_ found: [Found]) -> [(entry: IndexEntry, size: Int64)] {
         found.compactMap { legacy in
             guard let size = executor.files.sizes(of: [legacy.from])[legacy.from] else { return nil }
-            let itemId = legacy.item.id
-            let source = legacy.item.mediaSources?.first { ($0.id ?? itemId) == legacy.version.versionId }
-            let entry = IndexEntry(
-                file: LocalFile(
-                    key: .media(itemId: itemId, versionId: legacy.version.versionId), path: legacy.target,
-                    kind: .media, size: size, signature: source.map(MirrorFiles.signature(of:)) ?? "unknown",
-                    itemId: itemId),
-                versionId: legacy.version.versionId, mediaSourceId: legacy.version.mediaSourceId,
-                container: legacy.version.container, downloadedAt: legacy.version.downloadDate,
-                taskId: legacy.version.taskId)
+            let entry = Reindexer.mediaEntry(
+                legacy.target, size: size, item: legacy.item, itemId: legacy.item.id, version: legacy.version)
             return (entry, size)
         }
     }

@@ -196,20 +196,27 @@ public struct Reindexer: Sendable {
 
     // MARK: Recording
 
+    /// The record of a version's media file found at `path`, signed from the item's media source as a sync signs it:
+    /// what reindexing records, and what a dry run expects the legacy migration to lead to.
+    static func mediaEntry(_ path: String, size: Int64, item: BaseItem?, itemId: String, version: VersionInfo)
+        -> IndexEntry
+    {
+        let source = item?.mediaSources?.first { ($0.id ?? itemId) == version.versionId }
+        return IndexEntry(
+            file: LocalFile(
+                key: .media(itemId: itemId, versionId: version.versionId), path: path, kind: .media, size: size,
+                signature: source.map(MirrorFiles.signature(of:)) ?? "unknown", itemId: itemId),
+            versionId: version.versionId, mediaSourceId: version.mediaSourceId, container: version.container,
+            downloadedAt: version.downloadDate, taskId: version.taskId)
+    }
+
     private func recordMedia(
         _ path: String, item: BaseItem?, itemId: String, version: VersionInfo, _ result: inout Result
     ) throws {
         guard let size = size(path) else { return }
-        let source = item?.mediaSources?.first { ($0.id ?? itemId) == version.versionId }
-        let signature = source.map(MirrorFiles.signature(of:)) ?? "unknown"
-        try executor.record(
-            IndexEntry(
-                file: LocalFile(
-                    key: .media(itemId: itemId, versionId: version.versionId), path: path, kind: .media, size: size,
-                    signature: signature,
-                    itemId: itemId),
-                versionId: version.versionId, mediaSourceId: version.mediaSourceId, container: version.container,
-                downloadedAt: version.downloadDate, taskId: version.taskId))
+        let media = Reindexer.mediaEntry(path, size: size, item: item, itemId: itemId, version: version)
+        let signature = media.file.signature
+        try executor.record(media)
         result.files += 1
         // External subtitles beside the media: <media base>.<index>.<lang>[.forced].<format>.
         let base = String(path.dropLast(version.container.count + 1))

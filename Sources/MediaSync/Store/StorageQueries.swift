@@ -8,15 +8,12 @@ import MediaSyncHTTP
 
 /// Read-only questions about what the mirror holds: where an item's media is, how much room things take.
 public struct StorageQueries: Sendable {
-    let root: MirrorRoot
-    let index: MirrorIndex
-
     /// Makes the one change a query can make (`verify --fix` forgetting broken files).
     let executor: MirrorExecutor
+    var root: MirrorRoot { executor.root }
+    var index: MirrorIndex { executor.index }
 
     init(executor: MirrorExecutor) {
-        self.root = executor.root
-        self.index = executor.index
         self.executor = executor
     }
 
@@ -132,7 +129,7 @@ public struct StorageQueries: Sendable {
     /// ``verify(fix:deep:)`` with the counts of a deep check.
     public func verifyDeep(fix: Bool, deep: Bool) throws -> DeepCheck {
         let entries = try index.entries()
-        let sizes = FilePlacer(root: root, durable: false).sizes(of: entries.map(\.file.path))
+        let sizes = executor.files.sizes(of: entries.map(\.file.path))
         var check = DeepCheck(problems: [])
         var broken: [FileKey] = []
         for entry in entries {

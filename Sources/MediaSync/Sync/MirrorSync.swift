@@ -124,9 +124,6 @@ public final class MirrorSync: Sendable {
                 return repaired
             }
         }
-        // What the real run's legacy migration would do (seed 000's legacy layout), in memory only: its moves are
-        // planned, and the media they place count as held, so the plan downloads nothing the real run would not.
-        var migratedSizes: [String: Int64] = [:]
         if options.dryRun {
             // Files a killed run placed and journaled: the real run records them before it plans.
             for entry in executor.journaledFiles() where participating(entry) {
@@ -134,6 +131,9 @@ public final class MirrorSync: Sendable {
                 entries.append(entry)
             }
         }
+        // What the real run's legacy migration would do (seed 000's legacy layout), in memory only: its moves are
+        // planned, and the media they place count as held, so the plan downloads nothing the real run would not.
+        var migratedSizes: [String: Int64] = [:]
         if options.dryRun, sources[.media] != nil {
             let migration = LegacyMigration(executor: executor)
             let found = migration.survey().found
