@@ -4,7 +4,8 @@
 set -euo pipefail
 
 # openssl: the TLS tests make a self-signed certificate and serve it with `openssl s_server`.
-packages=(libcurl4-openssl-dev libxml2-dev libsqlite3-dev pkg-config curl ca-certificates coreutils util-linux openssl "$@")
+# mpv: `mediasync play` is tested against the real player (about 14 s to install here).
+packages=(libcurl4-openssl-dev libxml2-dev libsqlite3-dev pkg-config curl ca-certificates coreutils util-linux openssl mpv "$@")
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

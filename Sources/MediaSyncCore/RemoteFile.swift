@@ -92,10 +92,20 @@ public struct RemoteSnapshot: Sendable, Equatable {
     /// item's folder) stays with them, so a player still finds what is kept.
     public var keptPaths: [String]
 
-    public init(files: [RemoteFile], unconfirmed: Set<String> = [], keptPaths: [String] = []) {
+    /// Played items whose files go without `--delete` (`--delete-played`: played, on the server, grace passed).
+    public var released: Set<String>
+    /// Played items whose files stay even with `--delete`, and are not fetched (grace period; not yet on the server).
+    public var keptPlayed: Set<String>
+
+    public init(
+        files: [RemoteFile], unconfirmed: Set<String> = [], keptPaths: [String] = [], released: Set<String> = [],
+        keptPlayed: Set<String> = []
+    ) {
         self.files = files
         self.unconfirmed = unconfirmed
         self.keptPaths = keptPaths
+        self.released = released
+        self.keptPlayed = keptPlayed
     }
 
     /// Whether a file nothing wants must be kept anyway (its item's absence is not confirmed).

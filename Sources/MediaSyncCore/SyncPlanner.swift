@@ -7,7 +7,11 @@ public struct SyncOptions: Sendable, Equatable {
     /// When more files than this would be deleted, no file is deleted (rclone's `--max-delete`).
     public var maxDelete: Int?
 
-    public init(delete: Bool = false, dryRun: Bool = false, maxDelete: Int? = nil) {
+    /// A storage budget in bytes: downloads only up to it, beside what is held, most wanted first.
+    public var budget: Int64?
+
+    public init(delete: Bool = false, dryRun: Bool = false, maxDelete: Int? = nil, budget: Int64? = nil) {
+        self.budget = budget
         self.delete = delete
         self.dryRun = dryRun
         self.maxDelete = maxDelete
@@ -44,6 +48,9 @@ public enum SyncAction: Hashable, Sendable {
     /// A file of an item absent from the listings that the server did not confirm gone (a library scan shifted the
     /// pages, ties came in another order, the item could not be asked about): kept even with `--delete`.
     case keepUnconfirmed(LocalFile)
+    /// A played item of a selection with played cleanup, not to go yet (in its grace period, or its played state
+    /// is not yet on the server): kept even with `--delete`, not fetched again.
+    case keepPlayed(LocalFile)
 }
 
 /// The result of planning: the actions, in order.
@@ -68,7 +75,7 @@ public struct SyncPlan: Sendable, Equatable {
     public var isEmpty: Bool {
         actions.allSatisfy {
             switch $0 {
-            case .keepExtraneous, .keepUnconfirmed: return true
+            case .keepExtraneous, .keepUnconfirmed, .keepPlayed: return true
             default: return false
             }
         }
@@ -105,7 +112,12 @@ public enum SyncPlanner {
             }
         }
         for file in local.files where !wanted.contains(file.key) {
-            if !options.delete {
+            if remote.keptPlayed.contains(file.itemId) {
+                actions.append(.keepPlayed(file))
+            } else if remote.released.contains(file.itemId) && !remote.keeps(file) {
+                // Played cleanup goes without `--delete` (still through the destructive gate and `--max-delete`).
+                actions.append(.delete(file))
+            } else if !options.delete {
                 actions.append(.keepExtraneous(file))
             } else if remote.keeps(file) {
                 actions.append(.keepUnconfirmed(file))

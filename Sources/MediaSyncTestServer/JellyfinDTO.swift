@@ -102,10 +102,10 @@ enum JellyfinDTO {
             m.append(JSONMember("UnplayedItemCount", .integer(library.unplayedCount(of: item.id))))
         }
         m.append(JSONMember("PlaybackPositionTicks", .int(item.playbackPositionTicks)))
-        m.append(JSONMember("PlayCount", .integer(item.played ? 1 : 0)))
+        m.append(JSONMember("PlayCount", .integer(item.playCount)))
         m.append(JSONMember("IsFavorite", .bool(false)))
-        if item.played {
-            m.append(JSONMember("LastPlayedDate", .string(date(item.dateCreated.addingTimeInterval(86_400)))))
+        if let played = item.lastPlayedDate {
+            m.append(JSONMember("LastPlayedDate", .string(date(played))))
         }
         m.append(JSONMember("Played", .bool(item.played)))
         m.append(JSONMember("Key", .string(item.id)))

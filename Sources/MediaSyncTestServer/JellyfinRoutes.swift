@@ -110,6 +110,8 @@ extension TestServer {
                 request, itemId: c[0], type: c[1], index: c.count > 2 ? Int(c[2]) : nil, library: library)
         }
 
+        if let response = userDataResponse(request) { return response }
+
         // Everything below requires a token.
         let known: [[String]] = [
             ["system", "info"], ["users"], ["users", "me"], ["users", "*"], ["userviews"], ["users", "*", "views"],

@@ -33,6 +33,10 @@ public struct TestItem: Sendable, Equatable {
     /// `UserData.Played` and `UserData.PlaybackPositionTicks`.
     public var played: Bool
     public var playbackPositionTicks: Int64
+    /// `UserData.PlayCount` (1 for an item generated as played).
+    public var playCount: Int
+    /// `UserData.LastPlayedDate` (a day after `dateCreated` for an item generated as played).
+    public var lastPlayedDate: Date?
     public var dateCreated: Date
     /// The item `Etag` field.
     public var etag: String
@@ -72,6 +76,8 @@ public struct TestItem: Sendable, Equatable {
         self.backdropImageTags = backdropImageTags
         self.played = played
         self.playbackPositionTicks = playbackPositionTicks
+        self.playCount = played ? 1 : 0
+        self.lastPlayedDate = played ? dateCreated.addingTimeInterval(86_400) : nil
         self.dateCreated = dateCreated
         self.etag = etag
         self.runTimeTicks = runTimeTicks

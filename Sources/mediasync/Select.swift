@@ -22,6 +22,22 @@ struct Select: AsyncParsableCommand {
     @Option(name: .customLong("next-unplayed"), help: "For a series or season: keep only the next N unplayed episodes.")
     var nextUnplayed: Int?
 
+    @Flag(
+        name: .customLong("delete-played"),
+        help: ArgumentHelp(
+            "Played items of this selection leave by themselves (without --delete) once the server has their played "
+                + "state and the grace period (AFTER, default 1d) has passed."))
+    var deletePlayed = false
+
+    @Argument(help: "With --delete-played: how long after an item was played it leaves (0, 12h, 1d, 2w).")
+    var after: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Where this selection stands when a budget decides what fits: 1 first (default: after the numbered, "
+                + "in the order selected)."))
+    var priority: Int?
+
     @OptionGroup var rootOptions: RootOptions
 
     func validate() throws {
@@ -31,6 +47,13 @@ struct Select: AsyncParsableCommand {
         if nextUnplayed != nil && kind != .series && kind != .season {
             throw ValidationError("--next-unplayed applies to a series or a season")
         }
+        if let after {
+            guard deletePlayed else { throw ValidationError("unexpected argument \(after.debugDescription)") }
+            guard TimeText.duration(after) != nil else {
+                throw ValidationError("\(after.debugDescription) is not a grace period (examples: 0, 12h, 1d, 2w)")
+            }
+        }
+        if let priority, priority < 1 { throw ValidationError("--priority must be at least 1") }
     }
 
     func run() async throws {
@@ -56,8 +79,8 @@ struct Select: AsyncParsableCommand {
             try index.select(
                 Selection(
                     id: id, kind: kind, allVersions: allVersions, season: season, nextUnplayed: nextUnplayed,
-                    name: name,
-                    addedAt: ISO8601DateFormatter().string(from: Date())))
+                    name: name, addedAt: ISO8601DateFormatter().string(from: Date()), priority: priority,
+                    deletePlayedAfter: deletePlayed ? after.flatMap(TimeText.duration) ?? 86_400 : nil))
             print("Selected \(kind.rawValue) \(name ?? id). Run `mediasync sync` to download it.")
         }
     }
@@ -107,6 +130,10 @@ struct Selections: AsyncParsableCommand {
                         if selection.allVersions { options.append("all versions") }
                         if let season = selection.season { options.append("season \(season)") }
                         if let next = selection.nextUnplayed { options.append("next \(next) unplayed") }
+                        if let after = selection.deletePlayedAfter {
+                            options.append("played leave after \(TimeText.format(duration: after))")
+                        }
+                        if let priority = selection.priority { options.append("priority \(priority)") }
                         return [
                             selection.id, selection.kind.rawValue, selection.name ?? "",
                             options.joined(separator: ", "),

@@ -22,6 +22,15 @@ struct Sync: AsyncParsableCommand {
     @Option(name: .customLong("max-delete"), help: "Delete nothing when more than N files would be deleted.")
     var maxDelete: Int?
 
+    @Option(
+        help: ArgumentHelp(
+            "Download only up to this much held in the mirror (200G, 1.5T), most wanted first; the rest waits. "
+                + "Default: the stored budget (`mediasync config set budget`). Deletes nothing by itself."))
+    var budget: String?
+
+    @Flag(name: .customLong("no-budget"), help: "Ignore the stored budget for this run.")
+    var noBudget = false
+
     @Flag(help: "Print the plan (with --dry-run) or the result as one JSON document.")
     var json = false
 
@@ -33,6 +42,10 @@ struct Sync: AsyncParsableCommand {
 
     func validate() throws {
         if let maxDelete, maxDelete < 0 { throw ValidationError("--max-delete takes a number of files: 0 or more") }
+        if let budget, ByteCount.parse(budget) == nil {
+            throw ValidationError("\(budget.debugDescription) is not a size (examples: 200G, 1.5T, 500MB)")
+        }
+        if budget != nil && noBudget { throw ValidationError("--budget and --no-budget exclude each other") }
     }
 
     func run() async throws {
@@ -49,8 +62,9 @@ struct Sync: AsyncParsableCommand {
             var progress: (@Sendable (BatchProgress) -> Void)?
             if console.showsProgress { progress = { @Sendable update in console.show(update) } }
             let log = EventLog(format: logFormat, quiet: quiet || json, console: console)
+            let limit = noBudget ? nil : try budget.flatMap(ByteCount.parse) ?? StoredBudget.read(mirror.index)
             let report = try await sync.run(
-                options: SyncOptions(delete: delete, dryRun: dryRun, maxDelete: maxDelete), only: only,
+                options: SyncOptions(delete: delete, dryRun: dryRun, maxDelete: maxDelete, budget: limit), only: only,
                 progress: progress,
                 events: { log.record($0) })
             console.clearLine()
@@ -67,6 +81,8 @@ struct Sync: AsyncParsableCommand {
     private func print(report: SyncReport) {
         for line in report.sourceErrors { Console.error("failed: \(line)") }
         if let aborted = report.deletionAborted { Console.error("failed: \(aborted)") }
+        for line in report.playState { Console.error("play state: \(line)") }
+        for line in report.waiting { Console.error("waiting: \(line)") }
         if report.dryRun {
             for step in report.planned {
                 let detail = [step.reason, step.from.map { "from \($0)" }, step.bytes.map { ByteCount.format($0) }]
@@ -95,6 +111,14 @@ struct Sync: AsyncParsableCommand {
                 "Downloaded \(report.downloaded.count) files (\(ByteCount.format(report.bytesDownloaded))), wrote "
                     + "\(report.written.count) metadata files, moved \(report.moved.count), deleted \(report.deleted.count), "
                     + "\(report.failed.count) failed.")
+        }
+        if report.playStateSent > 0 {
+            Swift.print("Sent the play state of \(report.playStateSent) items to the server.")
+        }
+        if !report.waiting.isEmpty {
+            Swift.print(
+                "\(report.waiting.count) items (\(ByteCount.format(report.waitingBytes))) wait for space within the budget."
+            )
         }
         if !report.extraneous.isEmpty {
             Swift.print(

@@ -38,6 +38,8 @@ import Testing
         var options = SyncOptions()
         var unconfirmed: Set<String> = []
         var keptPaths: [String] = []
+        var released: Set<String> = []
+        var keptPlayed: Set<String> = []
         var expected: [SyncAction]
         var testDescription: String { name }
     }
@@ -127,6 +129,21 @@ import Testing
             name: "only the unconfirmed item is kept; a confirmed one goes", remote: [],
             local: [held(a), held(b)], onDisk: [a.path: 1000, b.path: 1000], options: SyncOptions(delete: true),
             unconfirmed: ["a"], expected: [.keepUnconfirmed(held(a)), .delete(held(b))]),
+        // Played cleanup (issue 13): released items go without --delete; kept ones stay even with it.
+        Case(
+            name: "a released played item goes without --delete", remote: [a], local: [held(a), held(b)],
+            onDisk: [a.path: 1000, b.path: 1000], released: ["b"], expected: [.delete(held(b))]),
+        Case(
+            name: "a played item in its grace period stays even with --delete", remote: [a], local: [held(a), held(b)],
+            onDisk: [a.path: 1000, b.path: 1000], options: SyncOptions(delete: true), keptPlayed: ["b"],
+            expected: [.keepPlayed(held(b))]),
+        Case(
+            name: "released, but unconfirmed gone: kept", remote: [], local: [held(b)], onDisk: [b.path: 1000],
+            unconfirmed: ["b"], released: ["b"], expected: [.keepExtraneous(held(b))]),
+        Case(
+            name: "release is per item: another deselected file is only left over", remote: [],
+            local: [held(a), held(b)], onDisk: [a.path: 1000, b.path: 1000], released: ["a"],
+            expected: [.delete(held(a)), .keepExtraneous(held(b))]),
     ]
 
     struct ConfirmationCase: Sendable, CustomTestStringConvertible {
@@ -171,7 +188,9 @@ import Testing
     @Test(arguments: cases)
     func plans(_ table: Case) {
         let plan = SyncPlanner.plan(
-            remote: RemoteSnapshot(files: table.remote, unconfirmed: table.unconfirmed, keptPaths: table.keptPaths),
+            remote: RemoteSnapshot(
+                files: table.remote, unconfirmed: table.unconfirmed, keptPaths: table.keptPaths,
+                released: table.released, keptPlayed: table.keptPlayed),
             local: LocalSnapshot(files: table.local, onDisk: table.onDisk), options: table.options)
         #expect(plan.actions == table.expected)
     }

@@ -110,16 +110,20 @@ struct MirrorExecutorTests {
         #expect(FileManager.default.contents(atPath: root.path + "/.mediasync/placed.journal")?.isEmpty == true)
     }
 
-    /// The destructive gate, as a table: (allowed, max, batch size) → refused or not.
+    /// The destructive gate, as a table: (allowed, max, batch size, played cleanup in it) → refused or not.
+    /// Without `--delete` only a batch of played cleanup goes; `--max-delete` counts every deletion.
     @Test(
         arguments: [
-            (true, nil, 10, false), (true, 10, 10, false), (true, 9, 10, true), (false, nil, 1, true),
-            (true, 0, 1, true),
-            (true, 0, 0, false),
-        ] as [(Bool, Int?, Int, Bool)])
-    func theGateDecidesForTheWholeBatch(allowed: Bool, max: Int?, count: Int, refused: Bool) {
+            (true, nil, 10, 0, false), (true, 10, 10, 0, false), (true, 9, 10, 0, true), (false, nil, 1, 0, true),
+            (true, 0, 1, 0, true), (true, 0, 0, 0, false), (false, nil, 3, 3, false), (false, nil, 3, 2, true),
+            (false, 2, 3, 3, true), (true, 3, 3, 1, false),
+        ] as [(Bool, Int?, Int, Int, Bool)])
+    func theGateDecidesForTheWholeBatch(allowed: Bool, max: Int?, count: Int, played: Int, refused: Bool) {
         let gate = MirrorExecutor.DeletionGate(allowed: allowed, maxCount: max)
-        #expect((gate.refusal(count: count) != nil) == refused)
+        let batch = (0..<count).map {
+            MirrorExecutor.Deletion(path: "f\($0)", key: nil, playedCleanup: $0 < played)
+        }
+        #expect((gate.refusal(batch) != nil) == refused)
     }
 
     @Test func aRefusedBatchDeletesNothing() throws {

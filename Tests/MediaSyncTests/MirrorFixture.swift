@@ -31,25 +31,28 @@ struct MirrorFixture {
         try await sync(SyncOptions(delete: delete))
     }
 
-    func sync(_ options: SyncOptions, listingPageSize: Int = SelectionExpander.libraryPageSize) async throws
-        -> SyncReport
-    {
+    /// - Parameters:
+    ///   - server: the client to sync through (another address: a server that is down).
+    ///   - now: the sync's clock (grace periods of played cleanup).
+    func sync(
+        _ options: SyncOptions, listingPageSize: Int = SelectionExpander.libraryPageSize,
+        server: JellyfinClient? = nil, now: Date? = nil
+    ) async throws -> SyncReport {
         let sync = MirrorSync(
-            root: root, index: index, server: client,
+            root: root, index: index, server: server ?? client,
             transferOptions: TransferOptions(durable: false, retryPolicy: RetryPolicy(maxAttempts: 2, baseDelay: 0.01)),
-            listingPageSize: listingPageSize)
+            now: { now ?? Date() }, listingPageSize: listingPageSize)
         return try await sync.run(options: options)
     }
 
     func select(
-        _ kind: Selection.Kind, _ id: String, allVersions: Bool = false, season: Int? = nil, nextUnplayed: Int? = nil
-    )
-        throws
-    {
+        _ kind: Selection.Kind, _ id: String, allVersions: Bool = false, season: Int? = nil, nextUnplayed: Int? = nil,
+        priority: Int? = nil, deletePlayedAfter: TimeInterval? = nil, addedAt: String = "2026-01-01T00:00:00Z"
+    ) throws {
         try index.select(
             Selection(
                 id: id, kind: kind, allVersions: allVersions, season: season, nextUnplayed: nextUnplayed,
-                addedAt: "2026-01-01T00:00:00Z"))
+                addedAt: addedAt, priority: priority, deletePlayedAfter: deletePlayedAfter))
     }
 
     /// Every regular file under the root, relative, sorted; mediasync's own `.mediasync/` left out.

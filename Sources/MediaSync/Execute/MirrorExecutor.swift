@@ -166,9 +166,12 @@ public final class MirrorExecutor: @unchecked Sendable {
     public struct Deletion: Sendable, Equatable {
         public var path: String
         public var key: FileKey?
-        public init(path: String, key: FileKey?) {
+        /// Played cleanup (`--delete-played`): allowed without `--delete`, still counted by `--max-delete`.
+        public var playedCleanup: Bool
+        public init(path: String, key: FileKey?, playedCleanup: Bool = false) {
             self.path = path
             self.key = key
+            self.playedCleanup = playedCleanup
         }
     }
 
@@ -183,11 +186,12 @@ public final class MirrorExecutor: @unchecked Sendable {
             self.maxCount = maxCount
         }
 
-        /// What the gate decides for a batch of `count` deletions: nil to go ahead, else why nothing is deleted.
-        public func refusal(count: Int) -> String? {
-            guard allowed else { return "" }
-            if let maxCount, count > maxCount {
-                return "\(count) files would be deleted, more than --max-delete \(maxCount): none was"
+        /// What the gate decides for a batch: nil to go ahead, else why nothing is deleted. Without `--delete` only a
+        /// batch of played cleanup goes.
+        public func refusal(_ batch: [Deletion]) -> String? {
+            guard allowed || batch.allSatisfy(\.playedCleanup) else { return "" }
+            if let maxCount, batch.count > maxCount {
+                return "\(batch.count) files would be deleted, more than --max-delete \(maxCount): none was"
             }
             return nil
         }
@@ -208,7 +212,7 @@ public final class MirrorExecutor: @unchecked Sendable {
     {
         var outcome = DeletionOutcome()
         guard !batch.isEmpty else { return outcome }
-        if let refusal = gate.refusal(count: batch.count) {
+        if let refusal = gate.refusal(batch) {
             outcome.refused = refusal
             return outcome
         }

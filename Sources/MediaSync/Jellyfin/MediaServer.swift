@@ -19,6 +19,10 @@ public protocol MediaServer: Sendable {
     func userMayDownload() async -> Bool?
     /// The header that authenticates downloads, as for API calls.
     var authorizationHeader: (name: String, value: String) { get }
+    /// Which play-state routes the server has (from its version; the newer ones when it cannot be read).
+    func playStateRoutes() async -> PlayStateRoutes
+    /// Sends one change of the user's play state of an item.
+    func send(_ change: PlayStateChange, itemId: String, routes: PlayStateRoutes) async throws
 }
 
 extension JellyfinClient: MediaServer {
@@ -28,6 +32,10 @@ extension JellyfinClient: MediaServer {
 
     public func signInIsValid() async -> Bool {
         (try? await currentUser()) != nil
+    }
+
+    public func playStateRoutes() async -> PlayStateRoutes {
+        PlayStateRoutes.forVersion(try? await publicSystemInfo().version)
     }
 
     public func userMayDownload() async -> Bool? {

@@ -1,3 +1,4 @@
+import MediaSyncCore
 import MediaSyncServer
 
 /// What the selections expand to on the server: the items to mirror, with the versions to keep.
@@ -20,6 +21,12 @@ public struct MirrorItems: Sendable, Equatable {
     /// a library or item the server does not know), one line each: nothing of them is fetched, and their files
     /// are deleted only when the server confirms their items gone.
     public var failed: [String] = []
+    /// Where each wanted item stands for a storage budget (its selection's place, its place within it).
+    public var ranks: [String: BudgetRank] = [:]
+    /// Played items of `--delete-played` selections whose files go (played on the server, grace passed).
+    public var released: Set<String> = []
+    /// Played items of `--delete-played` selections kept for now (grace period, or not yet on the server).
+    public var keptPlayed: Set<String> = []
 
     public init(movies: [MovieEntry] = [], series: [SeriesEntry] = [], rejected: [String] = []) {
         self.movies = movies

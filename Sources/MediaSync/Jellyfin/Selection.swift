@@ -1,3 +1,5 @@
+import Foundation
+
 /// Something the user asked to keep offline.
 public struct Selection: Codable, Equatable, Sendable {
     /// What kind of thing was selected.
@@ -18,11 +20,18 @@ public struct Selection: Codable, Equatable, Sendable {
     public var name: String?
     /// When it was selected, ISO 8601.
     public var addedAt: String
+    /// Where it stands when a budget decides what fits: 1 first; nil after every numbered one, in the order added.
+    public var priority: Int?
+    /// Played items of this selection leave this long after they were played (and once the server has their
+    /// played state), without `--delete`; nil keeps them.
+    public var deletePlayedAfter: TimeInterval?
 
     public init(
         id: String, kind: Kind, allVersions: Bool = false, season: Int? = nil, nextUnplayed: Int? = nil,
-        name: String? = nil, addedAt: String
+        name: String? = nil, addedAt: String, priority: Int? = nil, deletePlayedAfter: TimeInterval? = nil
     ) {
+        self.priority = priority
+        self.deletePlayedAfter = deletePlayedAfter
         self.id = id
         self.kind = kind
         self.allVersions = allVersions

@@ -1,3 +1,4 @@
+import Foundation
 import MediaSyncCore
 import MediaSyncServer
 
@@ -7,9 +8,20 @@ public struct SelectionExpander: Sendable {
     /// Items per page of a whole-library listing (``libraryPageSize`` unless a test asks for small pages).
     let pageSize: Int
 
-    public init(server: any MediaServer, pageSize: Int = SelectionExpander.libraryPageSize) {
+    /// The latest play event recorded here per item that the server does not have yet: applied over the server's
+    /// state before the selections' rules (an episode watched offline makes room for the next in the same sync).
+    let pending: [String: PlayEvent]
+    /// The time `--delete-played` grace periods are counted to.
+    let now: Date
+
+    public init(
+        server: any MediaServer, pageSize: Int = SelectionExpander.libraryPageSize, pending: [String: PlayEvent] = [:],
+        now: Date = Date()
+    ) {
         self.server = server
         self.pageSize = max(1, pageSize)
+        self.pending = pending
+        self.now = now
     }
 
     /// The fields every listing asks for: media sources for the versions, Etag for change detection.
@@ -52,7 +64,20 @@ public struct SelectionExpander: Sendable {
                 seriesOrder.append(entry.series.id)
             }
         }
-        for selection in selections {
+        var counter = 0
+        func rank(_ id: String, group: Int) {
+            counter += 1
+            if result.ranks[id] == nil { result.ranks[id] = BudgetRank(group: group, order: counter) }
+        }
+        func rank(movie entry: MovieEntry, group: Int) { rank(entry.item.id, group: group) }
+        func rank(series entry: SeriesEntry, group: Int) {
+            rank(entry.series.id, group: group)
+            for season in entry.seasons {
+                if let item = season.season { rank(item.id, group: group) }
+                for episode in season.episodes { rank(episode.item.id, group: group) }
+            }
+        }
+        for (group, selection) in selections.enumerated() {
             // Ids listed for this selection count only once all of it was listed: a selection that fails halfway
             // must not make its items look deliberately left out (their files would go without confirmation).
             var listed = Set<String>()
@@ -60,20 +85,24 @@ public struct SelectionExpander: Sendable {
                 switch selection.kind {
                 case .movie:
                     result.selectedTops.insert(selection.id)
-                    let item = try await server.item(id: selection.id)
+                    let item = overlaid(try await server.item(id: selection.id))
                     listed.insert(item.id)
-                    if let entry = try await movie(item, allVersions: selection.allVersions, rejected: &result.rejected)
+                    if wantsPlayed(item, selection: selection, result: &result),
+                        let entry = try await movie(
+                            item, allVersions: selection.allVersions, rejected: &result.rejected)
                     {
                         addMovie(entry)
+                        rank(movie: entry, group: group)
                     }
                 case .series:
                     result.selectedTops.insert(selection.id)
                     let item = try await server.item(id: selection.id)
                     listed.insert(item.id)
                     if let entry = try await seriesEntry(
-                        item, selection: selection, seasonId: nil, listedIds: &listed, rejected: &result.rejected)
+                        item, selection: selection, seasonId: nil, listedIds: &listed, result: &result)
                     {
                         addSeries(entry)
+                        rank(series: entry, group: group)
                     }
                 case .season:
                     let season = try await server.item(id: selection.id)
@@ -86,10 +115,10 @@ public struct SelectionExpander: Sendable {
                     let item = try await server.item(id: seriesId)
                     listed.insert(item.id)
                     if let entry = try await seriesEntry(
-                        item, selection: selection, seasonId: season.id, listedIds: &listed,
-                        rejected: &result.rejected)
+                        item, selection: selection, seasonId: season.id, listedIds: &listed, result: &result)
                     {
                         addSeries(entry)
+                        rank(series: entry, group: group)
                     }
                 case .library:
                     // One paged listing of everything in the library (movies, series, seasons, episodes): no
@@ -106,26 +135,29 @@ public struct SelectionExpander: Sendable {
                             limit: pageSize))
                     listed.formUnion(children.map(\.id))
                     var members: [String: Listed] = [:]
-                    for child in children where !child.isVirtual {
+                    for child in children.map(overlaid) where !child.isVirtual {
                         if child.type == "Season", let series = child.seriesId ?? child.parentId {
                             members[series, default: Listed()].seasons.append(child)
                         } else if child.type == "Episode", let series = child.seriesId {
                             members[series, default: Listed()].episodes.append(child)
                         }
                     }
-                    for child in children {
+                    for child in children.map(overlaid) {
                         if child.type == "Movie" {
-                            if let entry = try await movie(
-                                child, allVersions: selection.allVersions, rejected: &result.rejected)
+                            if wantsPlayed(child, selection: selection, result: &result),
+                                let entry = try await movie(
+                                    child, allVersions: selection.allVersions, rejected: &result.rejected)
                             {
                                 addMovie(entry)
+                                rank(movie: entry, group: group)
                             }
                         } else if child.type == "Series" {
                             if let entry = try await seriesEntry(
                                 child, selection: selection, seasonId: nil, listed: members[child.id] ?? Listed(),
-                                listedIds: &listed, rejected: &result.rejected)
+                                listedIds: &listed, result: &result)
                             {
                                 addSeries(entry)
+                                rank(series: entry, group: group)
                             }
                         }
                     }
@@ -177,10 +209,10 @@ public struct SelectionExpander: Sendable {
     /// - Parameter listed: the seasons and episodes when already listed; nil asks the server for them.
     private func seriesEntry(
         _ item: BaseItem, selection: Selection, seasonId: String?, listed: Listed? = nil, listedIds: inout Set<String>,
-        rejected: inout [String]
+        result: inout MirrorItems
     ) async throws -> SeriesEntry? {
         guard SafeName.id(item.id) != nil else {
-            rejected.append("series \(item.id.debugDescription): its id cannot be a folder name; skipped")
+            result.rejected.append("series \(item.id.debugDescription): its id cannot be a folder name; skipped")
             return nil
         }
         let seasons: [BaseItem]
@@ -191,6 +223,7 @@ public struct SelectionExpander: Sendable {
         } else {
             seasons = try await server.seasons(seriesId: item.id)
             episodes = try await server.episodes(seriesId: item.id, seasonId: seasonId).filter { !$0.isVirtual }
+                .map(overlaid)
             listedIds.formUnion(seasons.map(\.id))
             listedIds.formUnion(episodes.map(\.id))
         }
@@ -205,16 +238,23 @@ public struct SelectionExpander: Sendable {
             episodes = episodes.filter { number(of: $0) == wanted }
         }
         episodes.sort { (number(of: $0), $0.indexNumber ?? 0) < (number(of: $1), $1.indexNumber ?? 0) }
+        let all = episodes
         if let window = selection.nextUnplayed {
-            episodes = SelectionExpander.nextUnplayed(episodes, count: window)
+            episodes = SelectionExpander.nextUnplayed(all, count: window)
+        }
+        if selection.deletePlayedAfter != nil {
+            // Every played episode of the selection, not only the window's: those before it go too.
+            let wanted = Set(all.filter { wantsPlayed($0, selection: selection, result: &result) }.map(\.id))
+            episodes = episodes.filter { wanted.contains($0.id) }
         }
         var bySeason: [Int: [EpisodeEntry]] = [:]
         for episode in episodes {
             guard SafeName.id(episode.id) != nil else {
-                rejected.append("episode \(episode.id.debugDescription): its id cannot be a file name; skipped")
+                result.rejected.append("episode \(episode.id.debugDescription): its id cannot be a file name; skipped")
                 continue
             }
-            let versions = try await self.versions(of: episode, all: selection.allVersions, rejected: &rejected)
+            let versions = try await self.versions(
+                of: episode, all: selection.allVersions, rejected: &result.rejected)
             guard !versions.isEmpty else { continue }
             bySeason[number(of: episode), default: []].append(EpisodeEntry(item: episode, versions: versions))
         }
@@ -225,6 +265,35 @@ public struct SelectionExpander: Sendable {
             return SeasonEntry(number: key, season: seasonItem, episodes: bySeason[key] ?? [])
         }
         return SeriesEntry(series: item, seasons: seasonEntries)
+    }
+
+    /// The item with the play state recorded here and not yet on the server applied over its `UserData`, so the
+    /// selections' rules and the `metadata.json` written see what the user did offline.
+    func overlaid(_ item: BaseItem) -> BaseItem {
+        guard let event = pending[item.id], case .object(var fields) = item.raw else { return item }
+        let state = PlayStatePlanner.applying(event, to: ServerPlayState(item.userData))
+        var userData = item.raw["UserData"]?.objectValue ?? [:]
+        userData["Played"] = .bool(state.played)
+        userData["PlaybackPositionTicks"] = .number(Double(state.positionTicks))
+        userData["LastPlayedDate"] = state.lastPlayed.map { .string(JellyfinClient.wireDate($0)) } ?? .null
+        fields["UserData"] = .object(userData)
+        return BaseItem(unchecked: .object(fields), id: item.id)
+    }
+
+    /// Whether a movie or an episode is still wanted under its selection's `--delete-played`: a played one is not,
+    /// and is noted as released (its files go) or kept (grace period; played state not yet on the server).
+    func wantsPlayed(_ item: BaseItem, selection: Selection, result: inout MirrorItems) -> Bool {
+        guard let grace = selection.deletePlayedAfter else { return true }
+        let server = pending[item.id] == nil ? ServerPlayState(item.userData) : nil
+        switch PlayStatePlanner.release(server: server, pending: pending[item.id], grace: grace, now: now) {
+        case .wanted: return true
+        case .kept:
+            result.keptPlayed.insert(item.id)
+            return false
+        case .released:
+            result.released.insert(item.id)
+            return false
+        }
     }
 
     /// The next `count` unplayed episodes after the last played one (from the start when none was played).

@@ -36,7 +36,7 @@ public struct IndexEntry: Equatable, Sendable {
 
 /// The mirror's SQLite index: selections and placed files, with paths relative to the root.
 public final class MirrorIndex: Sendable {
-    private let database: DatabaseQueue
+    let database: DatabaseQueue
 
     /// Opens (creating and migrating if needed) the index at `path`.
     public init(path: String) throws {
@@ -118,6 +118,27 @@ public final class MirrorIndex: Sendable {
             // The XXH64 of the bytes placed, for `verify --deep` (issue 16).
             try db.execute(sql: "ALTER TABLE file ADD COLUMN contentHash TEXT")
         }
+        migrator.registerMigration("v6-play-state") { db in
+            // Play state recorded here until the server has it (issue 13), a selection's priority and played
+            // cleanup, and the mirror's stored settings (the default budget).
+            try db.execute(
+                sql: """
+                    CREATE TABLE play_event (
+                        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                        itemId TEXT NOT NULL,
+                        kind TEXT NOT NULL,
+                        positionTicks INTEGER NOT NULL DEFAULT 0,
+                        at TEXT NOT NULL,
+                        state TEXT NOT NULL,
+                        note TEXT
+                    );
+                    CREATE INDEX play_event_item ON play_event(itemId);
+                    CREATE INDEX play_event_state ON play_event(state);
+                    ALTER TABLE selection ADD COLUMN priority INTEGER;
+                    ALTER TABLE selection ADD COLUMN deletePlayedAfter INTEGER;
+                    CREATE TABLE setting (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL);
+                    """)
+        }
         return migrator
     }
 
@@ -141,11 +162,16 @@ public final class MirrorIndex: Sendable {
 
     public func selections() throws -> [Selection] {
         try database.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM selection ORDER BY addedAt, id").compactMap { row -> Selection? in
+            // The order a budget fills in: by priority (1 first; none after every numbered one), then as added.
+            try Row.fetchAll(
+                db, sql: "SELECT * FROM selection ORDER BY priority IS NULL, priority, addedAt, id"
+            ).compactMap { row -> Selection? in
                 guard let kind = Selection.Kind(rawValue: row["kind"]) else { return nil }
+                let seconds: Int64? = row["deletePlayedAfter"]
                 return Selection(
                     id: row["id"], kind: kind, allVersions: row["allVersions"], season: row["season"],
-                    nextUnplayed: row["nextUnplayed"], name: row["name"], addedAt: row["addedAt"])
+                    nextUnplayed: row["nextUnplayed"], name: row["name"], addedAt: row["addedAt"],
+                    priority: row["priority"], deletePlayedAfter: seconds.map { TimeInterval($0) })
             }
         }
     }
@@ -157,12 +183,14 @@ public final class MirrorIndex: Sendable {
                 sql: "DELETE FROM exclusion WHERE id = ? OR parent = ?", arguments: [selection.id, selection.id])
             try db.execute(
                 sql: """
-                    INSERT OR REPLACE INTO selection (id, kind, allVersions, season, nextUnplayed, name, addedAt)
-                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    INSERT OR REPLACE INTO selection
+                        (id, kind, allVersions, season, nextUnplayed, name, addedAt, priority, deletePlayedAfter)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [
                     selection.id, selection.kind.rawValue, selection.allVersions, selection.season,
-                    selection.nextUnplayed, selection.name, selection.addedAt,
+                    selection.nextUnplayed, selection.name, selection.addedAt, selection.priority,
+                    selection.deletePlayedAfter.map { Int64($0) },
                 ])
         }
     }

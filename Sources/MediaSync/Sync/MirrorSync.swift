@@ -97,7 +97,7 @@ public final class MirrorSync: Sendable {
         }
         var sources: [Scope: Source] = [:]
         if only != .podcasts {
-            sources[.media] = try await mediaSource(only: only, report: &report)
+            sources[.media] = try await mediaSource(only: only, dryRun: options.dryRun, report: &report)
         }
         if only != .media {
             var source = PodcastSource(index: index, client: client, now: now, persist: !options.dryRun)
@@ -152,7 +152,14 @@ public final class MirrorSync: Sendable {
             onDisk: onDisk(fileEntries, wanted: remoteFiles, placer: placer).merging(migratedSizes) { _, planned in
                 planned
             })
-        var plan = SyncPlanner.plan(remote: RemoteSnapshot(files: remoteFiles), local: local, options: options)
+        let mediaItems = sources[.media]?.items
+        let released = mediaItems?.released ?? []
+        let keptPlayed = mediaItems?.keptPlayed ?? []
+        func snapshot(unconfirmed: Set<String> = []) -> RemoteSnapshot {
+            RemoteSnapshot(
+                files: remoteFiles, unconfirmed: unconfirmed, released: released, keptPlayed: keptPlayed)
+        }
+        var plan = SyncPlanner.plan(remote: snapshot(), local: local, options: options)
         // A deletion is confirmed, never inferred from a listing alone: the items of the Jellyfin files the plan
         // would delete that no listing held are asked for by id; those the server did not confirm gone stay.
         if let items = sources[.media]?.items {
@@ -160,15 +167,25 @@ public final class MirrorSync: Sendable {
             if !absent.isEmpty {
                 let unconfirmed = SyncPlanner.unconfirmed(absent: absent, answer: await confirm(absent, items: items))
                 if !unconfirmed.isEmpty {
-                    plan = SyncPlanner.plan(
-                        remote: RemoteSnapshot(files: remoteFiles, unconfirmed: unconfirmed), local: local,
-                        options: options)
+                    plan = SyncPlanner.plan(remote: snapshot(unconfirmed: unconfirmed), local: local, options: options)
                     report.keptUnconfirmed = MirrorSync.unconfirmedLines(plan)
                 }
             }
         }
         let keptPaths = plan.actions.compactMap { action -> String? in
-            if case .keepUnconfirmed(let file) = action { return file.path } else { return nil }
+            switch action {
+            case .keepUnconfirmed(let file), .keepPlayed(let file): return file.path
+            default: return nil
+            }
+        }
+        // A storage budget: only what fits beside what is held, most wanted first; the rest waits.
+        if let budget = options.budget {
+            let ranks = rankings(sources)
+            let limited = SyncPlanner.applyBudget(
+                plan, budget: budget, local: local, unit: MirrorSync.budgetUnit, rank: { ranks[$0] })
+            plan = limited.plan
+            report.waitingBytes = limited.waiting.reduce(0) { $0 + max(0, $1.plannedSize ?? 0) }
+            report.waiting = MirrorSync.waitingLines(limited.waiting, budget: budget)
         }
         if options.dryRun {
             var report = dryRunReport(
@@ -242,7 +259,9 @@ public final class MirrorSync: Sendable {
         var deletions: [MirrorExecutor.Deletion] = []
         for action in plan.actions + metadataPlan.actions {
             switch action {
-            case .delete(let file): deletions.append(.init(path: file.path, key: file.key))
+            case .delete(let file):
+                deletions.append(
+                    .init(path: file.path, key: file.key, playedCleanup: released.contains(file.itemId)))
             case .keepExtraneous(let file): report.extraneous.append(file.path)
             default: break
             }
@@ -298,11 +317,48 @@ public final class MirrorSync: Sendable {
                 report.planned.append(.init(action: "delete", path: file.path, reason: nil, from: nil, bytes: nil))
             case .keepExtraneous(let file):
                 report.extraneous.append(file.path)
-            case .keepUnconfirmed:
+            case .keepUnconfirmed, .keepPlayed:
                 break
             }
         }
         return report
+    }
+
+    /// What a budget counts as one: a Jellyfin item with its subtitles and images, a podcast episode with its
+    /// extras.
+    static func budgetUnit(_ file: RemoteFile) -> String {
+        file.key.isPodcast ? "podcast:" + (file.versionId ?? file.itemId) : file.itemId
+    }
+
+    /// Where each unit stands for a budget: the Jellyfin selections in their order, then each podcast newest first.
+    private func rankings(_ sources: [Scope: Source]) -> [String: BudgetRank] {
+        var ranks = sources[.media]?.items?.ranks ?? [:]
+        let base = (ranks.values.map(\.group).max() ?? -1) + 1
+        var groups: [String: Int] = [:]
+        for (order, file) in (sources[.podcasts]?.files ?? []).enumerated() where file.kind == .media {
+            let group = groups[file.itemId] ?? base + groups.count
+            groups[file.itemId] = group
+            let unit = MirrorSync.budgetUnit(file)
+            if ranks[unit] == nil { ranks[unit] = BudgetRank(group: group, order: order) }
+        }
+        return ranks
+    }
+
+    /// One line per unit a budget held back.
+    static func waitingLines(_ files: [RemoteFile], budget: Int64) -> [String] {
+        var order: [String] = []
+        var bytes: [String: Int64] = [:]
+        var paths: [String: String] = [:]
+        for file in files {
+            let unit = budgetUnit(file)
+            if bytes[unit] == nil { order.append(unit) }
+            bytes[unit, default: 0] += max(0, file.plannedSize ?? 0)
+            if file.kind == .media || paths[unit] == nil { paths[unit] = file.path }
+        }
+        return order.map { unit in
+            "\(paths[unit] ?? unit) (\(ByteCount.format(bytes[unit] ?? 0))) waits for space within the budget of "
+                + ByteCount.format(budget)
+        }
     }
 
     /// One line per item whose files are kept because the server did not confirm it gone.
@@ -357,7 +413,7 @@ public final class MirrorSync: Sendable {
 
     /// Lists the Jellyfin side. A failure to list leaves the media scope out of this run (nothing of it is
     /// fetched or deleted), unless only media was asked for, in which case it is thrown.
-    private func mediaSource(only: Scope?, report: inout SyncReport) async throws -> Source? {
+    private func mediaSource(only: Scope?, dryRun: Bool, report: inout SyncReport) async throws -> Source? {
         let selections = try index.selections()
         guard !selections.isEmpty else {
             // Nothing selected: whatever the mirror holds is left over.
@@ -370,7 +426,24 @@ public final class MirrorSync: Sendable {
             return nil
         }
         do {
-            let items = try await SelectionExpander(server: server, pageSize: listingPageSize).expand(selections)
+            // Play state recorded here goes first, so the listings show it; what could not be sent is applied over
+            // them (the next-unplayed window and the metadata see it all the same).
+            if !dryRun {
+                let pushed = try await PlayStateSync(index: index, server: server, now: now()).push()
+                report.playStateSent = pushed.sent
+                report.playState += pushed.lines
+                report.sourceErrors += pushed.failures.map { "Jellyfin: \($0)" }
+            }
+            let pending = PlayStatePlanner.latestPending(try index.playEvents(state: .pending)).latest
+            if dryRun, !pending.isEmpty {
+                report.planned += pending.map {
+                    .init(action: "send", path: "item \($0.itemId)", reason: $0.kind.rawValue, from: nil, bytes: nil)
+                }
+            }
+            let items = try await SelectionExpander(
+                server: server, pageSize: listingPageSize,
+                pending: Dictionary(pending.map { ($0.itemId, $0) }, uniquingKeysWith: { _, last in last }), now: now()
+            ).expand(selections)
             report.rejected += items.rejected
             report.gone += items.gone
             report.sourceErrors += items.failed.map { "Jellyfin: \($0)" }
@@ -678,7 +751,7 @@ extension SyncAction {
     var changesAWantedFile: Bool {
         switch self {
         case .download, .write, .move, .adopt: return true
-        case .delete, .keepExtraneous, .keepUnconfirmed: return false
+        case .delete, .keepExtraneous, .keepUnconfirmed, .keepPlayed: return false
         }
     }
 }

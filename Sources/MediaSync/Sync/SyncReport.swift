@@ -57,6 +57,14 @@ public struct SyncReport: Codable, Sendable, Equatable {
     public var pathsForgotten: [String] = []
     /// Downloads moved from the legacy layout (seed 000) into the current one, one line each.
     public var migrated: [String] = []
+    /// Play-state changes made here that this sync sent to the server.
+    public var playStateSent = 0
+    /// What happened to play state that was not simply sent: conflicts (which side won), items gone, odd clocks.
+    public var playState: [String] = []
+    /// Downloads a storage budget held back, one line per item, most wanted first.
+    public var waiting: [String] = []
+    /// The bytes those downloads would take.
+    public var waitingBytes: Int64 = 0
 
     public init() {}
 
