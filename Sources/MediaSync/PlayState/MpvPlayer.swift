@@ -32,6 +32,8 @@ public struct MpvPlayer: Sendable {
         public var duration: Int64?
         /// mpv's exit status (or the signal that ended it, negated).
         public var status: Int32
+        /// Whether mpv played to the end of the file (an `end-file` event with reason `eof`).
+        public var reachedEnd = false
     }
 
     /// Plays `path` (blocking until mpv ends), starting at `start` when given.
@@ -80,14 +82,22 @@ public struct MpvPlayer: Sendable {
             }
         }
         process.waitUntilExit()
+        // Positions come a few times a second: at the end of the file the last one can be short of it.
+        if session.reachedEnd, let duration = session.duration { session.position = duration }
         session.status =
             process.terminationReason == .uncaughtSignal ? -process.terminationStatus : process.terminationStatus
         return session
     }
 
-    /// Reads one IPC line: a `property-change` of `time-pos` or `duration` (seconds) updates the session.
+    /// Reads one IPC line: a `property-change` of `time-pos` or `duration` (seconds) updates the session, an
+    /// `end-file` with reason `eof` marks the end reached.
     static func apply(_ line: [UInt8], to session: inout Session) {
-        guard let message = try? JSONValue(parsing: line), message["event"]?.stringValue == "property-change",
+        guard let message = try? JSONValue(parsing: line) else { return }
+        if message["event"]?.stringValue == "end-file", message["reason"]?.stringValue == "eof" {
+            session.reachedEnd = true
+            return
+        }
+        guard message["event"]?.stringValue == "property-change",
             case .number(let seconds)? = message["data"], seconds.isFinite, seconds >= 0, seconds < 1e8
         else { return }
         let ticks = Int64((seconds * 10_000_000).rounded())
