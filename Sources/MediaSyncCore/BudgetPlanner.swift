@@ -32,62 +32,80 @@ extension SyncPlanner {
     ///   extras), units in ``BudgetRank`` order; units without a rank come last, in plan order.
     /// - Within a group, once a unit does not fit the rest of the group waits too (episode 5 never arrives before
     ///   episode 4); a later group may still take smaller units.
-    /// - What is held counts whole, less the files this plan deletes or replaces. A budget deletes nothing itself.
+    /// - What is held counts at its recorded size, less the files this plan deletes or replaces. A budget deletes
+    ///   nothing itself.
     /// - Metadata writes, moves and deletions are never held back.
     public static func applyBudget(
         _ plan: SyncPlan, budget: Int64, local: LocalSnapshot, unit: (RemoteFile) -> String,
         rank: (String) -> BudgetRank?
     ) -> BudgetOutcome {
+        // One pass over the plan: the keys it replaces or deletes, and its downloads gathered by unit (an array per
+        // unit, addressed by number: a budget over 10,000 items costs little beside the plan itself).
         var replaced = Set<FileKey>()
-        for action in plan.actions {
+        var unitNumbers: [String: Int] = [:]
+        var unitNames: [String] = []
+        var unitActions: [[Int]] = []
+        var unitBytes: [Int64] = []
+        for (position, action) in plan.actions.enumerated() {
             switch action {
-            case .download(let file, _): replaced.insert(file.key)
-            case .delete(let file): replaced.insert(file.key)
-            default: break
+            case .download(let file, let reason):
+                // A new file replaces nothing held; a changed, missing or damaged one its record.
+                if reason != .new { replaced.insert(file.key) }
+                let name = unit(file)
+                let number: Int
+                if let known = unitNumbers[name] {
+                    number = known
+                } else {
+                    number = unitNames.count
+                    unitNumbers[name] = number
+                    unitNames.append(name)
+                    unitActions.append([])
+                    unitBytes.append(0)
+                }
+                unitActions[number].append(position)
+                unitBytes[number] += max(0, file.plannedSize ?? 0)
+            case .delete(let file):
+                replaced.insert(file.key)
+            default:
+                break
             }
         }
         var used: Int64 = 0
-        for file in local.files where !replaced.contains(file.key) && file.kind != .metadata {
-            used += local.onDisk[file.path] ?? file.size
+        for file in local.files where file.kind != .metadata {
+            if replaced.isEmpty || !replaced.contains(file.key) { used += file.size }
         }
-        // Units in plan order, then ranked.
-        var units: [String: [RemoteFile]] = [:]
-        var unitOrder: [String] = []
-        for file in plan.downloads {
-            let name = unit(file)
-            if units[name] == nil { unitOrder.append(name) }
-            units[name, default: []].append(file)
+        // Units by rank (unranked last, in plan order).
+        let ranks = unitNames.map(rank)
+        let unranked = BudgetRank(group: Int.max, order: 0)
+        let ordered = unitNames.indices.sorted { left, right in
+            let a = ranks[left] ?? unranked
+            let b = ranks[right] ?? unranked
+            return a != b ? a < b : left < right
         }
-        let positions = Dictionary(uniqueKeysWithValues: unitOrder.enumerated().map { ($1, $0) })
-        let unranked = Int.max
-        let ordered = unitOrder.sorted { left, right in
-            let a = rank(left) ?? BudgetRank(group: unranked, order: positions[left] ?? 0)
-            let b = rank(right) ?? BudgetRank(group: unranked, order: positions[right] ?? 0)
-            return a != b ? a < b : (positions[left] ?? 0) < (positions[right] ?? 0)
-        }
-        var taken = Set<FileKey>()
-        var waiting: [RemoteFile] = []
+        var keep = [Bool](repeating: true, count: plan.actions.count)
+        var waitingPositions: [Int] = []
         var blockedGroups = Set<Int>()
-        for name in ordered {
-            let files = units[name] ?? []
-            let group = rank(name)?.group
-            let need = files.reduce(Int64(0)) { $0 + max(0, $1.plannedSize ?? 0) }
+        for number in ordered {
+            let group = ranks[number]?.group
             if let group, blockedGroups.contains(group) {
-                waiting += files
+                waitingPositions += unitActions[number]
+            } else if used + unitBytes[number] <= budget {
+                used += unitBytes[number]
                 continue
-            }
-            if used + need <= budget {
-                used += need
-                for file in files { taken.insert(file.key) }
             } else {
-                waiting += files
+                waitingPositions += unitActions[number]
                 if let group { blockedGroups.insert(group) }
             }
         }
+        var waiting: [RemoteFile] = []
+        waiting.reserveCapacity(waitingPositions.count)
+        for position in waitingPositions {
+            keep[position] = false
+            if case .download(let file, _) = plan.actions[position] { waiting.append(file) }
+        }
         var limited = plan
-        limited.actions.removeAll { action in
-            if case .download(let file, _) = action { return !taken.contains(file.key) }
-            return false
+        if !waitingPositions.isEmpty {
+            limited.actions = plan.actions.indices.compactMap { keep[$0] ? plan.actions[$0] : nil }
         }
         return BudgetOutcome(plan: limited, waiting: waiting, usedBytes: used)
     }

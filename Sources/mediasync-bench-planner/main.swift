@@ -1,6 +1,8 @@
 // mediasync-bench-planner — times `SyncPlanner.plan` on 100,000 files (Scripts/bench-sync.sh runs it, release build).
 // Checks the plans it times (exit 1 when one is wrong) and prints one line:
 // PLANNER_BENCH files=N identical_seconds=S one_changed_seconds=S
+// BUDGET_BENCH items=N plan_seconds=S plan_with_budget_seconds=S ratio=R (issue 13: planning with a storage budget
+// over a 10,004-item library, half of it held, the other half to fetch, ranked in 100 selections; medians of 7)
 import Foundation
 import MediaSyncCore
 
@@ -91,4 +93,47 @@ else { fail("one changed signature planned \(changed.actions.prefix(3))") }
 
 print(
     "PLANNER_BENCH files=\(count) identical_seconds=\(seconds(identicalTime)) one_changed_seconds=\(seconds(changedTime))"
+)
+
+// A storage budget over the 10,004-item library of Scripts/bench-sync.sh: 4 files an item.
+let budgetItems = 10_004
+let budgetFiles = Array(remoteFiles.prefix(budgetItems * 4))
+let heldHalf = LocalSnapshot(
+    files: Array(localFiles.prefix(budgetItems * 2)),
+    onDisk: Dictionary(uniqueKeysWithValues: localFiles.prefix(budgetItems * 2).map { ($0.path, $0.size) }))
+var ranks: [String: BudgetRank] = [:]
+for (order, file) in budgetFiles.enumerated() where ranks[file.itemId] == nil {
+    ranks[file.itemId] = BudgetRank(group: order / 400, order: order)
+}
+// Room for what is held and three quarters of the media still to fetch.
+let heldBytes = heldHalf.files.filter { $0.kind != .metadata }.reduce(Int64(0)) { $0 + $1.size }
+let budgetBytes = heldBytes + Int64(budgetItems / 2) * 2000 * 3 / 4
+func median(_ run: () -> Duration) -> Duration {
+    var times = (0..<7).map { _ in run() }
+    times.sort()
+    return times[3]
+}
+var budgeted: BudgetOutcome?
+let planOnly = median {
+    clock.measure {
+        _ = SyncPlanner.plan(remote: RemoteSnapshot(files: budgetFiles), local: heldHalf, options: SyncOptions())
+    }
+}
+let planBudget = median {
+    clock.measure {
+        let plan = SyncPlanner.plan(remote: RemoteSnapshot(files: budgetFiles), local: heldHalf, options: SyncOptions())
+        budgeted = SyncPlanner.applyBudget(
+            plan, budget: budgetBytes, local: heldHalf, unit: { $0.itemId }, rank: { ranks[$0] })
+    }
+}
+guard let budgeted, !budgeted.waiting.isEmpty, !budgeted.plan.downloads.isEmpty, budgeted.usedBytes <= budgetBytes
+else { fail("the budget planned nothing, or everything, or more than it holds") }
+func asSeconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+}
+let ratio = asSeconds(planBudget) / asSeconds(planOnly)
+let downloads = budgeted.plan.downloads.count
+print(
+    "BUDGET_BENCH items=\(budgetItems) plan_seconds=\(seconds(planOnly)) plan_with_budget_seconds=\(seconds(planBudget)) "
+        + "ratio=\(String(format: "%.3f", ratio)) downloads=\(downloads) waiting=\(budgeted.waiting.count)"
 )
