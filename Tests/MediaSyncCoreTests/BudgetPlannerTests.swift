@@ -28,6 +28,8 @@ import Testing
         var downloads: [RemoteFile]
         var held: [LocalFile] = []
         var deleted: [LocalFile] = []
+        /// Downloads that replace a held file (changed on the server); the others are new.
+        var changed: Set<String> = []
         var budget: Int64
         var ranks: [String: BudgetRank]
         var taken: [String]
@@ -58,7 +60,8 @@ import Testing
             ranks: ["b": .init(group: 0, order: 1)], taken: ["b"], waiting: []),
         Case(
             name: "a file fetched again counts once, at its new size", downloads: [media("a", size: 18)],
-            held: [held("a", size: 15)], budget: 20, ranks: ["a": .init(group: 0, order: 1)], taken: ["a"],
+            held: [held("a", size: 15)], changed: ["a"], budget: 20, ranks: ["a": .init(group: 0, order: 1)],
+            taken: ["a"],
             waiting: []),
         Case(
             name: "an item comes whole with its image",
@@ -76,7 +79,9 @@ import Testing
     ]
 
     @Test(arguments: cases) func budget(_ table: Case) {
-        var actions = table.downloads.map { SyncAction.download($0, .new) }
+        var actions = table.downloads.map {
+            SyncAction.download($0, table.changed.contains($0.itemId) ? .changed : .new)
+        }
         actions += table.deleted.map { SyncAction.delete($0) }
         let outcome = SyncPlanner.applyBudget(
             SyncPlan(actions: actions), budget: table.budget,
