@@ -108,6 +108,14 @@ public struct RemoteSnapshot: Sendable, Equatable {
         self.keptPlayed = keptPlayed
     }
 
+    /// Whether played cleanup lets the file go without `--delete`, or keeps it even with it (by its item, or for a
+    /// podcast's files by their episode).
+    func playedCleanup(_ file: LocalFile) -> (released: Bool, kept: Bool) {
+        guard !released.isEmpty || !keptPlayed.isEmpty else { return (false, false) }
+        let id = file.playStateId
+        return (released.contains(id), keptPlayed.contains(id))
+    }
+
     /// Whether a file nothing wants must be kept anyway (its item's absence is not confirmed).
     func keeps(_ file: LocalFile) -> Bool {
         if unconfirmed.contains(file.itemId) { return true }
@@ -127,5 +135,15 @@ public struct LocalSnapshot: Sendable, Equatable {
     public init(files: [LocalFile], onDisk: [String: Int64]) {
         self.files = files
         self.onDisk = onDisk
+    }
+}
+
+extension LocalFile {
+    /// What play state names this file by: its item, or for a podcast episode's files the episode.
+    public var playStateId: String {
+        switch key.parts {
+        case .podcastEpisode(_, let episodeId)?, .podcastExtra(_, let episodeId, _)?: return episodeId
+        default: return itemId
+        }
     }
 }

@@ -112,9 +112,10 @@ public enum SyncPlanner {
             }
         }
         for file in local.files where !wanted.contains(file.key) {
-            if remote.keptPlayed.contains(file.itemId) {
+            let played = remote.playedCleanup(file)
+            if played.kept {
                 actions.append(.keepPlayed(file))
-            } else if remote.released.contains(file.itemId) && !remote.keeps(file) {
+            } else if played.released && !remote.keeps(file) {
                 // Played cleanup goes without `--delete` (still through the destructive gate and `--max-delete`).
                 actions.append(.delete(file))
             } else if !options.delete {

@@ -59,10 +59,26 @@ struct Podcast: AsyncParsableCommand {
         @Flag(help: "Read the private feed's password from the first line of standard input.")
         var passwordStdin = false
 
+        @Flag(
+            name: .customLong("delete-played"),
+            help: ArgumentHelp(
+                "Played episodes leave by themselves (without --delete) once the grace period (AFTER, default 1d) "
+                    + "has passed. Also changes a subscription that exists."))
+        var deletePlayed = false
+
+        @Argument(help: "With --delete-played: how long after an episode was played it leaves (0, 12h, 1d, 2w).")
+        var after: String?
+
         @OptionGroup var retention: RetentionOptions
         @OptionGroup var rootOptions: RootOptions
 
         func validate() throws {
+            if let after {
+                guard deletePlayed else { throw ValidationError("unexpected argument \(after.debugDescription)") }
+                guard TimeText.duration(after) != nil else {
+                    throw ValidationError("\(after.debugDescription) is not a grace period (examples: 0, 12h, 1d, 2w)")
+                }
+            }
             if passwordStdin, username == nil { throw ValidationError("--password-stdin needs --username") }
             if username != nil, !passwordStdin { throw ValidationError("--username needs --password-stdin") }
         }
@@ -76,7 +92,8 @@ struct Podcast: AsyncParsableCommand {
                 }
                 let index = try rootOptions.openForReading().index
                 let subscription = try await Subscriptions(index: index, config: ConfigDirectory.resolve()).add(
-                    url: url, retention: retention.retention, credentials: credentials)
+                    url: url, retention: retention.retention, credentials: credentials,
+                    deletePlayedAfter: deletePlayed ? after.flatMap(TimeText.duration) ?? 86_400 : nil)
                 print(
                     "Subscribed to \(subscription.title ?? subscription.feedURL) (\(subscription.id)). Run `mediasync sync` to download episodes."
                 )

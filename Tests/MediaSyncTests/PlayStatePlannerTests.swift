@@ -84,7 +84,7 @@ import Testing
         #expect(superseded.map(\.seq) == [1, 4])
     }
 
-    @Test func anEventFromTheFutureIsSentWithTheTimeOfTheSync() {
+    @Test func anEventFromAClockSetWrongIsSentWithTheTimeOfTheSync() {
         let now = at(0)
         #expect(
             PlayStatePlanner.sendTime(PlayEvent(itemId: "i", kind: .played, at: at(-86_400)), now: now) == (
@@ -96,6 +96,8 @@ import Testing
             PlayStatePlanner.sendTime(PlayEvent(itemId: "i", kind: .played, at: at(86_400 * 400)), now: now) == (
                 now, true
             ))
+        let epoch = PlayEvent(itemId: "i", kind: .played, at: Date(timeIntervalSince1970: 0))
+        #expect(PlayStatePlanner.sendTime(epoch, now: now) == (now, true))
     }
 
     struct ReleaseCase: Sendable, CustomTestStringConvertible {

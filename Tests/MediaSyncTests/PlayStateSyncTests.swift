@@ -282,4 +282,41 @@ import Testing
             #expect(open.waiting.isEmpty && held(movies[0]) && held(movies[1]))
         }
     }
+
+    @Test func playedPodcastEpisodesLeaveAfterTheirGracePeriod() async throws {
+        try await MirrorFixture.with(Self.library()) { fixture, _ in
+            let episodes = (1...3).map {
+                PodcastSyncTests.Episode(guid: "ep-\($0)", title: "Episode \($0)", day: $0, path: "/pod/ep\($0).mp3")
+            }
+            for episode in episodes {
+                fixture.server.setFile(
+                    episode.path, contents: Array(repeating: 7, count: 3000) + Array(episode.guid.utf8),
+                    contentType: "audio/mpeg")
+            }
+            fixture.server.setFile(
+                "/pod/feed.xml",
+                contents: PodcastSyncTests.feed(title: "Pod", episodes: episodes, base: fixture.server.baseURL),
+                contentType: "application/rss+xml", etag: "\"f1\"")
+            let subscription = try await Subscriptions(index: fixture.index, client: HTTPClient()).add(
+                url: fixture.server.baseURL + "/pod/feed.xml", retention: .all, deletePlayedAfter: 3600)
+            _ = try await fixture.sync(SyncOptions(), now: Self.watched)
+            let book = Self.book(fixture)
+            let first = try book.target(PodcastLayout.episodeId(guid: "ep-1"), root: fixture.root)
+            #expect(first.isPodcast)
+            let event = try book.mark(first, .played, at: Self.watched)
+            #expect(event.state == .local)
+            func held(_ guid: String) -> Bool {
+                fixture.tree().contains { $0.contains(PodcastLayout.episodeId(guid: guid)) && $0.hasSuffix(".mp3") }
+            }
+            let soon = try await fixture.sync(SyncOptions(), now: Self.watched.addingTimeInterval(60))
+            #expect(soon.deleted.isEmpty && held("ep-1"))
+            let later = try await fixture.sync(SyncOptions(), now: Self.watched.addingTimeInterval(7200))
+            #expect(!held("ep-1") && held("ep-2") && held("ep-3"))
+            #expect(later.deleted.contains { $0.contains(PodcastLayout.episodeId(guid: "ep-1")) })
+            // Nothing was sent anywhere: a podcast has no server.
+            #expect(later.playStateSent == 0)
+            #expect(try fixture.index.playEvents().last?.state == .local)
+            #expect(try fixture.index.subscriptions().first { $0.id == subscription.id }?.deletePlayedAfter == 3600)
+        }
+    }
 }

@@ -76,10 +76,13 @@ public enum PlayStatePlanner {
         return (latest.values.sorted { $0.seq < $1.seq }, superseded.sorted { $0.seq < $1.seq })
     }
 
-    /// An event's time as sent: one from the future (a clock set wrong when it was recorded) is the time of the
-    /// sync, so it cannot win every later conflict. `clamped` says whether that happened.
+    /// The earliest time an event can honestly carry: before it, the clock that recorded it was not set.
+    static let earliest = Date(timeIntervalSince1970: 978_307_200)  // 2001-01-01
+
+    /// An event's time as sent: one from the future, or from before 2001 (a clock set wrong when it was recorded), is
+    /// the time of the sync, so it neither wins nor loses every later conflict. `clamped` says whether that happened.
     public static func sendTime(_ event: PlayEvent, now: Date) -> (at: Date, clamped: Bool) {
-        guard event.at.timeIntervalSince(now) > futureTolerance else { return (event.at, false) }
+        guard event.at.timeIntervalSince(now) > futureTolerance || event.at < earliest else { return (event.at, false) }
         return (Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down)), true)
     }
 

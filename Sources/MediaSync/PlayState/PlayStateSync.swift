@@ -43,8 +43,8 @@ struct PlayStateSync {
             let (time, clamped) = PlayStatePlanner.sendTime(event, now: now)
             if clamped {
                 outcome.lines.append(
-                    "item \(event.itemId): its \(event.kind.rawValue) event is dated \(MirrorIndex.wireTime(event.at)), "
-                        + "in the future (a clock set wrong?): sent with the time of this sync")
+                    "item \(event.itemId): its \(event.kind.rawValue) event is dated \(MirrorIndex.wireTime(event.at)) "
+                        + "(a clock set wrong when it was recorded?): sent with the time of this sync")
             }
             let server = states[event.itemId.lowercased()]
             switch PlayStatePlanner.decide(event, at: time, server: server, routes: routes) {

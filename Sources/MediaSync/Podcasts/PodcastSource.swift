@@ -13,6 +13,10 @@ struct PodcastSource: Sendable {
     var persist = true
     /// The private feeds' credentials.
     var credentials: FeedCredentialStore?
+    /// Episodes whose files played cleanup (`podcast add --delete-played`) lets go, and those it keeps for now
+    /// (played within the grace period); filled by ``expand(report:)``.
+    var released: Set<String> = []
+    var keptPlayed: Set<String> = []
 
     /// A subscription with the feed it currently stands for.
     struct Podcast: Sendable {
@@ -20,9 +24,12 @@ struct PodcastSource: Sendable {
         var feed: Feed
     }
 
-    func expand(report: inout SyncReport) async throws -> (files: [RemoteFile], podcasts: [Podcast]) {
+    mutating func expand(report: inout SyncReport) async throws -> (files: [RemoteFile], podcasts: [Podcast]) {
         var files: [RemoteFile] = []
         var podcasts: [Podcast] = []
+        // A podcast episode's play state stays here (no server): its latest event is the truth.
+        let played = Dictionary(
+            try index.playEvents(state: .local).map { ($0.itemId, $0) }, uniquingKeysWith: { _, last in last })
         for var subscription in try index.subscriptions() {
             let stored = try index.storedFeed(podcastId: subscription.id).flatMap { try? PodcastSource.decode($0) }
             var feed = stored
@@ -70,9 +77,11 @@ struct PodcastSource: Sendable {
             if persist { try index.save(subscription, feed: storeBytes) }
             guard let feed else { continue }
             podcasts.append(Podcast(subscription: subscription, feed: feed))
-            let episodes = episodeFiles(subscription, feed: feed)
+            let episodes = episodeFiles(subscription, feed: feed, played: played)
             files += episodes.files
             report.rejected += episodes.rejected
+            released.formUnion(episodes.released)
+            keptPlayed.formUnion(episodes.keptPlayed)
         }
         return (files, podcasts)
     }
@@ -82,7 +91,10 @@ struct PodcastSource: Sendable {
     ///
     /// An episode whose enclosure is not an http(s) URL (`file:`, `ftp:`, `data:`…) is refused with one line in
     /// `rejected`, when the retention would keep it (so a long back catalogue does not repeat itself every run).
-    func episodeFiles(_ subscription: Subscription, feed: Feed) -> (files: [RemoteFile], rejected: [String]) {
+    /// - Parameter played: the latest play event of each episode (by episode id), for played cleanup.
+    func episodeFiles(_ subscription: Subscription, feed: Feed, played: [String: PlayEvent] = [:]) -> (
+        files: [RemoteFile], rejected: [String], released: Set<String>, keptPlayed: Set<String>
+    ) {
         func isHTTP(_ episode: MediaSyncFeeds.Episode) -> Bool {
             guard let url = episode.enclosure?.url.lowercased() else { return false }
             return url.hasPrefix("http://") || url.hasPrefix("https://")
@@ -105,11 +117,26 @@ struct PodcastSource: Sendable {
         let kept = subscription.retention.keep(published: candidates.map { $0.published?.timeIntervalSince1970 })
         var seen = Set<String>()
         var files: [RemoteFile] = []
+        var released = Set<String>()
+        var keptPlayed = Set<String>()
         for position in kept {
             let episode = candidates[position]
             guard let enclosure = episode.enclosure, let guid = episode.guid else { continue }
             let episodeId = PodcastLayout.episodeId(guid: guid)
             guard seen.insert(episodeId).inserted else { continue }
+            if let grace = subscription.deletePlayedAfter, let event = played[episodeId] {
+                let state = ServerPlayState(
+                    played: event.kind == .played, positionTicks: event.positionTicks, lastPlayed: event.at)
+                switch PlayStatePlanner.release(server: state, pending: nil, grace: grace, now: now()) {
+                case .wanted: break
+                case .kept:
+                    keptPlayed.insert(episodeId)
+                    continue
+                case .released:
+                    released.insert(episodeId)
+                    continue
+                }
+            }
             let path = PodcastLayout.episode(
                 podcastId: subscription.id, episodeId: episodeId,
                 fileExtension: PodcastLayout.fileExtension(type: enclosure.type, url: enclosure.url))
@@ -120,7 +147,7 @@ struct PodcastSource: Sendable {
                     itemId: subscription.id, versionId: episodeId, essential: true, sizeHint: enclosure.length))
             files += extraFiles(episode, podcastId: subscription.id, episodeId: episodeId)
         }
-        return (files, rejected)
+        return (files, rejected, released, keptPlayed)
     }
 
     /// An episode's optional extras (their failure never fails the episode): its Podcasting 2.0 transcript (the

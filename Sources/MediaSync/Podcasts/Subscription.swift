@@ -1,3 +1,4 @@
+import Foundation
 import MediaSyncCore
 
 /// A subscribed podcast feed.
@@ -15,6 +16,8 @@ public struct Subscription: Codable, Equatable, Sendable {
     public var lastChecked: String?
     /// Why the last fetch failed, when it did (the last good state is kept).
     public var lastError: String?
+    /// Played episodes leave this long after they were played here (`podcast add --delete-played`); nil keeps them.
+    public var deletePlayedAfter: TimeInterval?
 
     public init(
         id: String, feedURL: String, title: String?, etag: String? = nil, lastModified: String? = nil,

@@ -22,7 +22,21 @@ public struct Subscriptions: Sendable {
     ///   out of it and used when `credentials` is nil. They are stored by podcast id in ``credentialStore``
     ///   (replacing stored ones when the podcast is already subscribed), never in the index.
     @discardableResult
-    public func add(url givenURL: String, retention: Retention, credentials given: HTTPCredentials? = nil)
+    /// - Parameter deletePlayedAfter: when given, played episodes leave this long after they were played (also
+    ///   changed on a subscription that exists).
+    public func add(
+        url givenURL: String, retention: Retention, credentials given: HTTPCredentials? = nil,
+        deletePlayedAfter: TimeInterval? = nil
+    ) async throws -> Subscription {
+        var subscription = try await subscribe(url: givenURL, retention: retention, credentials: given)
+        if let deletePlayedAfter, subscription.deletePlayedAfter != deletePlayedAfter {
+            subscription.deletePlayedAfter = deletePlayedAfter
+            try index.save(subscription)
+        }
+        return subscription
+    }
+
+    private func subscribe(url givenURL: String, retention: Retention, credentials given: HTTPCredentials?)
         async throws -> Subscription
     {
         let (url, fromURL) = FeedCredentialStore.splitUserInfo(givenURL)

@@ -136,6 +136,7 @@ public final class MirrorIndex: Sendable {
                     CREATE INDEX play_event_state ON play_event(state);
                     ALTER TABLE selection ADD COLUMN priority INTEGER;
                     ALTER TABLE selection ADD COLUMN deletePlayedAfter INTEGER;
+                    ALTER TABLE podcast ADD COLUMN deletePlayedAfter INTEGER;
                     CREATE TABLE setting (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL);
                     """)
         }
@@ -217,10 +218,13 @@ public final class MirrorIndex: Sendable {
         guard let retention = try? JSONDecoder().decode(Retention.self, from: Data(retentionText.utf8)) else {
             return nil
         }
-        return Subscription(
+        var subscription = Subscription(
             id: row["id"], feedURL: row["feedURL"], title: row["title"], etag: row["etag"],
             lastModified: row["lastModified"],
             retention: retention, addedAt: row["addedAt"], lastChecked: row["lastChecked"], lastError: row["lastError"])
+        let seconds: Int64? = row["deletePlayedAfter"]
+        subscription.deletePlayedAfter = seconds.map { TimeInterval($0) }
+        return subscription
     }
 
     /// The subscription whose id, current URL or old URL is `key`.
@@ -245,10 +249,13 @@ public final class MirrorIndex: Sendable {
                 db, sql: "SELECT feedURL FROM podcast WHERE id = ?", arguments: [subscription.id])
             try db.execute(
                 sql: """
-                    INSERT INTO podcast (id, feedURL, title, etag, lastModified, retention, addedAt, lastChecked, lastError, feed)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    INSERT INTO podcast
+                        (id, feedURL, title, etag, lastModified, retention, addedAt, lastChecked, lastError, feed,
+                        deletePlayedAfter)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     ON CONFLICT(id) DO UPDATE SET feedURL = excluded.feedURL, title = excluded.title, etag = excluded.etag,
                         lastModified = excluded.lastModified, retention = excluded.retention,
+                        deletePlayedAfter = excluded.deletePlayedAfter,
                         lastChecked = excluded.lastChecked, lastError = excluded.lastError,
                         feed = COALESCE(excluded.feed, podcast.feed)
                     """,
@@ -256,7 +263,7 @@ public final class MirrorIndex: Sendable {
                     subscription.id, subscription.feedURL, subscription.title, subscription.etag,
                     subscription.lastModified,
                     retention, subscription.addedAt, subscription.lastChecked, subscription.lastError,
-                    feed.map { Data($0) },
+                    feed.map { Data($0) }, subscription.deletePlayedAfter.map { Int64($0) },
                 ])
             if let previous, previous != subscription.feedURL {
                 try db.execute(

@@ -68,6 +68,9 @@ public final class MirrorSync: Sendable {
         var metadata: ([IndexEntry]) -> [MetadataComposer.Composed]
         /// What the Jellyfin selections expanded to (nil for podcasts).
         var items: MirrorItems? = nil
+        /// Podcast episodes whose files played cleanup lets go, or keeps for now.
+        var released: Set<String> = []
+        var keptPlayed: Set<String> = []
     }
 
     /// Runs one sync.
@@ -103,7 +106,9 @@ public final class MirrorSync: Sendable {
             var source = PodcastSource(index: index, client: client, now: now, persist: !options.dryRun)
             source.credentials = feedCredentials
             let (files, podcasts) = try await source.expand(report: &report)
-            sources[.podcasts] = Source(files: files) { PodcastSource.metadataFiles(podcasts, entries: $0) }
+            sources[.podcasts] = Source(
+                files: files, metadata: { PodcastSource.metadataFiles(podcasts, entries: $0) },
+                released: source.released, keptPlayed: source.keptPlayed)
         }
         let placer = executor.files
         func participating(_ entry: IndexEntry) -> Bool { sources[Scope.of(key: entry.file.key)] != nil }
@@ -153,8 +158,8 @@ public final class MirrorSync: Sendable {
                 planned
             })
         let mediaItems = sources[.media]?.items
-        let released = mediaItems?.released ?? []
-        let keptPlayed = mediaItems?.keptPlayed ?? []
+        let released = (mediaItems?.released ?? []).union(sources[.podcasts]?.released ?? [])
+        let keptPlayed = (mediaItems?.keptPlayed ?? []).union(sources[.podcasts]?.keptPlayed ?? [])
         func snapshot(unconfirmed: Set<String> = []) -> RemoteSnapshot {
             RemoteSnapshot(
                 files: remoteFiles, unconfirmed: unconfirmed, released: released, keptPlayed: keptPlayed)
@@ -261,7 +266,7 @@ public final class MirrorSync: Sendable {
             switch action {
             case .delete(let file):
                 deletions.append(
-                    .init(path: file.path, key: file.key, playedCleanup: released.contains(file.itemId)))
+                    .init(path: file.path, key: file.key, playedCleanup: released.contains(file.playStateId)))
             case .keepExtraneous(let file): report.extraneous.append(file.path)
             default: break
             }
