@@ -151,6 +151,9 @@ struct Play: AsyncParsableCommand {
                 Console.error("mediasync: mpv reported no position (exit status \(session.status)); nothing recorded")
                 throw ExitCodes.partialFailure
             }
+            if session.status < 0 {
+                Console.error("mpv was killed (signal \(-session.status)); recording where it last was")
+            }
             let event = try book.stopped(target, position: position, runtime: session.duration)
             switch event?.kind {
             case .played?: print("Played \(target.id) to the end; recorded as played.")

@@ -132,6 +132,21 @@ import Testing
         #expect(rows.last?["mark"] as? String == "position")
         // Between 5 % and 90 % of the file (mpv reports positions a few times a second, so not exactly 10 s).
         #expect(ticks >= 10_000_000 && ticks <= 180_000_000, "\(ticks)")
+        // mpv killed (SIGKILL from inside, as an out-of-memory kill would) past 12 s: the last position it reported
+        // is recorded, and the run says how mpv ended.
+        let killer = sandbox.folder + "/killed.lua"
+        try Data(
+            #"mp.observe_property("time-pos", "number", function(_, t) if t and t >= 12 then os.execute("kill -9 " .. mp.get_property("pid")) end end)"#
+                .utf8
+        ).write(to: URL(fileURLWithPath: killer))
+        let killed = try await sandbox.run(["play", movie.id, "--mpv-option=--script=\(killer)"] + mpv)
+        #expect(killed.status == 0, "\(killed.stderr)")
+        #expect(killed.stderr.contains("mpv was killed (signal 9)"))
+        let afterKill = try await sandbox.run(["played", "--json"])
+        let killRows = try JSONSerialization.jsonObject(with: Data(afterKill.stdout.utf8)) as? [[String: Any]] ?? []
+        let killTicks = try #require(killRows.last?["positionTicks"] as? Int)
+        #expect(killRows.last?["mark"] as? String == "position")
+        #expect(killTicks >= ticks, "resumed at \(ticks), killed at \(killTicks)")
         // Played to the end: played (past 90 %), resuming from where it stopped.
         let end = try await sandbox.run(["play", movie.id] + mpv)
         #expect(end.status == 0, "\(end.stderr)")
