@@ -9,8 +9,13 @@ public struct SyncOptions: Sendable, Equatable {
 
     /// A storage budget in bytes: downloads only up to it, beside what is held, most wanted first.
     public var budget: Int64?
+    /// Server transcodes fetched at once (`--transcodes N`): one by default, to be a good guest.
+    public var transcodes: Int = 1
 
-    public init(delete: Bool = false, dryRun: Bool = false, maxDelete: Int? = nil, budget: Int64? = nil) {
+    public init(
+        delete: Bool = false, dryRun: Bool = false, maxDelete: Int? = nil, budget: Int64? = nil, transcodes: Int = 1
+    ) {
+        self.transcodes = max(1, transcodes)
         self.budget = budget
         self.delete = delete
         self.dryRun = dryRun

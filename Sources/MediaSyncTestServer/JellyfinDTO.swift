@@ -229,6 +229,7 @@ enum JellyfinDTO {
                 .object([
                     JSONMember("IsAdministrator", .bool(false)),
                     JSONMember("EnableContentDownloading", .bool(library.userMayDownload)),
+                    JSONMember("EnableVideoPlaybackTranscoding", .bool(library.userMayTranscode)),
                 ])),
         ])
     }

@@ -111,6 +111,7 @@ extension TestServer {
         }
 
         if let response = userDataResponse(request) { return response }
+        if let response = transcodeResponse(request) { return response }
 
         // Everything below requires a token.
         let known: [[String]] = [
@@ -189,9 +190,20 @@ extension TestServer {
                 sources = sources.filter { $0.id == wanted }
             }
             let playSession = SplitMix64.hexID(seed: library.seed, label: "playsession-\(item.id)-\(allRequests.count)")
+            // A `DeviceProfile` in the body decides direct play or a transcode (`MediaInfoController` L116–216).
+            let deviceProfile = method == "POST" ? JSONValue.parse(request.body)?["DeviceProfile"] : nil
             return .json(
                 .object([
-                    JSONMember("MediaSources", .array(sources.map { JellyfinDTO.mediaSource($0, item: item) })),
+                    JSONMember(
+                        "MediaSources",
+                        .array(
+                            sources.map { source in
+                                let dto = JellyfinDTO.mediaSource(source, item: item)
+                                guard let deviceProfile else { return dto }
+                                return applyingProfile(
+                                    dto, source: source, item: item, profile: deviceProfile,
+                                    playSession: playSession, request: request)
+                            })),
                     JSONMember("PlaySessionId", .string(playSession)),
                 ]))
         }

@@ -30,6 +30,9 @@ public struct TestLibrary: Sendable, Equatable {
     /// The user's `Policy.EnableContentDownloading`: without it Download answers 403 with an empty body before
     /// the item is looked up (`[Authorize(Policy = Policies.Download)]` on `LibraryController.GetDownload` L662).
     public var userMayDownload = true
+    /// The user's `Policy.EnableVideoPlaybackTranscoding`: without it PlaybackInfo still offers a transcode, and its
+    /// HLS stream copies the original video (`EncodingHelper.TryStreamCopy`, 10.11.11 L7129).
+    public var userMayTranscode = true
     /// The seed everything is derived from.
     public var seed: UInt64
     /// The two library views (CollectionFolders): movies first, then tvshows.

@@ -38,9 +38,76 @@ struct Select: AsyncParsableCommand {
                 + "in the order selected)."))
     var priority: Int?
 
+    @Option(
+        help: ArgumentHelp(
+            "Keep movies and episodes at this quality: original (default), 1080p, 720p or 480p. Originals that "
+                + "already fit are kept as they are; others are the server's transcode (H.264/AAC in MPEG-TS)."))
+    var quality: String?
+
+    @Option(name: .customLong("max-bitrate"), help: "A transcode's highest bit rate (3M, 1500k); with no preset.")
+    var maxBitrate: String?
+
+    @Option(name: .customLong("video-codec"), help: "A transcode's video codec: h264 (default) or hevc.")
+    var videoCodec: String?
+
+    @Option(name: .customLong("audio-codec"), help: "A transcode's audio codec: aac (default), mp3 or ac3.")
+    var audioCodec: String?
+
+    @Option(help: "A transcode's container: ts (the segments as they come; mp4 and mkv would need a remux).")
+    var container: String?
+
     @OptionGroup var rootOptions: RootOptions
 
+    /// The quality asked for: nil for the original.
+    func chosenQuality() throws -> Quality? {
+        let caps = maxBitrate != nil || videoCodec != nil || audioCodec != nil || container != nil
+        var chosen: Quality?
+        switch quality?.lowercased() {
+        case nil, "original"?:
+            if quality != nil, caps { throw ValidationError("--quality original takes no caps") }
+            guard caps else { return nil }
+            guard let maxBitrate else { throw ValidationError("give --max-bitrate (or a --quality preset)") }
+            guard let bits = Quality.bitrate(maxBitrate) else {
+                throw ValidationError("\(maxBitrate.debugDescription) is not a bit rate (examples: 3M, 1500k)")
+            }
+            chosen = Quality(maxBitrate: bits)
+        case let name?:
+            guard let preset = Quality.presets[name] else {
+                throw ValidationError("\(name.debugDescription) is not a quality: original, 1080p, 720p or 480p")
+            }
+            chosen = preset
+            if let maxBitrate {
+                guard let bits = Quality.bitrate(maxBitrate) else {
+                    throw ValidationError("\(maxBitrate.debugDescription) is not a bit rate (examples: 3M, 1500k)")
+                }
+                chosen?.maxBitrate = bits
+                chosen?.preset = nil
+            }
+        }
+        if let videoCodec {
+            guard Quality.videoCodecs.contains(videoCodec.lowercased()) else {
+                throw ValidationError("--video-codec takes h264 or hevc")
+            }
+            chosen?.videoCodec = videoCodec.lowercased()
+            chosen?.preset = nil
+        }
+        if let audioCodec {
+            guard Quality.audioCodecs.contains(audioCodec.lowercased()) else {
+                throw ValidationError("--audio-codec takes aac, mp3 or ac3")
+            }
+            chosen?.audioCodec = audioCodec.lowercased()
+            chosen?.preset = nil
+        }
+        if let container, container.lowercased() != "ts" {
+            throw ValidationError(
+                "--container \(container) would need a remux with ffmpeg, which mediasync does not do yet: a transcode "
+                    + "is kept as MPEG-TS (.ts), which every player reads")
+        }
+        return chosen
+    }
+
     func validate() throws {
+        _ = try chosenQuality()
         guard SafeName.id(id) != nil else { throw ValidationError("\(id.debugDescription) is not an item id") }
         if season != nil && kind != .series { throw ValidationError("--season applies to a series") }
         if let nextUnplayed, nextUnplayed < 1 { throw ValidationError("--next-unplayed must be at least 1") }
@@ -80,7 +147,8 @@ struct Select: AsyncParsableCommand {
                 Selection(
                     id: id, kind: kind, allVersions: allVersions, season: season, nextUnplayed: nextUnplayed,
                     name: name, addedAt: ISO8601DateFormatter().string(from: Date()), priority: priority,
-                    deletePlayedAfter: deletePlayed ? after.flatMap(TimeText.duration) ?? 86_400 : nil))
+                    deletePlayedAfter: deletePlayed ? after.flatMap(TimeText.duration) ?? 86_400 : nil,
+                    quality: try chosenQuality()))
             print("Selected \(kind.rawValue) \(name ?? id). Run `mediasync sync` to download it.")
         }
     }
@@ -134,6 +202,7 @@ struct Selections: AsyncParsableCommand {
                             options.append("played leave after \(TimeText.format(duration: after))")
                         }
                         if let priority = selection.priority { options.append("priority \(priority)") }
+                        options.append("quality \(selection.quality?.description ?? "original")")
                         return [
                             selection.id, selection.kind.rawValue, selection.name ?? "",
                             options.joined(separator: ", "),

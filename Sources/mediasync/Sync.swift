@@ -31,6 +31,9 @@ struct Sync: AsyncParsableCommand {
     @Flag(name: .customLong("no-budget"), help: "Ignore the stored budget for this run.")
     var noBudget = false
 
+    @Option(help: "Server transcodes fetched at once (default 1: one encoding at a time on the server).")
+    var transcodes = 1
+
     @Flag(help: "Print the plan (with --dry-run) or the result as one JSON document.")
     var json = false
 
@@ -46,6 +49,7 @@ struct Sync: AsyncParsableCommand {
             throw ValidationError("\(budget.debugDescription) is not a size (examples: 200G, 1.5T, 500MB)")
         }
         if budget != nil && noBudget { throw ValidationError("--budget and --no-budget exclude each other") }
+        if transcodes < 1 || transcodes > 8 { throw ValidationError("--transcodes takes 1 to 8") }
     }
 
     func run() async throws {
@@ -64,7 +68,9 @@ struct Sync: AsyncParsableCommand {
             let log = EventLog(format: logFormat, quiet: quiet || json, console: console)
             let limit = noBudget ? nil : try budget.flatMap(ByteCount.parse) ?? StoredBudget.read(mirror.index)
             let report = try await sync.run(
-                options: SyncOptions(delete: delete, dryRun: dryRun, maxDelete: maxDelete, budget: limit), only: only,
+                options: SyncOptions(
+                    delete: delete, dryRun: dryRun, maxDelete: maxDelete, budget: limit, transcodes: transcodes),
+                only: only,
                 progress: progress,
                 events: { log.record($0) })
             console.clearLine()

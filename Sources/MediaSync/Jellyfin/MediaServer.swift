@@ -1,3 +1,4 @@
+import MediaSyncCore
 import MediaSyncServer
 
 /// What a Jellyfin mirror needs from the server. ``JellyfinClient`` provides it.
@@ -23,6 +24,15 @@ public protocol MediaServer: Sendable {
     func playStateRoutes() async -> PlayStateRoutes
     /// Sends one change of the user's play state of an item.
     func send(_ change: PlayStateChange, itemId: String, routes: PlayStateRoutes) async throws
+    /// What the server would send of a version under a `DeviceProfile`: the original, or an HLS transcode.
+    func playbackOffer(itemId: String, mediaSourceId: String, profile: JSONValue, maxBitrate: Int) async throws
+        -> TranscodeOffer
+    /// Reads a small answer (a playlist) at an absolute URL on the server.
+    func read(url: String, what: String) async throws -> [UInt8]
+    /// Stops the server's encoding of a play session.
+    func stopEncoding(playSessionId: String) async throws
+    /// Whether the user may have video transcoded (`Policy.EnableVideoPlaybackTranscoding`); nil when unknown.
+    func userMayTranscode() async -> Bool?
 }
 
 extension JellyfinClient: MediaServer {

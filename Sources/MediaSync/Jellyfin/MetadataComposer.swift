@@ -118,7 +118,8 @@ public enum MetadataComposer {
     private static func versionInfos(_ entries: [IndexEntry], itemId: String?) -> [VersionInfo] {
         entries.sorted { ($0.versionId ?? "") < ($1.versionId ?? "") }.map { entry in
             VersionInfo(
-                versionId: entry.versionId ?? entry.file.itemId, container: entry.container ?? "bin", isStatic: true,
+                versionId: entry.versionId ?? entry.file.itemId, container: entry.container ?? "bin",
+                isStatic: !(entry.validator ?? "").hasPrefix(Quality.transcodeValidatorPrefix),
                 mediaSourceId: entry.mediaSourceId, downloadDate: entry.downloadedAt, taskId: entry.taskId,
                 itemId: itemId)
         }

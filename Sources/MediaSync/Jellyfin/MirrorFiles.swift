@@ -10,7 +10,7 @@ public enum MirrorFiles {
     public static func files(for items: MirrorItems, server: any MediaServer) -> (
         files: [RemoteFile], rejected: [String]
     ) {
-        var builder = Builder(server: server)
+        var builder = Builder(server: server, qualities: items.qualities)
         for movie in items.movies {
             let id = movie.item.id
             for version in movie.versions {
@@ -68,6 +68,7 @@ public enum MirrorFiles {
 
     private struct Builder {
         let server: any MediaServer
+        let qualities: [String: Quality]
         var files: [RemoteFile] = []
         var rejected: [String] = []
         var keys = Set<FileKey>()
@@ -82,9 +83,12 @@ public enum MirrorFiles {
 
         mutating func media(item: BaseItem, version: MediaSource, path: (String, String) -> String) {
             let versionId = LibraryLayout.versionId(itemId: item.id, mediaSourceId: version.id)
-            let fileExtension = MediaExtension.fromContainer(version.container ?? item.container)
+            let quality = qualities[item.id]
+            // A transcode is planned as the container it will have, its size as bit rate × runtime; the quality is
+            // in its signature, so a changed quality fetches it again and an unchanged one costs no request.
+            let fileExtension = quality?.container ?? MediaExtension.fromContainer(version.container ?? item.container)
             let mediaPath = path(versionId, fileExtension)
-            let signature = MirrorFiles.signature(of: version)
+            let signature = MirrorFiles.signature(of: version) + (quality.map { "|" + $0.signature } ?? "")
             do {
                 let url = try server.downloadURL(mediaSourceId: versionId)
                 // `Size` comes from the server's database and can be stale (a file replaced before the server's next
@@ -92,8 +96,9 @@ public enum MirrorFiles {
                 add(
                     RemoteFile(
                         key: .media(itemId: item.id, versionId: versionId), path: mediaPath, kind: .media,
-                        content: .download(url: url, expectedSize: version.size), signature: signature, itemId: item.id,
-                        versionId: versionId, essential: true))
+                        content: .download(url: url, expectedSize: quality == nil ? version.size : nil),
+                        signature: signature, itemId: item.id, versionId: versionId, essential: true,
+                        sizeHint: quality?.estimatedBytes(runtimeTicks: version.runTimeTicks ?? item.runTimeTicks)))
             } catch {
                 rejected.append("\(item.name ?? item.id): \(error)")
                 return

@@ -27,6 +27,9 @@ public struct MirrorItems: Sendable, Equatable {
     public var released: Set<String> = []
     /// Played items of `--delete-played` selections kept for now (grace period, or not yet on the server).
     public var keptPlayed: Set<String> = []
+    /// The quality each movie and episode of a quality-capped selection is kept at (by item id); absent: the
+    /// original.
+    public var qualities: [String: Quality] = [:]
 
     public init(movies: [MovieEntry] = [], series: [SeriesEntry] = [], rejected: [String] = []) {
         self.movies = movies

@@ -25,11 +25,15 @@ public struct Selection: Codable, Equatable, Sendable {
     /// Played items of this selection leave this long after they were played (and once the server has their
     /// played state), without `--delete`; nil keeps them.
     public var deletePlayedAfter: TimeInterval?
+    /// The quality its movies and episodes are kept at; nil for the original files.
+    public var quality: Quality?
 
     public init(
         id: String, kind: Kind, allVersions: Bool = false, season: Int? = nil, nextUnplayed: Int? = nil,
-        name: String? = nil, addedAt: String, priority: Int? = nil, deletePlayedAfter: TimeInterval? = nil
+        name: String? = nil, addedAt: String, priority: Int? = nil, deletePlayedAfter: TimeInterval? = nil,
+        quality: Quality? = nil
     ) {
+        self.quality = quality
         self.priority = priority
         self.deletePlayedAfter = deletePlayedAfter
         self.id = id

@@ -69,12 +69,23 @@ public struct SelectionExpander: Sendable {
             counter += 1
             if result.ranks[id] == nil { result.ranks[id] = BudgetRank(group: group, order: counter) }
         }
-        func rank(movie entry: MovieEntry, group: Int) { rank(entry.item.id, group: group) }
+        // The first selection that names an item decides its rank and its quality (selections come by priority).
+        func rank(movie entry: MovieEntry, group: Int) {
+            if result.ranks[entry.item.id] == nil, let quality = selections[group].quality {
+                result.qualities[entry.item.id] = quality
+            }
+            rank(entry.item.id, group: group)
+        }
         func rank(series entry: SeriesEntry, group: Int) {
             rank(entry.series.id, group: group)
             for season in entry.seasons {
                 if let item = season.season { rank(item.id, group: group) }
-                for episode in season.episodes { rank(episode.item.id, group: group) }
+                for episode in season.episodes {
+                    if result.ranks[episode.item.id] == nil, let quality = selections[group].quality {
+                        result.qualities[episode.item.id] = quality
+                    }
+                    rank(episode.item.id, group: group)
+                }
             }
         }
         for (group, selection) in selections.enumerated() {

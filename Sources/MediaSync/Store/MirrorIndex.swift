@@ -137,6 +137,7 @@ public final class MirrorIndex: Sendable {
                     ALTER TABLE selection ADD COLUMN priority INTEGER;
                     ALTER TABLE selection ADD COLUMN deletePlayedAfter INTEGER;
                     ALTER TABLE podcast ADD COLUMN deletePlayedAfter INTEGER;
+                    ALTER TABLE selection ADD COLUMN quality TEXT;
                     CREATE TABLE setting (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL);
                     """)
         }
@@ -169,10 +170,13 @@ public final class MirrorIndex: Sendable {
             ).compactMap { row -> Selection? in
                 guard let kind = Selection.Kind(rawValue: row["kind"]) else { return nil }
                 let seconds: Int64? = row["deletePlayedAfter"]
+                let quality = (row["quality"] as String?).flatMap {
+                    try? JSONDecoder().decode(Quality.self, from: Data($0.utf8))
+                }
                 return Selection(
                     id: row["id"], kind: kind, allVersions: row["allVersions"], season: row["season"],
                     nextUnplayed: row["nextUnplayed"], name: row["name"], addedAt: row["addedAt"],
-                    priority: row["priority"], deletePlayedAfter: seconds.map { TimeInterval($0) })
+                    priority: row["priority"], deletePlayedAfter: seconds.map { TimeInterval($0) }, quality: quality)
             }
         }
     }
@@ -185,13 +189,15 @@ public final class MirrorIndex: Sendable {
             try db.execute(
                 sql: """
                     INSERT OR REPLACE INTO selection
-                        (id, kind, allVersions, season, nextUnplayed, name, addedAt, priority, deletePlayedAfter)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        (id, kind, allVersions, season, nextUnplayed, name, addedAt, priority, deletePlayedAfter,
+                        quality)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [
                     selection.id, selection.kind.rawValue, selection.allVersions, selection.season,
                     selection.nextUnplayed, selection.name, selection.addedAt, selection.priority,
                     selection.deletePlayedAfter.map { Int64($0) },
+                    try selection.quality.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) },
                 ])
         }
     }

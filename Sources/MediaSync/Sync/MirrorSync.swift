@@ -216,7 +216,8 @@ public final class MirrorSync: Sendable {
         let entriesByKey = Dictionary(entries.map { ($0.file.key, $0) }, uniquingKeysWith: { first, _ in first })
         try execute(moves: plan, entries: entriesByKey, events: events, report: &report)
         try await download(
-            plan, placer: placer, entries: entriesByKey, progress: progress, events: events, report: &report)
+            plan, placer: placer, entries: entriesByKey, qualities: sources[.media]?.items?.qualities ?? [:],
+            transcodes: options.transcodes, progress: progress, events: events, report: &report)
         try executor.flush()
 
         // Phase 2: metadata, from what is now on disk.
@@ -542,12 +543,104 @@ public final class MirrorSync: Sendable {
         }
     }
 
+    /// Fetches the plan's downloads: first asks the server what it would send of each quality-capped version (the
+    /// original when it already fits), then fetches the files in one batch, then the transcodes, `transcodes` at a
+    /// time.
     private func download(
-        _ plan: SyncPlan, placer: FilePlacer, entries: [FileKey: IndexEntry],
+        _ plan: SyncPlan, placer: FilePlacer, entries: [FileKey: IndexEntry], qualities: [String: Quality],
+        transcodes: Int, progress: (@Sendable (BatchProgress) -> Void)?, events: (@Sendable (SyncEvent) -> Void)?,
+        report: inout SyncReport
+    ) async throws {
+        var files = plan.downloads
+        var jobs: [(file: RemoteFile, quality: Quality, offer: TranscodeOffer)] = []
+        if let server, !qualities.isEmpty {
+            var mayTranscode: Bool??
+            var kept: [RemoteFile] = []
+            for file in files {
+                guard file.kind == .media, Scope.of(key: file.key) == .media, let quality = qualities[file.itemId],
+                    let versionId = file.versionId
+                else {
+                    kept.append(file)
+                    continue
+                }
+                do {
+                    let offer = try await server.playbackOffer(
+                        itemId: file.itemId, mediaSourceId: versionId, profile: quality.deviceProfile,
+                        maxBitrate: quality.maxBitrate)
+                    if offer.directPlay {
+                        kept.append(file)
+                        continue
+                    }
+                    if mayTranscode == nil { mayTranscode = .some(await server.userMayTranscode()) }
+                    // The trap: without the permission 10.10/10.11 still offer a transcode whose stream copies the
+                    // original video. Said once per item, nothing fetched.
+                    if mayTranscode == .some(false) {
+                        throw SyncError.invalidInput(
+                            "this user may not have video transcoded (the server's "
+                                + "Policy.EnableVideoPlaybackTranscoding is off): the server would send the original, "
+                                + "not \(quality.description); nothing was placed")
+                    }
+                    jobs.append((file, quality, offer))
+                } catch let error as SyncError where error.isDiskFull {
+                    throw error
+                } catch {
+                    report.failed.append(SyncReport.Failure(path: file.path, message: "\(error)", essential: true))
+                    events?(SyncEvent(action: "failed", path: file.path, message: "\(error)", essential: true))
+                }
+            }
+            files = kept
+        }
+        try await downloadFiles(
+            files, placer: placer, entries: entries, progress: progress, events: events, report: &report)
+        guard let server, !jobs.isEmpty else { return }
+        let downloader = TranscodeDownloader(
+            server: server, client: client, options: transferOptions, root: root, executor: executor, now: now)
+        var start = 0
+        while start < jobs.count {
+            let batch = Array(jobs[start..<min(jobs.count, start + max(1, transcodes))])
+            start += batch.count
+            let outcomes = await withTaskGroup(of: (Int, Result<TranscodeDownloader.Placed, any Error>).self) { group in
+                for (position, job) in batch.enumerated() {
+                    group.addTask {
+                        do {
+                            return (
+                                position,
+                                .success(
+                                    try await downloader.fetch(
+                                        job.file, quality: job.quality, offer: job.offer,
+                                        previous: entries[job.file.key], progress: progress))
+                            )
+                        } catch {
+                            return (position, .failure(error))
+                        }
+                    }
+                }
+                var results: [(Int, Result<TranscodeDownloader.Placed, any Error>)] = []
+                for await result in group { results.append(result) }
+                return results.sorted { $0.0 < $1.0 }
+            }
+            for (position, outcome) in outcomes {
+                let file = batch[position].file
+                switch outcome {
+                case .success(let placed):
+                    report.downloaded.append(placed.path)
+                    report.bytesDownloaded += placed.bytes
+                    events?(SyncEvent(action: "downloaded", path: placed.path, bytes: placed.bytes))
+                case .failure(let error as SyncError) where error.isDiskFull:
+                    throw error
+                case .failure(let error):
+                    report.failed.append(SyncReport.Failure(path: file.path, message: "\(error)", essential: true))
+                    events?(SyncEvent(action: "failed", path: file.path, message: "\(error)", essential: true))
+                }
+            }
+        }
+    }
+
+    private func downloadFiles(
+        _ files: [RemoteFile], placer: FilePlacer, entries: [FileKey: IndexEntry],
         progress: (@Sendable (BatchProgress) -> Void)?,
         events: (@Sendable (SyncEvent) -> Void)?, report: inout SyncReport
     ) async throws {
-        let files = plan.downloads
         guard !files.isEmpty else { return }
         // The Jellyfin token goes with Jellyfin downloads only, never to a podcast's hosts.
         var serverHeaders = HTTPHeaders()
