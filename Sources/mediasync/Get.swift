@@ -30,6 +30,12 @@ struct Get: AsyncParsableCommand {
         help: ArgumentHelp("Send this header with every request.", valueName: "Name: value"))
     var headers: [String] = []
 
+    @Flag(
+        help: ArgumentHelp(
+            "The URL is an HLS playlist (master or media, VOD): save its segments joined as one MPEG-TS file "
+                + "(named after the playlist, or by the path after a tab in --input-file)."))
+    var hls = false
+
     @OptionGroup var transfer: TransferFlags
 
     @Flag(help: "Print only failures.")
@@ -68,6 +74,17 @@ struct Get: AsyncParsableCommand {
         let console = Console(quiet: quiet)
         var progress: (@Sendable (BatchProgress) -> Void)?
         if console.showsProgress { progress = { @Sendable update in console.show(update) } }
+        if hls {
+            guard list.count == 1, let entry = list.first else { throw ValidationError("--hls takes one playlist") }
+            try await reportingErrors {
+                let placed = try await URLDownload.hls(
+                    entry.url, into: outputDir, name: entry.path, headers: headers.compactMap(Get.parseHeader),
+                    configuration: transfer.httpConfiguration, options: transfer.options, progress: progress)
+                console.clearLine()
+                if !quiet { print("Saved \(placed.path) (\(ByteCount.format(placed.size))).") }
+            }
+            return
+        }
         let result: BatchResult
         do {
             result = try await URLDownload.run(

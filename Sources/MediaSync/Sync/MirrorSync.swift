@@ -564,9 +564,8 @@ public final class MirrorSync: Sendable {
                     continue
                 }
                 do {
-                    let offer = try await server.playbackOffer(
-                        itemId: file.itemId, mediaSourceId: versionId, profile: quality.deviceProfile,
-                        maxBitrate: quality.maxBitrate)
+                    let offer = try await TranscodeDownloader.offer(
+                        server: server, file: file, quality: quality, versionId: versionId)
                     if offer.directPlay {
                         kept.append(file)
                         continue

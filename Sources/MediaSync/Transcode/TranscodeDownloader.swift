@@ -12,10 +12,12 @@ import MediaSyncServer
 /// The master playlist is read and checked against the quality (its `CODECS` and `RESOLUTION`: a server that may
 /// not transcode for this user copies the original instead), then the media playlist (it must end, and stay on the
 /// server). The segments go through the transfer engine into a folder of their own in staging
-/// (`.mediasync/staging/transcode-<version>/`, with a manifest of the transcode they belong to), so a killed or
-/// failed run resumes at the first missing segment. Each must be MPEG-TS (sync byte 0x47). Joined in order into a
-/// staging file, flushed, the file is moved to its final path and recorded by the executor. The server's encoding
-/// is stopped whatever happens.
+/// (`.mediasync/staging/transcode-<version>/`, see ``HLSFetch``), so a killed or failed run resumes at the first
+/// missing segment. Joined in order into a staging file, flushed, the file is moved to its final path and recorded
+/// by the executor. The server's encoding is stopped whatever happens.
+///
+/// Asking the server what it would send (``offer(server:file:quality:versionId:)``) backs off while it answers
+/// busy (503), twice at most.
 struct TranscodeDownloader: Sendable {
     let server: any MediaServer
     let client: HTTPClient
@@ -24,9 +26,23 @@ struct TranscodeDownloader: Sendable {
     let executor: MirrorExecutor
     let now: @Sendable () -> Date
 
-    /// Segments fetched at once: ahead of the encoder by a few segments at most (Jellyfin restarts an encoding
-    /// asked for a segment far ahead of it, `DynamicHlsController`).
-    static let segmentsInFlight = 4
+    /// What the server would send of a version under the quality, asked up to three times while it answers busy.
+    static func offer(server: any MediaServer, file: RemoteFile, quality: Quality, versionId: String) async throws
+        -> TranscodeOffer
+    {
+        var delay: UInt64 = 500_000_000
+        for attempt in 1...3 {
+            do {
+                return try await server.playbackOffer(
+                    itemId: file.itemId, mediaSourceId: versionId, profile: quality.deviceProfile,
+                    maxBitrate: quality.maxBitrate)
+            } catch let error as JellyfinError where error.isRetryable && attempt < 3 {
+                try await Task.sleep(nanoseconds: delay)
+                delay *= 2
+            }
+        }
+        throw SyncError.invalidInput("the server stayed busy")
+    }
 
     struct Placed {
         var path: String
@@ -81,52 +97,15 @@ struct TranscodeDownloader: Sendable {
         // The segments' folder, kept across runs while it belongs to the same transcode.
         let name = "transcode-" + (SafeName.id(file.versionId ?? "") ?? SafeName.id(file.itemId) ?? "item")
         let folder = root.stagingDirectory + "/" + name
-        let manifest = "\(file.signature)\n\(segments.count)\n"
-        let manifestPath = folder + "/manifest"
-        if (try? String(contentsOfFile: manifestPath, encoding: .utf8)) != manifest {
-            try? FileManager.default.removeItem(atPath: folder)
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            try Data(manifest.utf8).write(to: URL(fileURLWithPath: manifestPath))
-        }
-        func segmentPath(_ index: Int) -> String {
-            let number = String(index)
-            return folder + "/" + String(repeating: "0", count: max(0, 6 - number.count)) + number + ".ts"
-        }
         var headers = HTTPHeaders()
         let auth = server.authorizationHeader
         headers.add(name: auth.name, value: auth.value)
-        let missing = urls.indices.filter { access(segmentPath($0), F_OK) != 0 }
-        let requests = missing.map {
-            TransferRequest(id: String($0), url: urls[$0], destination: segmentPath($0), headers: headers)
-        }
-        var segmentOptions = options
-        segmentOptions.concurrency = min(max(1, options.concurrency), TranscodeDownloader.segmentsInFlight)
-        segmentOptions.stagingDirectory = folder
-        segmentOptions.durable = false
-        if !requests.isEmpty {
-            let result = await TransferEngine(client: client, options: segmentOptions).download(
-                requests, progress: progress)
-            if let failed = result.failed.first, let error = failed.error {
-                if error.isFatal { throw SyncError.diskFull("\(error.description) (segment \(failed.request.id))") }
-                throw SyncError.invalidInput(
-                    "segment \((Int(failed.request.id) ?? 0) + 1) of \(segments.count) failed (\(error.description)); "
-                        + "\(segments.count - result.failed.count) are kept for the next sync")
-            }
-        }
-        // Every segment must be MPEG-TS: an HTML page or an error in its place is refused (and fetched again).
-        for index in urls.indices {
-            let first = try firstBytes(segmentPath(index))
-            guard first.first == 0x47 else {
-                unlink(segmentPath(index))
-                let start = String(decoding: first.prefix(16), as: UTF8.self).debugDescription
-                throw SyncError.invalidInput(
-                    "segment \(index + 1) of \(segments.count) is not MPEG-TS (it starts with \(start)); nothing placed"
-                )
-            }
-        }
+        let fetch = HLSFetch(client: client, options: options, headers: headers)
+        let parts = try await fetch.download(
+            urls, into: folder, manifest: "\(file.signature)\n\(segments.count)\n", progress: progress)
         // Joined in order into one staging file, then placed and recorded through the executor.
         let joined = root.stagingDirectory + "/\(name).joining"
-        let bytes = try join(urls.indices.map(segmentPath), into: joined)
+        let bytes = try fetch.join(parts, into: joined)
         let relative = ".mediasync/staging/\(name).joining"
         let stem = file.path.lastIndex(of: ".").map { String(file.path[..<$0]) } ?? file.path
         let path = stem + "." + quality.container
@@ -147,51 +126,5 @@ struct TranscodeDownloader: Sendable {
         }
         try? FileManager.default.removeItem(atPath: folder)
         return Placed(path: path, bytes: bytes)
-    }
-
-    private func firstBytes(_ path: String) throws -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw SyncError.fileSystem("cannot read \(path)", errno) }
-        defer { close(fd) }
-        var buffer = [UInt8](repeating: 0, count: 16)
-        let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        return Array(buffer.prefix(max(0, count)))
-    }
-
-    /// Appends the files in order into `target` (flushed when durable); returns its size.
-    private func join(_ parts: [String], into target: String) throws -> Int64 {
-        let out = open(target, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard out >= 0 else { throw SyncError.fileSystem("cannot create \(target)", errno) }
-        var total: Int64 = 0
-        var buffer = [UInt8](repeating: 0, count: 1 << 20)
-        do {
-            defer { close(out) }
-            for part in parts {
-                let input = open(part, O_RDONLY | O_CLOEXEC)
-                guard input >= 0 else { throw SyncError.fileSystem("cannot read \(part)", errno) }
-                defer { close(input) }
-                while true {
-                    let count = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
-                    if count < 0, errno == EINTR { continue }
-                    guard count >= 0 else { throw SyncError.fileSystem("cannot read \(part)", errno) }
-                    if count == 0 { break }
-                    var offset = 0
-                    while offset < count {
-                        let written = buffer.withUnsafeBytes {
-                            write(out, $0.baseAddress?.advanced(by: offset), count - offset)
-                        }
-                        if written < 0, errno == EINTR { continue }
-                        guard written > 0 else { throw SyncError.fileSystem("cannot write \(target)", errno) }
-                        offset += written
-                    }
-                    total += Int64(count)
-                }
-            }
-            if options.durable, fsync(out) != 0 { throw SyncError.fileSystem("cannot flush \(target)", errno) }
-        } catch {
-            unlink(target)
-            throw error
-        }
-        return total
     }
 }

@@ -49,6 +49,34 @@ public enum URLDownload {
         return await engine.download(requests, progress: progress)
     }
 
+    /// Saves an HLS VOD stream (a master or media playlist at `url`) as one MPEG-TS file in `folder`: named `name`
+    /// (a safe relative path) or after the playlist (`master.m3u8` → `master.ts`). Segments wait in
+    /// `folder/.mediasync-staging` and resume on the next run. Returns the path and size of the file placed.
+    /// - Throws: ``ListError`` for an unusable name; ``SyncError`` and HTTP errors for the stream.
+    public static func hls(
+        _ url: String, into folder: String, name: String?, headers: [(name: String, value: String)],
+        configuration: HTTPClientConfiguration, options: TransferOptions,
+        progress: (@Sendable (BatchProgress) -> Void)? = nil
+    ) async throws -> (path: String, size: Int64) {
+        let root = URL(fileURLWithPath: folder).standardizedFileURL.path
+        let base = fileName(for: url).map { $0.hasSuffix(".m3u8") ? String($0.dropLast(5)) + ".ts" : $0 + ".ts" }
+        guard let file = name.map(relativePath) ?? base else {
+            throw ListError(
+                description: "cannot save \(url) as \(name ?? "its last path segment"): not a safe relative path")
+        }
+        var extra = HTTPHeaders()
+        for (name, value) in headers { extra.add(name: name, value: value) }
+        let destination = root + "/" + file
+        try FileManager.default.createDirectory(
+            atPath: (destination as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        let staging = root + "/.mediasync-staging"
+        try FileManager.default.createDirectory(atPath: staging, withIntermediateDirectories: true)
+        let size = try await HLSDownload.run(
+            url: url, destination: destination, staging: staging, client: HTTPClient(configuration: configuration),
+            options: options, headers: extra, progress: progress)
+        return (destination, size)
+    }
+
     /// A relative path inside the output folder; nil for absolute paths, `..`, `.`, empty or NUL-bearing parts.
     public static func relativePath(_ text: String) -> String? {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
