@@ -7,8 +7,8 @@
 #               flight, segments in staging, joined and placed; durable: the joined file is fsynced)
 #   anchor:     `curl --parallel --parallel-max 4` of the same segment list into files, then `cat` into one file
 #               (durable: followed by `sync FILE`)
-# Both outputs are compared byte for byte. Prints medians, the ratio anchor/mediasync (>= 1.0: mediasync is at
-# least as fast), mediasync's peak RSS, and the time from a kill (SIGKILL once half the segments are in staging) to
+# Both outputs are compared byte for byte; every timed run starts after a `sync` (nothing dirty left by the last). Prints medians, the ratio anchor/mediasync (>= 1.0: mediasync is at
+# least as fast), mediasync's peak RSS, and the time from a kill (SIGKILL once half the segments are joined in staging) to
 # the resumed completion against a fresh start.
 # Environment: SEGMENTS (400), SEGMENT_MB (2), ROUNDS (3), MEDIASYNC_BIN_DIR (use these binaries, else a release
 #   build in SWIFT_SCRATCH, default <repo>/.build-benchsync), BENCH_KEEP=1 keeps the scratch folder.
@@ -92,8 +92,10 @@ curl_config="$work/curl.cfg"
 : >"$curl_config"
 for i in $(seq 0 $((SEGMENTS - 1))); do printf 'url = "%s/%d.ts"\noutput = "%s/anchor/%06d.ts"\n' "$base" "$i" "$work" "$i" >>"$curl_config"; done
 
+# Each timed run starts with nothing dirty in the page cache (the previous run's files written back, untimed).
 run_anchor() {
     rm -rf "$work/anchor" "$work/anchor.ts"; mkdir -p "$work/anchor"
+    sync
     local t0; t0=$(ms_now_ns)
     curl -fsS --no-progress-meter --parallel --parallel-max 4 -K "$curl_config"
     cat "$work"/anchor/*.ts >"$work/anchor.ts"
@@ -102,6 +104,7 @@ run_anchor() {
 }
 run_mediasync() {
     rm -rf "$work/out"; mkdir -p "$work/out"
+    sync
     local t0; t0=$(ms_now_ns)
     /usr/bin/time -f %M -o "$work/rss" "$ms" get --hls "$base/master.m3u8" --output-dir "$work/out" --quiet
     ms_ms_since "$t0"
@@ -120,14 +123,16 @@ rm -rf "$work/out"; mkdir -p "$work/out"
 "$ms" get --hls "$base/master.m3u8" --output-dir "$work/out" --quiet &
 pid=$!
 half=$((SEGMENTS / 2))
+joined_count() { { cat "$work"/out/.mediasync-staging/hls-*/joined.mark 2>/dev/null || true; } | awk 'NR == 1 {print $1}'; }
 while kill -0 "$pid" 2>/dev/null; do
-    have=$( (find "$work/out/.mediasync-staging" -name '[0-9]*.ts' 2>/dev/null || true) | wc -l)
-    [ "$have" -ge "$half" ] && break
+    have=$(joined_count); [ "${have:-0}" -ge "$half" ] && break
     sleep 0.02
 done
 kill -9 "$pid" 2>/dev/null || true
 wait "$pid" 2>/dev/null || true
-kept=$( (find "$work/out/.mediasync-staging" -name '[0-9]*.ts' 2>/dev/null || true) | wc -l)
+kept=$(joined_count); kept=${kept:-0}
+[ -e "$work/out/master.ts" ] && { ms_log "the kill came too late (the file was placed)"; exit 1; }
+sync
 t0=$(ms_now_ns)
 "$ms" get --hls "$base/master.m3u8" --output-dir "$work/out" --quiet
 resumed=$(ms_ms_since "$t0")

@@ -58,23 +58,20 @@ import Testing
         sandbox.server.transcodes.segmentDelay = 0.3
         let staging = sandbox.folder + "/mirror/.mediasync/staging/transcode-\(movie.mediaSources[0].id)"
         let (process, out, err) = try CommandRunner.start(["sync"], environment: sandbox.environment)
-        // Killed once some segments are in staging (waiting on the files, not on a clock).
-        var held = 0
-        while process.isRunning, held < 3 {
-            held =
-                ((try? FileManager.default.contentsOfDirectory(atPath: staging)) ?? []).filter {
-                    $0.hasSuffix(".ts")
-                }.count
-            usleep(10_000)
+        // Killed once three segments are joined in staging (waiting on the mark, not on a clock).
+        func joinedCount() -> Int {
+            let mark = (try? String(contentsOfFile: staging + "/joined.mark", encoding: .utf8)) ?? ""
+            return Int(mark.split(separator: " ").first ?? "") ?? 0
         }
+        while process.isRunning, joinedCount() < 3 { usleep(10_000) }
         kill(process.processIdentifier, SIGKILL)
         _ = try await CommandRunner.wait(process, out, err)
-        let keptNames = ((try? FileManager.default.contentsOfDirectory(atPath: staging)) ?? []).filter {
-            $0.hasSuffix(".ts")
+        let joined = joinedCount()
+        let ahead = ((try? FileManager.default.contentsOfDirectory(atPath: staging)) ?? []).compactMap {
+            $0.hasSuffix(".ts") && $0 != "joined.ts" ? Int($0.dropLast(3)) : nil
         }
-        let kept = keptNames.count
-        let keptIndices = Set(keptNames.compactMap { Int($0.dropLast(3)) })
-        #expect(kept >= 3 && kept < 10, "\(kept) segments kept")
+        let keptIndices = Set(0..<joined).union(ahead)
+        #expect(joined >= 3 && keptIndices.count < 10, "\(joined) joined, \(ahead) ahead")
         let path = sandbox.folder + "/mirror/Downloads/\(movie.id)/\(movie.id)-\(movie.mediaSources[0].id).ts"
         #expect(!FileManager.default.fileExists(atPath: path))
 

@@ -101,12 +101,12 @@ struct TranscodeDownloader: Sendable {
         let auth = server.authorizationHeader
         headers.add(name: auth.name, value: auth.value)
         let fetch = HLSFetch(client: client, options: options, headers: headers)
-        let parts = try await fetch.download(
+        let joinedFile = try await fetch.download(
             urls, into: folder, manifest: "\(file.signature)\n\(segments.count)\n", progress: progress)
-        // Joined in order into one staging file, then placed and recorded through the executor.
-        let joined = root.stagingDirectory + "/\(name).joining"
-        let bytes = try fetch.join(parts, into: joined)
-        let relative = ".mediasync/staging/\(name).joining"
+        // The joined file is moved to its final path and recorded through the executor.
+        let bytes = joinedFile.size
+        let joined = joinedFile.path
+        let relative = ".mediasync/staging/\(name)/joined.ts"
         let stem = file.path.lastIndex(of: ".").map { String(file.path[..<$0]) } ?? file.path
         let path = stem + "." + quality.container
         if let previous, previous.file.path != path {
