@@ -45,6 +45,15 @@ import Testing
             #expect(report.failed.isEmpty, "\(report.failed)")
             let path = "Downloads/\(movie.id)/\(movie.id)-\(movie.mediaSources[0].id).ts"
             #expect(fixture.bytes(path) == Self.expected(movie, server: fixture.server))
+            // The golden tree: seed 000's layout with the transcode as the version, its external subtitle beside it.
+            let version = "\(movie.id)-\(movie.mediaSources[0].id)"
+            #expect(
+                fixture.tree()
+                    == [
+                        "Downloads/\(movie.id)/\(version).2.eng.srt", "Downloads/\(movie.id)/\(version).ts",
+                        "Downloads/\(movie.id)/Images/Backdrop.jpeg", "Downloads/\(movie.id)/Images/Primary.jpeg",
+                        "Downloads/\(movie.id)/metadata.json",
+                    ].sorted())
             // Only the primary version, and nothing of it left in staging.
             #expect(fixture.tree().filter { $0.hasSuffix(".ts") || $0.hasSuffix(".mkv") } == [path])
             let staging = (try? FileManager.default.contentsOfDirectory(atPath: fixture.root.stagingDirectory)) ?? []
@@ -87,6 +96,14 @@ import Testing
             #expect(report.failed.isEmpty, "\(report.failed)")
             let path = "Downloads/\(movie.id)/\(movie.id)-\(movie.mediaSources[0].id).mkv"
             #expect(fixture.bytes(path) == library.mediaBytes(forMediaSourceId: movie.mediaSources[0].id))
+            let version = "\(movie.id)-\(movie.mediaSources[0].id)"
+            #expect(
+                fixture.tree()
+                    == [
+                        "Downloads/\(movie.id)/\(version).2.eng.srt", path,
+                        "Downloads/\(movie.id)/Images/Backdrop.jpeg",
+                        "Downloads/\(movie.id)/Images/Primary.jpeg", "Downloads/\(movie.id)/metadata.json",
+                    ].sorted())
             let versions = fixture.json("Downloads/\(movie.id)/metadata.json")?["versions"] as? [[String: Any]]
             #expect(versions?.first?["isStatic"] as? Bool == true)
             #expect(fixture.server.requests(to: "/Items/\(movie.id)/PlaybackInfo").map(\.method) == ["POST"])
