@@ -25,12 +25,25 @@ struct PlayStateSync {
         let (latest, superseded) = PlayStatePlanner.latestPending(try index.playEvents(state: .pending))
         try index.settle(superseded.map { ($0.seq, .superseded, "replaced by a later event before it was sent") })
         guard !latest.isEmpty else { return outcome }
-        let states: [String: ServerPlayState]
+        var states: [String: ServerPlayState]
+        var unknown = Set<String>()
         do {
             let found = try await server.existingItems(ids: latest.map(\.itemId), below: nil)
             states = Dictionary(
                 found.map { ($0.id.lowercased(), ServerPlayState($0.userData) ?? ServerPlayState(played: false)) },
                 uniquingKeysWith: { first, _ in first })
+            // An item the batch answer left out is asked for alone: only a 404 drops its mark (a short answer is no
+            // proof that an item is gone).
+            for event in latest where states[event.itemId.lowercased()] == nil {
+                do {
+                    let item = try await server.item(id: event.itemId)
+                    states[event.itemId.lowercased()] = ServerPlayState(item.userData) ?? ServerPlayState(played: false)
+                } catch let error as JellyfinError where error.kind == .notFound {
+                    continue
+                } catch {
+                    unknown.insert(event.itemId)
+                }
+            }
         } catch {
             outcome.failures.append(
                 "play state of \(latest.count) items not sent (\(error)); kept for the next sync")
@@ -40,6 +53,12 @@ struct PlayStateSync {
         var settled: [(seq: Int64, state: PlayEvent.State, note: String?)] = []
         defer { try? index.settle(settled) }
         for event in latest {
+            if unknown.contains(event.itemId) {
+                outcome.failures.append(
+                    "the server could not say whether item \(event.itemId) still exists; its "
+                        + "\(event.kind.rawValue) state is kept for the next sync")
+                continue
+            }
             let (time, clamped) = PlayStatePlanner.sendTime(event, now: now)
             if clamped {
                 outcome.lines.append(

@@ -420,6 +420,19 @@ public final class MirrorSync: Sendable {
     /// Lists the Jellyfin side. A failure to list leaves the media scope out of this run (nothing of it is
     /// fetched or deleted), unless only media was asked for, in which case it is thrown.
     private func mediaSource(only: Scope?, dryRun: Bool, report: inout SyncReport) async throws -> Source? {
+        // Play state recorded here goes first (even with nothing selected any more), so the listings show it; what
+        // could not be sent is applied over them (the next-unplayed window and the metadata see it all the same).
+        if let server, !dryRun {
+            do {
+                let pushed = try await PlayStateSync(index: index, server: server, now: now()).push()
+                report.playStateSent = pushed.sent
+                report.playState += pushed.lines
+                report.sourceErrors += pushed.failures.map { "Jellyfin: \($0)" }
+            } catch let error as JellyfinError {
+                report.sourceErrors.append(
+                    "Jellyfin: play state not sent (\(error.description)); kept for the next sync")
+            }
+        }
         let selections = try index.selections()
         guard !selections.isEmpty else {
             // Nothing selected: whatever the mirror holds is left over.
@@ -432,14 +445,6 @@ public final class MirrorSync: Sendable {
             return nil
         }
         do {
-            // Play state recorded here goes first, so the listings show it; what could not be sent is applied over
-            // them (the next-unplayed window and the metadata see it all the same).
-            if !dryRun {
-                let pushed = try await PlayStateSync(index: index, server: server, now: now()).push()
-                report.playStateSent = pushed.sent
-                report.playState += pushed.lines
-                report.sourceErrors += pushed.failures.map { "Jellyfin: \($0)" }
-            }
             let pending = PlayStatePlanner.latestPending(try index.playEvents(state: .pending)).latest
             if dryRun, !pending.isEmpty {
                 report.planned += pending.map {
