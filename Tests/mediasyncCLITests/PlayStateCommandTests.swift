@@ -166,3 +166,40 @@ import Testing
         #expect(output.stderr.contains("mpv is not installed"))
     }
 }
+
+/// The whole story against each Jellyfin version the test server models (issue 10): sign in, browse, select,
+/// sync, a no-op sync, a played mark sent by the version's routes.
+@Suite struct EveryVersionCommandTests {
+    @Test(arguments: JellyfinProfile.allCases)
+    func theCommandsWorkAgainst(profile: JellyfinProfile) async throws {
+        let sandbox = try JellyfinCommandTests.Sandbox()
+        defer { sandbox.tearDown() }
+        sandbox.server.profile = profile
+        let login = try await sandbox.login()
+        #expect(login.status == 0, "\(login.stderr)")
+        #expect(login.stdout.contains(profile.version))
+        let browse = try await sandbox.run(["browse", "--json"])
+        #expect(browse.status == 0, "\(browse.stderr)")
+        let views = try JSONSerialization.jsonObject(with: Data(browse.stdout.utf8)) as? [[String: Any]] ?? []
+        #expect(views.count == 2)
+        let movie = sandbox.server.library.movies[0]
+        let series = sandbox.server.library.series[0]
+        #expect(try await sandbox.run(["select", "movie", movie.id]).status == 0)
+        #expect(try await sandbox.run(["select", "series", series.id, "--next-unplayed", "1"]).status == 0)
+        let sync = try await sandbox.run(["sync"])
+        #expect(sync.status == 0, "\(sync.stderr)")
+        #expect(
+            FileManager.default.fileExists(
+                atPath: sandbox.folder + "/mirror/Downloads/\(movie.id)/\(movie.id)-\(movie.mediaSources[0].id).mkv"))
+        #expect(try await sandbox.run(["sync"]).stdout.contains("Up to date"))
+        #expect(try await sandbox.run(["played", movie.id]).status == 0)
+        let pushed = try await sandbox.run(["sync"])
+        #expect(pushed.status == 0, "\(pushed.stderr)")
+        #expect(pushed.stdout.contains("Sent the play state of 1 items"))
+        #expect(sandbox.server.userData(of: movie.id)?.played == true)
+        let route =
+            profile == .v10_8
+            ? "/Users/\(sandbox.server.library.userId)/PlayedItems/\(movie.id)" : "/UserPlayedItems/\(movie.id)"
+        #expect(sandbox.server.requests(to: route).count == 1)
+    }
+}
