@@ -148,6 +148,24 @@ import Testing
         }
     }
 
+    @Test func aJoinedFileShorterThanItsMarkStartsAgain() async throws {
+        try await MirrorFixture.with(Self.library()) { fixture, library in
+            let movie = library.movies[0]
+            try Self.select(fixture, movie.id, quality: Self.p720)
+            fixture.server.inject(.status(500), path: Self.segmentPath(movie, 9), count: 100)
+            _ = try await fixture.sync()
+            let folder = fixture.root.stagingDirectory + "/transcode-\(movie.mediaSources[0].id)"
+            #expect(try String(contentsOfFile: folder + "/joined.mark", encoding: .utf8).hasPrefix("9 "))
+            // The joined file is lost (or cut): its mark must not make a file of zeros out of it.
+            try FileManager.default.removeItem(atPath: folder + "/joined.ts")
+            fixture.server.clearFaults()
+            let report = try await fixture.sync()
+            #expect(report.failed.isEmpty, "\(report.failed)")
+            let path = "Downloads/\(movie.id)/\(movie.id)-\(movie.mediaSources[0].id).ts"
+            #expect(fixture.bytes(path) == Self.expected(movie, server: fixture.server))
+        }
+    }
+
     struct Lie: Sendable, CustomTestStringConvertible {
         var name: String
         var message: String

@@ -93,8 +93,14 @@ struct HLSFetch: Sendable {
         guard fd >= 0 else { throw SyncError.fileSystem("cannot create \(joinedPath)", errno) }
         defer { close(fd) }
         // What a killed run joined: cut back to its mark (bytes past it may be a segment half appended).
+        // A joined file shorter than its mark (lost, or cut) starts again from nothing: truncating cannot lengthen it.
         var (next, size) = HLSFetch.readMark(markPath)
-        if next > urls.count || ftruncate(fd, off_t(size)) != 0 { (next, size) = (0, 0) }
+        var info = stat()
+        if next > urls.count || fstat(fd, &info) != 0 || Int64(info.st_size) < size
+            || ftruncate(fd, off_t(size)) != 0
+        {
+            (next, size) = (0, 0)
+        }
         if size == 0 { _ = ftruncate(fd, 0) }
         let join = Join(fd: fd, markPath: markPath, paths: paths, next: next, size: size)
         join.advance()

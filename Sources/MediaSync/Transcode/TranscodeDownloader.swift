@@ -105,7 +105,6 @@ struct TranscodeDownloader: Sendable {
             urls, into: folder, manifest: "\(file.signature)\n\(segments.count)\n", progress: progress)
         // The joined file is moved to its final path and recorded through the executor.
         let bytes = joinedFile.size
-        let joined = joinedFile.path
         let relative = ".mediasync/staging/\(name)/joined.ts"
         let stem = file.path.lastIndex(of: ".").map { String(file.path[..<$0]) } ?? file.path
         let path = stem + "." + quality.container
@@ -118,12 +117,8 @@ struct TranscodeDownloader: Sendable {
             versionId: file.versionId, mediaSourceId: file.versionId, container: quality.container,
             downloadedAt: executor.timestampNow(now()), taskId: executor.newTaskId(),
             validator: Quality.transcodeValidatorPrefix + quality.signature)
-        do {
-            try executor.move(relative, as: entry)
-        } catch {
-            unlink(joined)
-            throw error
-        }
+        // A failed move keeps the joined file and its mark: the next run places it without fetching again.
+        try executor.move(relative, as: entry)
         try? FileManager.default.removeItem(atPath: folder)
         return Placed(path: path, bytes: bytes)
     }
