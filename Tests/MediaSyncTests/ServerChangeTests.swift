@@ -83,4 +83,25 @@ import Testing
             #expect(report.written.contains("Downloads/\(movie.id)/metadata.json"))
         }
     }
+
+    /// Issue 10, 8: an item saved again on the server (a subtitle downloader replaced its subtitle) fetches its
+    /// external subtitles again, never its media; an unchanged item fetches nothing.
+    @Test func subtitlesFollowTheirItemsEtag() async throws {
+        try await MirrorFixture.with { fixture, library in
+            let movie = library.movies[1]
+            try fixture.select(.movie, movie.id)
+            _ = try await fixture.sync()
+            let subtitle = try #require(fixture.tree().first { $0.contains(movie.id) && $0.hasSuffix(".srt") })
+            let quiet = try await fixture.sync()
+            #expect(quiet.downloaded.isEmpty)
+            fixture.server.updateLibrary { library in
+                if let index = library.items.firstIndex(where: { $0.id == movie.id }) {
+                    library.items[index].etag = "saved-again"
+                }
+            }
+            let report = try await fixture.sync()
+            #expect(report.downloaded == [subtitle])
+            #expect(report.written.contains("Downloads/\(movie.id)/metadata.json"))
+        }
+    }
 }

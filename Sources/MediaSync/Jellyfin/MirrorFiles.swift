@@ -55,6 +55,17 @@ public enum MirrorFiles {
         "etag:\(version.etag ?? "-")|size:\(version.size.map(String.init) ?? "-")"
     }
 
+    /// The signature of an external subtitle: the stream as listed, and its item's `Etag`. Subtitles change on the
+    /// server without the media (a subtitle downloader adds or replaces one, and the item is saved again): a
+    /// changed stream, or an item saved again, fetches the subtitle again, never the media.
+    public static func subtitleSignature(of stream: MediaStream, item: BaseItem) -> String {
+        let parts = [
+            stream.codec, stream.language, stream.title, stream.path, stream.isForced.map { $0 ? "forced" : "-" },
+            item.etag,
+        ]
+        return "sub:" + parts.map { $0 ?? "-" }.joined(separator: "|")
+    }
+
     /// The subtitle file format for a text subtitle codec, or nil for image-based or unknown codecs.
     static func subtitleFormat(codec: String?) -> String? {
         switch codec?.lowercased() {
@@ -115,8 +126,9 @@ public enum MirrorFiles {
                             mediaPath: mediaPath, streamIndex: index, language: stream.language,
                             forced: stream.isForced == true,
                             format: format),
-                        kind: .subtitle, content: .download(url: url, expectedSize: nil), signature: signature,
-                        itemId: item.id, versionId: versionId, essential: false))
+                        kind: .subtitle, content: .download(url: url, expectedSize: nil),
+                        signature: MirrorFiles.subtitleSignature(of: stream, item: item), itemId: item.id,
+                        versionId: versionId, essential: false))
             }
         }
 
