@@ -172,6 +172,7 @@ extension TestServer {
             guard let item = library.item(withId: TestServer.normalizeID(c[0])), !library.isInaccessible(item) else {
                 return .empty(404)
             }
+            if !item.isFolder && !item.mediaSources.isEmpty { counters.built(1) }
             return .json(JellyfinDTO.item(item, library: library, fields: [], allFields: true))
         }
         if let c = match(["shows", "*", "seasons"]), isGet {
@@ -356,6 +357,9 @@ extension TestServer {
         let lower = min(start, items.count)
         let upper = limit.map { min(items.count, lower + $0) } ?? items.count
         let slice = items[lower..<upper].map { JellyfinDTO.item($0, library: library, fields: fields) }
+        if fields.contains("mediasources") {
+            counters.built(items[lower..<upper].filter { !$0.isFolder && !$0.mediaSources.isEmpty }.count)
+        }
         return .json(JellyfinDTO.queryResult(slice, total: items.count, startIndex: start))
     }
 

@@ -82,6 +82,8 @@ public final class TestServer: @unchecked Sendable {
     let lock = NSLock()
     /// Transcoding: the encodings running, and the knobs of a slow or lying server.
     public let transcodes = TranscodeState()
+    /// The server's own work: media sources built (and their per-item cost).
+    public let counters = ServerCounters()
     /// Held while a request is matched against the faults and routed (see ``handle(_:)``).
     private let routingGate = NSLock()
     var state: State

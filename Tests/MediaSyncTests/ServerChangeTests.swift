@@ -104,4 +104,34 @@ import Testing
             #expect(report.written.contains("Downloads/\(movie.id)/metadata.json"))
         }
     }
+
+    /// Issue 10, 6: library listings are light; media sources are asked for by id only for items that are new or
+    /// whose Etag changed. A no-op sync makes the server build none.
+    @Test(arguments: [JellyfinProfile.v10_8, .v10_11])
+    func aNoOpSyncMakesTheServerBuildNoMediaSources(profile: JellyfinProfile) async throws {
+        try await MirrorFixture.with(.golden(), profile: profile) { fixture, library in
+            try fixture.select(.library, library.views[0].id)
+            try fixture.select(.library, library.views[1].id)
+            let first = try await fixture.sync()
+            #expect(first.failed.isEmpty, "\(first.failed)")
+            let videos = library.items.filter { !$0.isFolder && !$0.mediaSources.isEmpty && !$0.isAlternateVersion }
+            #expect(fixture.server.counters.mediaSourcesBuilt == videos.count)
+            let tree = fixture.tree()
+            fixture.server.counters.reset()
+            let quiet = try await fixture.sync()
+            #expect(quiet.changedNothing)
+            #expect(fixture.server.counters.mediaSourcesBuilt == 0)
+            // One item saved again: only its media sources are asked for.
+            let movie = library.movies[0]
+            fixture.server.updateLibrary { library in
+                if let index = library.items.firstIndex(where: { $0.id == movie.id }) {
+                    library.items[index].etag = "saved-again"
+                }
+            }
+            let changed = try await fixture.sync()
+            #expect(fixture.server.counters.mediaSourcesBuilt == 1)
+            #expect(changed.downloaded.allSatisfy { $0.hasSuffix(".srt") })
+            #expect(fixture.tree() == tree)
+        }
+    }
 }

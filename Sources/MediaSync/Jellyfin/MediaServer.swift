@@ -33,6 +33,8 @@ public protocol MediaServer: Sendable {
     func stopEncoding(playSessionId: String) async throws
     /// Whether the user may have video transcoded (`Policy.EnableVideoPlaybackTranscoding`); nil when unknown.
     func userMayTranscode() async -> Bool?
+    /// These items with every listing field (media sources and streams included), asked by id in batches.
+    func fullItems(ids: [String]) async throws -> [BaseItem]
 }
 
 extension JellyfinClient: MediaServer {
@@ -42,6 +44,18 @@ extension JellyfinClient: MediaServer {
 
     public func signInIsValid() async -> Bool {
         (try? await currentUser()) != nil
+    }
+
+    public func fullItems(ids: [String]) async throws -> [BaseItem] {
+        var found: [BaseItem] = []
+        var start = 0
+        while start < ids.count {
+            let batch = Array(ids[start..<min(ids.count, start + JellyfinClient.idsPerRequest)])
+            start += batch.count
+            found += try await items(
+                ItemsQuery(ids: batch, fields: SelectionExpander.fields, limit: JellyfinClient.idsPerRequest))
+        }
+        return found
     }
 
     public func playStateRoutes() async -> PlayStateRoutes {

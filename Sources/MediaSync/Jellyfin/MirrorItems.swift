@@ -30,6 +30,8 @@ public struct MirrorItems: Sendable, Equatable {
     /// The quality each movie and episode of a quality-capped selection is kept at (by item id); absent: the
     /// original.
     public var qualities: [String: Quality] = [:]
+    /// Media sources asked for by id in this expansion, to cache (see ``MediaSourceCache``).
+    public var mediaSourceUpdates: [String: MediaSourceCache.Entry] = [:]
 
     public init(movies: [MovieEntry] = [], series: [SeriesEntry] = [], rejected: [String] = []) {
         self.movies = movies

@@ -13,11 +13,15 @@ public struct SelectionExpander: Sendable {
     let pending: [String: PlayEvent]
     /// The time `--delete-played` grace periods are counted to.
     let now: Date
+    /// Media sources as last listed, by item `Etag`: with it, library listings are light (see
+    /// ``MediaSourceCache``); without it, they carry every item's media sources as before.
+    let cache: MediaSourceCache?
 
     public init(
         server: any MediaServer, pageSize: Int = SelectionExpander.libraryPageSize, pending: [String: PlayEvent] = [:],
-        now: Date = Date()
+        now: Date = Date(), cache: MediaSourceCache? = nil
     ) {
+        self.cache = cache
         self.server = server
         self.pageSize = max(1, pageSize)
         self.pending = pending
@@ -28,6 +32,10 @@ public struct SelectionExpander: Sendable {
     public static let fields = [
         "MediaSources", "Etag", "Path", "DateCreated", "ParentId", "ProviderIds", "MediaStreams", "CanDownload",
     ]
+
+    /// The fields of a light library listing: everything but media sources and streams (asked by id for the items
+    /// that need them).
+    public static let lightFields = fields.filter { $0 != "MediaSources" && $0 != "MediaStreams" }
 
     /// Items per page of a whole-library listing.
     public static let libraryPageSize = 500
@@ -138,12 +146,13 @@ public struct SelectionExpander: Sendable {
                     // orders by `SortName` only (`BaseItemRepository.ApplyOrder`, v10.11.11), so pages would be
                     // less stable than the server allows. `Id` is no `ItemSortBy` value (an unknown one is refused).
                     result.libraries.append(selection.id)
-                    let children = try await server.items(
+                    var children = try await server.items(
                         ItemsQuery(
                             parentId: selection.id, recursive: true,
                             includeItemTypes: ["Movie", "Series", "Season", "Episode"],
-                            fields: SelectionExpander.fields, sortBy: SelectionExpander.listingOrder,
-                            limit: pageSize))
+                            fields: cache == nil ? SelectionExpander.fields : SelectionExpander.lightFields,
+                            sortBy: SelectionExpander.listingOrder, limit: pageSize))
+                    if cache != nil { children = try await withMediaSources(children, result: &result) }
                     listed.formUnion(children.map(\.id))
                     var members: [String: Listed] = [:]
                     for child in children.map(overlaid) where !child.isVirtual {
@@ -276,6 +285,38 @@ public struct SelectionExpander: Sendable {
             return SeasonEntry(number: key, season: seasonItem, episodes: bySeason[key] ?? [])
         }
         return SeriesEntry(series: item, seasons: seasonEntries)
+    }
+
+    /// A light listing's movies and episodes with their media sources: from the cache when the item's `Etag` is
+    /// the one cached, else asked for by id (and noted in ``MirrorItems/mediaSourceUpdates``).
+    func withMediaSources(_ children: [BaseItem], result: inout MirrorItems) async throws -> [BaseItem] {
+        let entries = cache?.entries ?? [:]
+        var completed = children
+        var needed: [Int] = []
+        for (position, child) in children.enumerated()
+        where (child.type == "Movie" || child.type == "Episode") && !child.isVirtual {
+            if let etag = child.etag, let entry = entries[child.id], entry.etag == etag,
+                case .object(var fields) = child.raw, case .object(let cached) = entry.fields
+            {
+                fields.merge(cached) { _, cached in cached }
+                completed[position] = BaseItem(unchecked: .object(fields), id: child.id)
+            } else {
+                needed.append(position)
+            }
+        }
+        guard !needed.isEmpty else { return completed }
+        let full = try await server.fullItems(ids: needed.map { children[$0].id })
+        let byId = Dictionary(full.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        for position in needed {
+            guard let item = byId[children[position].id] else { continue }
+            completed[position] = item
+            if let etag = item.etag, case .object(let fields) = item.raw,
+                let cached = MediaSourceCache.fields(of: fields)
+            {
+                result.mediaSourceUpdates[item.id] = MediaSourceCache.Entry(etag: etag, fields: cached)
+            }
+        }
+        return completed
     }
 
     /// The item with the play state recorded here and not yet on the server applied over its `UserData`, so the

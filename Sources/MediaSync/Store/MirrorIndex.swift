@@ -141,6 +141,14 @@ public final class MirrorIndex: Sendable {
                     CREATE TABLE setting (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL);
                     """)
         }
+        migrator.registerMigration("v7-media-source-cache") { db in
+            // Each movie's and episode's MediaSources/MediaStreams as last listed, by item Etag (issue 10, 6):
+            // library listings ask for them only for items that are new or whose Etag changed.
+            try db.execute(
+                sql:
+                    "CREATE TABLE media_cache (itemId TEXT PRIMARY KEY NOT NULL, etag TEXT NOT NULL, fields BLOB NOT NULL)"
+            )
+        }
         return migrator
     }
 

@@ -215,7 +215,7 @@ public struct Reindexer: Sendable {
     ) throws {
         guard let size = size(path) else { return }
         let media = Reindexer.mediaEntry(path, size: size, item: item, itemId: itemId, version: version)
-        let signature = media.file.signature
+        let source = item?.mediaSources?.first { ($0.id ?? itemId) == version.versionId }
         try executor.record(media)
         result.files += 1
         // External subtitles beside the media: <media base>.<index>.<lang>[.forced].<format>.
@@ -228,13 +228,16 @@ public struct Reindexer: Sendable {
             guard parts.count >= 3, let streamIndex = Int(parts[0]) else { continue }
             let subtitlePath = (path as NSString).deletingLastPathComponent + "/" + file
             guard let subtitleSize = self.size(subtitlePath) else { continue }
+            // Signed as a sync signs it: the stream as listed and the item's Etag.
+            let stream = source?.mediaStreams.first { $0.index == streamIndex && $0.isSubtitle }
+            let signature = item.flatMap { item in stream.map { MirrorFiles.subtitleSignature(of: $0, item: item) } }
             try executor.record(
                 IndexEntry(
                     file: LocalFile(
                         key: .subtitle(itemId: itemId, versionId: version.versionId, streamIndex: streamIndex),
                         path: subtitlePath,
                         kind: .subtitle,
-                        size: subtitleSize, signature: signature, itemId: itemId),
+                        size: subtitleSize, signature: signature ?? "unknown", itemId: itemId),
                     versionId: version.versionId, mediaSourceId: version.mediaSourceId, container: nil,
                     downloadedAt: version.downloadDate, taskId: version.taskId))
             result.files += 1

@@ -453,8 +453,10 @@ public final class MirrorSync: Sendable {
             }
             let items = try await SelectionExpander(
                 server: server, pageSize: listingPageSize,
-                pending: Dictionary(pending.map { ($0.itemId, $0) }, uniquingKeysWith: { _, last in last }), now: now()
+                pending: Dictionary(pending.map { ($0.itemId, $0) }, uniquingKeysWith: { _, last in last }), now: now(),
+                cache: try index.mediaSourceCache()
             ).expand(selections)
+            if !dryRun { try index.saveMediaSources(items.mediaSourceUpdates) }
             report.rejected += items.rejected
             report.gone += items.gone
             report.sourceErrors += items.failed.map { "Jellyfin: \($0)" }
