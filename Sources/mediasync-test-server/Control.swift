@@ -3,8 +3,8 @@ import MediaSyncTestServer
 
 /// The `--control` endpoints, for scripts that drive the server between runs of a client.
 ///
-/// - `GET /__control/stats`: `{"inFlight", "responses", "bodyBytesSent", "generation"}` (`inFlight` counts this
-///   request too).
+/// - `GET /__control/stats`: `{"inFlight", "responses", "bodyBytesSent", "generation", "mediaSourcesBuilt"}`
+///   (`inFlight` counts this request too; `mediaSourcesBuilt`: items whose media sources were built so far).
 /// - `POST|GET /__control/throttle?bytes=N`: caps each response body at N bytes/second (0: unlimited).
 /// - `POST|GET /__control/change-media?count=N`: gives the next N media sources (round-robin over the library)
 ///   new bytes and a new ETag and Last-Modified, same size; answers the ids changed and bumps `generation`.
@@ -13,7 +13,8 @@ func installControl(on server: TestServer) {
     server.setHandler("/__control/stats") { _ in
         let body =
             "{\"inFlight\":\(server.requestsInFlight),\"responses\":\(server.responses.count),"
-            + "\"bodyBytesSent\":\(server.bodyBytesSent),\"generation\":\(state.generation)}"
+            + "\"bodyBytesSent\":\(server.bodyBytesSent),\"generation\":\(state.generation),"
+            + "\"mediaSourcesBuilt\":\(server.counters.mediaSourcesBuilt)}"
         return TestServer.CustomResponse(body: Array(body.utf8))
     }
     server.setHandler("/__control/throttle") { request in

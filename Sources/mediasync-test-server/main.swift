@@ -17,17 +17,19 @@ struct Options {
     var mediaSizes: [Int] = []
     var requestLog: String?
     var control = false
+    var mediaSourceCost = 0.0
     var profile = JellyfinProfile.newest
 }
 
 let usage = """
     usage: mediasync-test-server [--port N] [--fixtures DIR] [--movies N] [--series N] [--media-size BYTES] [--files DIR]
                                  [--media-sizes BYTES,BYTES,...] [--throttle BYTES-PER-SECOND] [--request-log FILE] [--control]
-                                 [--jellyfin 10.8|10.9|10.10|10.11]
+                                 [--jellyfin 10.8|10.9|10.10|10.11] [--media-source-cost SECONDS]
 
       --media-sizes      sizes given to the media sources in library order, repeated as needed (mixed sizes)
       --jellyfin         answer like this Jellyfin version (routes, methods, Version, errors, listing order;
                          default 10.11)
+      --media-source-cost  seconds each item's media sources cost to build in a listing (a 10.11 server's cost)
       --throttle         cap each response body at this rate (0: unlimited)
       --request-log      append one JSON line per finished response: method, path, range, status, body bytes
                          planned and sent, start and end on CLOCK_MONOTONIC (nanoseconds)
@@ -66,6 +68,12 @@ func parseOptions(_ arguments: [String]) -> Options {
         case "--throttle": options.throttle = integer(argument)
         case "--request-log": options.requestLog = value(argument)
         case "--control": options.control = true
+        case "--media-source-cost":
+            let text = value(argument)
+            guard let seconds = Double(text), seconds >= 0, seconds < 10 else {
+                fail("invalid value for \(argument): \(text)")
+            }
+            options.mediaSourceCost = seconds
         case "--jellyfin":
             let name = value(argument)
             guard let profile = JellyfinProfile(rawValue: name) else { fail("invalid value for --jellyfin: \(name)") }
@@ -175,6 +183,7 @@ if let path = options.requestLog {
 if options.control {
     installControl(on: server)
 }
+server.counters.mediaSourceCost = options.mediaSourceCost
 
 let stop = DispatchSemaphore(value: 0)
 var signalSources: [DispatchSourceSignal] = []

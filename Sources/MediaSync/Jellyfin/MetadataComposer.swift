@@ -76,19 +76,26 @@ public enum MetadataComposer {
         _ items: MirrorItems, entries: [IndexEntry], previous: (String) -> DownloadMetadata?
     ) -> MirrorItems {
         var result = items
+        // One pass over the index: series folder → (season folder, episode id) of each media file in it. (Walking
+        // every entry once per series cost a 556-series library 8 s of a no-op sync.)
+        var mediaBySeries: [Substring: [(folder: Substring, itemId: String)]] = [:]
+        for entry in entries where entry.file.kind == .media {
+            let path = entry.file.path[...]
+            guard path.hasPrefix("Downloads/") else { continue }
+            let rest = path.dropFirst("Downloads/".count)
+            guard let slash = rest.firstIndex(of: "/") else { continue }
+            let inside = rest[rest.index(after: slash)...]
+            guard let next = inside.firstIndex(of: "/") else { continue }
+            mediaBySeries[rest[..<slash], default: []].append((inside[..<next], entry.file.itemId))
+        }
         for (position, series) in items.series.enumerated() {
+            guard let media = mediaBySeries[series.series.id[...]] else { continue }
             let listed = Set(series.seasons.flatMap { $0.episodes.map(\.item.id) })
-            let prefix = "Downloads/\(series.series.id)/"
             // Season folder name → the kept episode ids in it.
             var kept: [String: [String]] = [:]
-            for entry in entries where entry.file.kind == .media && entry.file.path.hasPrefix(prefix) {
-                guard !listed.contains(entry.file.itemId) else { continue }
-                let rest = entry.file.path.dropFirst(prefix.count)
-                guard let slash = rest.firstIndex(of: "/") else { continue }
-                let folder = String(rest[..<slash])
-                if !(kept[folder]?.contains(entry.file.itemId) ?? false) {
-                    kept[folder, default: []].append(entry.file.itemId)
-                }
+            for (folder, itemId) in media where !listed.contains(itemId) {
+                let name = String(folder)
+                if !(kept[name]?.contains(itemId) ?? false) { kept[name, default: []].append(itemId) }
             }
             guard !kept.isEmpty else { continue }
             var seasons = series.seasons
