@@ -115,7 +115,14 @@ public struct MirrorExport: Sendable {
             exists = true
         }
         var lock: Int32 = -1
-        defer { if lock >= 0 { close(lock) } }
+        // Unlocked before it is closed: a child process forked meanwhile by another thread (a `Process` start) holds a
+        // copy of the descriptor until its exec, and with it the lock; the next export would find it taken.
+        defer {
+            if lock >= 0 {
+                flock(lock, LOCK_UN)
+                close(lock)
+            }
+        }
         if exists {
             lock = open(destination, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
             guard lock >= 0 else { throw SyncError.fileSystem("cannot open the destination \(destination)", errno) }
