@@ -76,11 +76,12 @@ import Testing
         }
     }
 
-    @Test func aBusyServerIsAskedAgainAfterAPause() async throws {
+    @Test(arguments: [503, 429])
+    func aBusyServerIsAskedAgainAfterAPause(status: Int) async throws {
         try await MirrorFixture.with(Self.library()) { fixture, library in
             let movie = library.movies[0]
             try Self.select(fixture, movie.id, quality: Self.p720)
-            fixture.server.inject(.status(503), path: "/Items/\(movie.id)/PlaybackInfo")
+            fixture.server.inject(.status(status), path: "/Items/\(movie.id)/PlaybackInfo")
             let report = try await fixture.sync()
             #expect(report.failed.isEmpty, "\(report.failed)")
             #expect(fixture.server.requests(to: "/Items/\(movie.id)/PlaybackInfo").count == 2)

@@ -17,7 +17,7 @@ import MediaSyncServer
 /// by the executor. The server's encoding is stopped whatever happens.
 ///
 /// Asking the server what it would send (``offer(server:file:quality:versionId:)``) backs off while it answers
-/// busy (503), twice at most.
+/// busy (503, or 429 from a proxy in front of it), twice at most.
 struct TranscodeDownloader: Sendable {
     let server: any MediaServer
     let client: HTTPClient
@@ -36,7 +36,7 @@ struct TranscodeDownloader: Sendable {
                 return try await server.playbackOffer(
                     itemId: file.itemId, mediaSourceId: versionId, profile: quality.deviceProfile,
                     maxBitrate: quality.maxBitrate)
-            } catch let error as JellyfinError where error.isRetryable && attempt < 3 {
+            } catch let error as JellyfinError where (error.isRetryable || error.status == 429) && attempt < 3 {
                 try await Task.sleep(nanoseconds: delay)
                 delay *= 2
             }
