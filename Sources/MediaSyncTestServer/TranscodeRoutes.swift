@@ -15,6 +15,7 @@ public final class TranscodeState: @unchecked Sendable {
     private var _segmentBytes = 188 * 16
     private var _live = false
     private var _playlistHost: String?
+    private var _realSegments: [[UInt8]]?
 
     /// Play sessions with an encoding running (started by a playlist request, stopped by
     /// `DELETE /Videos/ActiveEncodings`): what a real server would leave behind in its transcode folder.
@@ -38,6 +39,13 @@ public final class TranscodeState: @unchecked Sendable {
     public var playlistHost: String? {
         get { lock.withLock { _playlistHost } }
         set { lock.withLock { _playlistHost = newValue } }
+    }
+
+    /// Real MPEG-TS segments to serve (made by ffmpeg in a test) instead of generated ones: segment i is
+    /// `realSegments[i % count]`. For tests that hand the transcode to a real program (a remux).
+    public var realSegments: [[UInt8]]? {
+        get { lock.withLock { _realSegments } }
+        set { lock.withLock { _realSegments = newValue } }
     }
 
     func start(_ session: String) { _ = lock.withLock { _active.insert(session) } }
@@ -243,6 +251,9 @@ extension TestServer {
             transcodes.start(session)
             let delay = transcodes.segmentDelay
             if delay > 0 { usleep(UInt32(min(delay, 30) * 1_000_000)) }
+            if let real = transcodes.realSegments, !real.isEmpty {
+                return .bytes(real[index % real.count], contentType: "video/mp2t")
+            }
             return .bytes(
                 TestServer.segment(
                     source: source.id, profile: "\(codec)/\(height)/\(request.queryValue("VideoBitrate") ?? "")",

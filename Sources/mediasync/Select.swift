@@ -53,7 +53,7 @@ struct Select: AsyncParsableCommand {
     @Option(name: .customLong("audio-codec"), help: "A transcode's audio codec: aac (default), mp3 or ac3.")
     var audioCodec: String?
 
-    @Option(help: "A transcode's container: ts (the segments as they come; mp4 and mkv would need a remux).")
+    @Option(help: "A transcode's container: ts (default: the segments as they come), mp4 or mkv (remuxed by ffmpeg).")
     var container: String?
 
     @OptionGroup var rootOptions: RootOptions
@@ -98,10 +98,12 @@ struct Select: AsyncParsableCommand {
             chosen?.audioCodec = audioCodec.lowercased()
             chosen?.preset = nil
         }
-        if let container, container.lowercased() != "ts" {
-            throw ValidationError(
-                "--container \(container) would need a remux with ffmpeg, which mediasync does not do yet: a transcode "
-                    + "is kept as MPEG-TS (.ts), which every player reads")
+        if let container {
+            guard ["ts", "mp4", "mkv"].contains(container.lowercased()) else {
+                throw ValidationError("--container takes ts, mp4 or mkv")
+            }
+            chosen?.container = container.lowercased()
+            chosen?.preset = nil
         }
         return chosen
     }
@@ -142,13 +144,19 @@ struct Select: AsyncParsableCommand {
                 }
                 name = item.name
             }
+            let chosen = try chosenQuality()
+            if let chosen, chosen.container != "ts", Remuxer.locate() == nil {
+                throw SyncError.configuration(
+                    "ffmpeg is not installed (Debian: `apt install ffmpeg`): a transcode can only be kept as MPEG-TS "
+                        + "(--container ts), which every player reads; nothing was selected")
+            }
             let index = try rootOptions.openForReading().index
             try index.select(
                 Selection(
                     id: id, kind: kind, allVersions: allVersions, season: season, nextUnplayed: nextUnplayed,
                     name: name, addedAt: ISO8601DateFormatter().string(from: Date()), priority: priority,
                     deletePlayedAfter: deletePlayed ? after.flatMap(TimeText.duration) ?? 86_400 : nil,
-                    quality: try chosenQuality()))
+                    quality: chosen))
             print("Selected \(kind.rawValue) \(name ?? id). Run `mediasync sync` to download it.")
         }
     }

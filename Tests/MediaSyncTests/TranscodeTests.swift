@@ -3,6 +3,7 @@ import MediaSync
 import MediaSyncCore
 import MediaSyncServer
 import MediaSyncTestServer
+import MediaSyncTestSupport
 import Testing
 
 /// Quality-capped downloads (issue 12): the server's transcode as an offline version, over loopback to the test
@@ -164,6 +165,69 @@ import Testing
             #expect(report.failed.isEmpty, "\(report.failed)")
             let path = "Downloads/\(movie.id)/\(movie.id)-\(movie.mediaSources[0].id).ts"
             #expect(fixture.bytes(path) == Self.expected(movie, server: fixture.server))
+        }
+    }
+
+    /// Real MPEG-TS segments made by ffmpeg: 3 of 2 s of a test picture and a tone, H.264/AAC.
+    static func realSegments(_ ffmpeg: String) throws -> [[UInt8]] {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: ffmpeg)
+        process.arguments = [
+            "-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc=duration=6:size=320x240:rate=25", "-f", "lavfi",
+            "-i", "sine=duration=6", "-c:v", "libx264", "-pix_fmt", "yuv420p", "-g", "25", "-c:a", "aac", "-f",
+            "segment", "-segment_time", "2", "-segment_format", "mpegts", folder.path + "/seg%03d.ts",
+        ]
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        return (0..<3).compactMap {
+            FileManager.default.contents(atPath: folder.path + String(format: "/seg%03d.ts", $0)).map { [UInt8]($0) }
+        }
+    }
+
+    /// The container ffprobe reads in a file.
+    static func probe(_ path: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/ffprobe")
+        process.arguments = ["-v", "error", "-show_entries", "format=format_name", "-of", "csv=p=0", path]
+        let out = Pipe()
+        process.standardOutput = out
+        try process.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return text.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    @Test(.enabled(if: Remuxer.locate() != nil, "ffmpeg is not installed (Debian: apt install ffmpeg)"))
+    func aTranscodeIsRemuxedIntoMP4OrMatroskaByFfmpeg() async throws {
+        let ffmpeg = try #require(Remuxer.locate()).executable
+        var library = Self.library()
+        for movie in library.movies {
+            for source in movie.mediaSources { library.updateMediaSource(source.id) { $0.runTimeTicks = 90_000_000 } }
+        }
+        let segments = try Self.realSegments(ffmpeg)
+        #expect(segments.count == 3)
+        try await MirrorFixture.with(library) { fixture, library in
+            fixture.server.transcodes.realSegments = segments
+            var quality = Self.p720
+            for (movie, container) in zip(library.movies, ["mkv", "mp4"]) {
+                quality.container = container
+                try Self.select(fixture, movie.id, quality: quality)
+            }
+            let report = try await fixture.sync()
+            #expect(report.failed.isEmpty, "\(report.failed)")
+            for (movie, (container, format)) in zip(library.movies, [("mkv", "matroska"), ("mp4", "mp4")]) {
+                let path = "Downloads/\(movie.id)/\(movie.id)-\(movie.mediaSources[0].id).\(container)"
+                #expect(fixture.tree().contains(path))
+                #expect(try Self.probe(fixture.root.path + "/" + path).contains(format))
+                let versions = fixture.json("Downloads/\(movie.id)/metadata.json")?["versions"] as? [[String: Any]]
+                #expect(versions?.first?["container"] as? String == container)
+                #expect(versions?.first?["isStatic"] as? Bool == false)
+            }
+            #expect(!fixture.tree().contains { $0.hasSuffix(".ts") })
+            #expect(try await fixture.sync().downloaded.isEmpty)
         }
     }
 

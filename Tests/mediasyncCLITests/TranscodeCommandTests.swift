@@ -25,9 +25,14 @@ import Testing
         #expect(try await sandbox.login().status == 0)
         let movie = sandbox.server.library.movies[0]
         Self.shorten(sandbox, movie)
-        let mp4 = try await sandbox.run(["select", "movie", movie.id, "--quality", "720p", "--container", "mp4"])
-        #expect(mp4.status == 64)
-        #expect(mp4.stderr.contains("MPEG-TS"))
+        // Without ffmpeg, MP4 is refused at select time with one line; a container it cannot make is a usage error.
+        let mp4 = try await sandbox.run(
+            ["select", "movie", movie.id, "--quality", "720p", "--container", "mp4"], extra: ["PATH": "/nonexistent"])
+        #expect(mp4.status == 1)
+        #expect(mp4.stderr.contains("ffmpeg is not installed") && mp4.stderr.contains("MPEG-TS"))
+        #expect(mp4.stderr.split(separator: "\n").count == 1)
+        let avi = try await sandbox.run(["select", "movie", movie.id, "--quality", "720p", "--container", "avi"])
+        #expect(avi.status == 64)
         let bad = try await sandbox.run(["select", "movie", movie.id, "--quality", "4k"])
         #expect(bad.status == 64)
         let caps = try await sandbox.run(["select", "movie", movie.id, "--max-bitrate", "3M", "--video-codec", "h264"])

@@ -14,7 +14,7 @@ public struct Quality: Codable, Equatable, Hashable, Sendable {
     public var videoCodec: String
     /// The audio codec a transcode uses (`aac`, `mp3`, `ac3`).
     public var audioCodec: String
-    /// The container of the file kept: `ts` (the segments joined as they come).
+    /// The container of the file kept: `ts` (the segments joined as they come), or `mp4`/`mkv` (remuxed by ffmpeg).
     public var container: String
 
     public init(
@@ -53,7 +53,8 @@ public struct Quality: Codable, Equatable, Hashable, Sendable {
         if let preset { return preset }
         let rate = Double(maxBitrate) / 1_000_000
         let height = maxHeight.map { " \($0)p" } ?? ""
-        return String(format: "%g Mbit/s", rate) + "\(height) \(videoCodec)/\(audioCodec)"
+        let kept = container == "ts" ? "" : " in \(container)"
+        return String(format: "%g Mbit/s", rate) + "\(height) \(videoCodec)/\(audioCodec)\(kept)"
     }
 
     /// A bit rate people write: `3M`, `1500k`, `2.5M`, `4000000`. Nil for anything else.

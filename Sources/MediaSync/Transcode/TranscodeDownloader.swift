@@ -103,9 +103,24 @@ struct TranscodeDownloader: Sendable {
         let fetch = HLSFetch(client: client, options: options, headers: headers)
         let joinedFile = try await fetch.download(
             urls, into: folder, manifest: "\(file.signature)\n\(segments.count)\n", progress: progress)
-        // The joined file is moved to its final path and recorded through the executor.
-        let bytes = joinedFile.size
-        let relative = ".mediasync/staging/\(name)/joined.ts"
+        // In MP4 or Matroska when asked for: remuxed by ffmpeg (`-c copy`) beside it in staging.
+        var bytes = joinedFile.size
+        var relative = ".mediasync/staging/\(name)/joined.ts"
+        if quality.container != "ts" {
+            guard let remuxer = Remuxer.locate() else {
+                throw SyncError.configuration(
+                    "ffmpeg is not installed (Debian: `apt install ffmpeg`): the transcode cannot be put into "
+                        + "\(quality.container); it is kept in staging for when it is, or select it with --container ts"
+                )
+            }
+            let remuxed = folder + "/remuxed." + quality.container
+            try remuxer.remux(joinedFile.path, to: remuxed, container: quality.container)
+            var info = stat()
+            guard stat(remuxed, &info) == 0 else { throw SyncError.fileSystem("cannot read \(remuxed)", errno) }
+            bytes = Int64(info.st_size)
+            relative = ".mediasync/staging/\(name)/remuxed.\(quality.container)"
+        }
+        // The file is moved to its final path and recorded through the executor.
         let stem = file.path.lastIndex(of: ".").map { String(file.path[..<$0]) } ?? file.path
         let path = stem + "." + quality.container
         if let previous, previous.file.path != path {
