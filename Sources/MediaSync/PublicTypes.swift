@@ -26,3 +26,5 @@ public typealias SyncOptions = MediaSyncCore.SyncOptions
 public typealias Retention = MediaSyncCore.Retention
 /// Safe names and ids (a Jellyfin id is 32 hex digits, a single path segment).
 public typealias SafeName = MediaSyncCore.SafeName
+/// ISO 8601 to the whole second, as play marks are stored and sent.
+public typealias WholeSecondTime = MediaSyncCore.WholeSecondTime

@@ -30,14 +30,6 @@ public enum PlayStateRoutes: Sendable, Equatable {
 }
 
 extension JellyfinClient {
-    /// The date form sent to Jellyfin: ISO 8601 in UTC, whole seconds (the server's `LegacyDateTimeModelBinder`
-    /// reads it; whole seconds make the date read back comparable with the one sent).
-    public static func wireDate(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.string(from: date)
-    }
-
     /// Sends one play-state change of an item.
     /// - Throws: ``JellyfinError`` (``JellyfinError/Kind/notFound`` when the item is gone — on 10.8, whose route
     ///   has no null check, a 500).
@@ -51,13 +43,13 @@ extension JellyfinClient {
             _ = try await send(
                 Call(
                     method: "POST", path: "/Users/\(user)/PlayedItems/\(item)",
-                    query: [("datePlayed", JellyfinClient.wireDate(date))], action: "mark an item played",
+                    query: [("datePlayed", WholeSecondTime.string(date))], action: "mark an item played",
                     resource: resource))
         case (.played(let date), .unified):
             _ = try await send(
                 Call(
                     method: "POST", path: "/UserPlayedItems/\(item)",
-                    query: [("userId", userId), ("datePlayed", JellyfinClient.wireDate(date))],
+                    query: [("userId", userId), ("datePlayed", WholeSecondTime.string(date))],
                     action: "mark an item played", resource: resource))
         case (.unplayed, .legacy):
             _ = try await send(
@@ -80,7 +72,7 @@ extension JellyfinClient {
             JSONWriter.write(
                 .object([
                     "PlaybackPositionTicks": .number(Double(ticks)),
-                    "LastPlayedDate": .string(JellyfinClient.wireDate(date)),
+                    "LastPlayedDate": .string(WholeSecondTime.string(date)),
                 ]), indent: 0, into: &body)
             _ = try await send(
                 Call(

@@ -33,7 +33,7 @@ struct Played: AsyncParsableCommand {
         if let position, TimeText.position(position) == nil {
             throw ValidationError("\(position.debugDescription) is not a position (examples: 1:02:30, 62:30, 90)")
         }
-        if let at, ISO8601DateFormatter().date(from: at) == nil {
+        if let at, WholeSecondTime.date(at) == nil {
             throw ValidationError("\(at.debugDescription) is not an ISO 8601 time (example: 2026-11-20T21:30:00Z)")
         }
         if id == nil && (unplayed || position != nil || at != nil) {
@@ -62,7 +62,7 @@ struct Played: AsyncParsableCommand {
                 return
             }
             let target = try book.target(id, root: mirror.root)
-            let time = at.flatMap { ISO8601DateFormatter().date(from: $0) } ?? Date()
+            let time = at.flatMap(WholeSecondTime.date) ?? Date()
             let event: PlayEvent
             if unplayed {
                 event = try book.mark(target, .unplayed, at: time)
@@ -100,10 +100,7 @@ struct PlayEventRow: Codable {
         note = event.note
     }
 
-    static func time(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        return formatter.string(from: date)
-    }
+    static func time(_ date: Date) -> String { WholeSecondTime.string(date) }
 }
 
 /// `mediasync play`: play an offline file in mpv and remember where it stopped.

@@ -327,7 +327,7 @@ public struct SelectionExpander: Sendable {
         var userData = item.raw["UserData"]?.objectValue ?? [:]
         userData["Played"] = .bool(state.played)
         userData["PlaybackPositionTicks"] = .number(Double(state.positionTicks))
-        userData["LastPlayedDate"] = state.lastPlayed.map { .string(JellyfinClient.wireDate($0)) } ?? .null
+        userData["LastPlayedDate"] = state.lastPlayed.map { .string(WholeSecondTime.string($0)) } ?? .null
         fields["UserData"] = .object(userData)
         return BaseItem(unchecked: .object(fields), id: item.id)
     }

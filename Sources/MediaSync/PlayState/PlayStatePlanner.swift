@@ -1,4 +1,5 @@
 import Foundation
+import MediaSyncCore
 import MediaSyncServer
 
 /// The server's play state of one item, as a listing or an answer by id showed it (`UserData`).
@@ -31,9 +32,7 @@ public struct ServerPlayState: Sendable, Equatable {
             fraction = Double("0" + text[dot..<end]) ?? 0
             text.removeSubrange(dot..<end)
         }
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.date(from: text).map { $0.addingTimeInterval(fraction) }
+        return WholeSecondTime.date(text).map { $0.addingTimeInterval(fraction) }
     }
 }
 

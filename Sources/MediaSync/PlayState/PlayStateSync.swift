@@ -1,4 +1,5 @@
 import Foundation
+import MediaSyncCore
 import MediaSyncServer
 
 /// Sends the play state recorded here to the server, once per event, before a sync lists anything.
@@ -62,7 +63,7 @@ struct PlayStateSync {
             let (time, clamped) = PlayStatePlanner.sendTime(event, now: now)
             if clamped {
                 outcome.lines.append(
-                    "item \(event.itemId): its \(event.kind.rawValue) event is dated \(MirrorIndex.wireTime(event.at)) "
+                    "item \(event.itemId): its \(event.kind.rawValue) event is dated \(WholeSecondTime.string(event.at)) "
                         + "(a clock set wrong when it was recorded?): sent with the time of this sync")
             }
             let server = states[event.itemId.lowercased()]
@@ -76,8 +77,8 @@ struct PlayStateSync {
                 )
             case .serverNewer(let date):
                 let note =
-                    "played elsewhere at \(MirrorIndex.wireTime(date)), after this \(event.kind.rawValue) event of "
-                    + "\(MirrorIndex.wireTime(event.at)): the server's state is kept"
+                    "played elsewhere at \(WholeSecondTime.string(date)), after this \(event.kind.rawValue) event of "
+                    + "\(WholeSecondTime.string(event.at)): the server's state is kept"
                 settled.append((event.seq, .lost, note))
                 outcome.lines.append("item \(event.itemId): \(note)")
             case .send(let change):
@@ -87,8 +88,8 @@ struct PlayStateSync {
                     outcome.sent += 1
                     if let date = server?.lastPlayed, server?.played != (event.kind == .played) {
                         outcome.lines.append(
-                            "item \(event.itemId): the offline \(event.kind.rawValue) state (\(MirrorIndex.wireTime(event.at))) "
-                                + "is newer than the server's (\(MirrorIndex.wireTime(date))) and replaced it")
+                            "item \(event.itemId): the offline \(event.kind.rawValue) state (\(WholeSecondTime.string(event.at))) "
+                                + "is newer than the server's (\(WholeSecondTime.string(date))) and replaced it")
                     }
                 } catch let error as JellyfinError where error.kind == .notFound {
                     settled.append((event.seq, .dropped, "the server answered 404: the item is gone"))

@@ -1,21 +1,10 @@
 import Foundation
 import GRDB
+import MediaSyncCore
 
 /// The play events and the stored settings in the index. An event is one row, written in one transaction: it
 /// survives a killed process and weeks offline, and a sync sends it once (see ``PlayStateSync``).
 extension MirrorIndex {
-    static func wireTime(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.string(from: date)
-    }
-
-    static func parseTime(_ text: String) -> Date? {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.date(from: text)
-    }
-
     /// Records an event; earlier pending events of the same item are superseded by it (only the latest state of
     /// an item is sent). Returns the event as recorded.
     @discardableResult
@@ -29,7 +18,7 @@ extension MirrorIndex {
             try db.execute(
                 sql: "INSERT INTO play_event (itemId, kind, positionTicks, at, state, note) VALUES (?, ?, ?, ?, ?, ?)",
                 arguments: [
-                    event.itemId, event.kind.rawValue, event.positionTicks, MirrorIndex.wireTime(event.at),
+                    event.itemId, event.kind.rawValue, event.positionTicks, WholeSecondTime.string(event.at),
                     event.state.rawValue, event.note,
                 ])
             var recorded = event
@@ -51,7 +40,7 @@ extension MirrorIndex {
             return rows.compactMap { row -> PlayEvent? in
                 guard let kind = PlayEvent.Kind(rawValue: row["kind"]),
                     let state = PlayEvent.State(rawValue: row["state"]),
-                    let at = MirrorIndex.parseTime(row["at"])
+                    let at = WholeSecondTime.date(row["at"])
                 else { return nil }
                 return PlayEvent(
                     seq: row["seq"], itemId: row["itemId"], kind: kind, positionTicks: row["positionTicks"], at: at,
