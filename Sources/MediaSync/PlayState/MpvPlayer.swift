@@ -13,11 +13,7 @@ public struct MpvPlayer: Sendable {
 
     /// mpv from `PATH`; nil when it is not installed.
     public static func locate(environment: [String: String] = ProcessInfo.processInfo.environment) -> MpvPlayer? {
-        for folder in (environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":") {
-            let candidate = "\(folder)/mpv"
-            if access(candidate, X_OK) == 0 { return MpvPlayer(executable: candidate) }
-        }
-        return nil
+        ExternalProgram.find("mpv", environment: environment).map(MpvPlayer.init(executable:))
     }
 
     public init(executable: String) {

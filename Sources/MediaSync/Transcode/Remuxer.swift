@@ -14,11 +14,7 @@ public struct Remuxer: Sendable {
 
     /// ffmpeg from `PATH`; nil when it is not installed.
     public static func locate(environment: [String: String] = ProcessInfo.processInfo.environment) -> Remuxer? {
-        for folder in (environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":") {
-            let candidate = "\(folder)/ffmpeg"
-            if access(candidate, X_OK) == 0 { return Remuxer(executable: candidate) }
-        }
-        return nil
+        ExternalProgram.find("ffmpeg", environment: environment).map(Remuxer.init(executable:))
     }
 
     public init(executable: String) {
