@@ -53,6 +53,11 @@ struct PlayStateSync {
         let routes = await server.playStateRoutes()
         var settled: [(seq: Int64, state: PlayEvent.State, note: String?)] = []
         defer { try? index.settle(settled) }
+        func drop(_ event: PlayEvent, note: String) {
+            settled.append((event.seq, .dropped, note))
+            outcome.lines.append(
+                "item \(event.itemId) is no longer on the server: its offline \(event.kind.rawValue) state is dropped")
+        }
         for event in latest {
             if unknown.contains(event.itemId) {
                 outcome.failures.append(
@@ -71,10 +76,7 @@ struct PlayStateSync {
             case .alreadyThere:
                 settled.append((event.seq, .pushed, "already on the server"))
             case .gone:
-                settled.append((event.seq, .dropped, "the item is no longer on the server"))
-                outcome.lines.append(
-                    "item \(event.itemId) is no longer on the server: its offline \(event.kind.rawValue) state is dropped"
-                )
+                drop(event, note: "the item is no longer on the server")
             case .serverNewer(let date):
                 let note =
                     "played elsewhere at \(WholeSecondTime.string(date)), after this \(event.kind.rawValue) event of "
@@ -92,10 +94,7 @@ struct PlayStateSync {
                                 + "is newer than the server's (\(WholeSecondTime.string(date))) and replaced it")
                     }
                 } catch let error as JellyfinError where error.kind == .notFound {
-                    settled.append((event.seq, .dropped, "the server answered 404: the item is gone"))
-                    outcome.lines.append(
-                        "item \(event.itemId) is no longer on the server: its offline \(event.kind.rawValue) state is "
-                            + "dropped")
+                    drop(event, note: "the server answered 404: the item is gone")
                 } catch let error as JellyfinError where error.kind == .transport || error.kind == .cancelled {
                     // The server went away: the rest would fail the same way.
                     outcome.failures.append(

@@ -422,16 +422,12 @@ public final class MirrorSync: Sendable {
     private func mediaSource(only: Scope?, dryRun: Bool, report: inout SyncReport) async throws -> Source? {
         // Play state recorded here goes first (even with nothing selected any more), so the listings show it; what
         // could not be sent is applied over them (the next-unplayed window and the metadata see it all the same).
+        // `push` reports the server's errors in its outcome; what it throws is the index's.
         if let server, !dryRun {
-            do {
-                let pushed = try await PlayStateSync(index: index, server: server, now: now()).push()
-                report.playStateSent = pushed.sent
-                report.playState += pushed.lines
-                report.sourceErrors += pushed.failures.map { "Jellyfin: \($0)" }
-            } catch let error as JellyfinError {
-                report.sourceErrors.append(
-                    "Jellyfin: play state not sent (\(error.description)); kept for the next sync")
-            }
+            let pushed = try await PlayStateSync(index: index, server: server, now: now()).push()
+            report.playStateSent = pushed.sent
+            report.playState += pushed.lines
+            report.sourceErrors += pushed.failures.map { "Jellyfin: \($0)" }
         }
         let selections = try index.selections()
         guard !selections.isEmpty else {
