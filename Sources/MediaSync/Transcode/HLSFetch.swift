@@ -205,24 +205,8 @@ public enum HLSDownload {
         url: String, destination: String, staging: String, client: HTTPClient, options: TransferOptions,
         headers: HTTPHeaders = HTTPHeaders(), progress: (@Sendable (BatchProgress) -> Void)? = nil
     ) async throws -> Int64 {
-        func text(_ address: String) async throws -> String {
+        let urls = try await HLSPlaylist.segmentURLs(at: url, requireMaster: false) { address, _ in
             String(decoding: try await client.send(HTTPRequest(url: address, headers: headers)).body, as: UTF8.self)
-        }
-        var mediaURL = url
-        var playlist = try await text(url)
-        if playlist.contains("#EXT-X-STREAM-INF") {
-            let variant = try HLSPlaylist.variant(ofMaster: playlist)
-            guard let resolved = HLSPlaylist.resolve(variant.uri, against: url) else {
-                throw SyncError.invalidInput("the master playlist points to another host")
-            }
-            mediaURL = resolved
-            playlist = try await text(mediaURL)
-        }
-        let urls = try HLSPlaylist.segments(ofMedia: playlist).map { segment -> String in
-            guard let resolved = HLSPlaylist.resolve(segment.uri, against: mediaURL) else {
-                throw SyncError.invalidInput("the media playlist points to another host")
-            }
-            return resolved
         }
         let fetch = HLSFetch(client: client, options: options, headers: headers)
         let folder = staging + "/hls-" + String(ContentHash.hex(of: Array(url.utf8)))

@@ -78,6 +78,33 @@ public enum HLSPlaylist {
         return segments
     }
 
+    /// The segment URLs of the stream at `url`: a master playlist (its first variant, which `check` may refuse by
+    /// throwing) or, unless `requireMaster`, a media playlist. Every URL stays on the playlist's server.
+    /// - Parameter read: reads the text at a URL (`what`: "master playlist", "media playlist").
+    /// - Throws: ``SyncError`` for a bad playlist or one that points to another host; what `read` and `check` throw.
+    public static func segmentURLs(
+        at url: String, requireMaster: Bool, read: (_ url: String, _ what: String) async throws -> String,
+        check: (Variant) throws -> Void = { _ in }
+    ) async throws -> [String] {
+        var mediaURL = url
+        var playlist = try await read(url, requireMaster ? "master playlist" : "playlist")
+        if requireMaster || playlist.contains("#EXT-X-STREAM-INF") {
+            let variant = try variant(ofMaster: playlist)
+            try check(variant)
+            guard let resolved = resolve(variant.uri, against: url) else {
+                throw SyncError.invalidInput("the master playlist points to another host (\(variant.uri.prefix(80)))")
+            }
+            mediaURL = resolved
+            playlist = try await read(mediaURL, "media playlist")
+        }
+        return try segments(ofMedia: playlist).map { segment in
+            guard let resolved = resolve(segment.uri, against: mediaURL) else {
+                throw SyncError.invalidInput("the media playlist points to another host (\(segment.uri.prefix(80)))")
+            }
+            return resolved
+        }
+    }
+
     /// `uri` resolved against the playlist's URL, when it stays on the same server (scheme, host and port).
     public static func resolve(_ uri: String, against base: String) -> String? {
         guard let baseURL = URL(string: base), let url = URL(string: uri, relativeTo: baseURL)?.absoluteURL,

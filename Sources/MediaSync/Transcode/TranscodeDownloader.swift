@@ -76,23 +76,16 @@ struct TranscodeDownloader: Sendable {
         guard let masterURL = offer.transcodingURL else {
             throw SyncError.invalidInput("the server offered no transcode")
         }
-        let master = String(decoding: try await server.read(url: masterURL, what: "master playlist"), as: UTF8.self)
-        let variant = try HLSPlaylist.variant(ofMaster: master)
-        if let refusal = HLSPlaylist.refusal(variant, quality: quality) {
-            throw SyncError.invalidInput(
-                "the server cannot honour \(quality.description) (\(refusal)); nothing was placed")
-        }
-        guard let mediaURL = HLSPlaylist.resolve(variant.uri, against: masterURL) else {
-            throw SyncError.invalidInput("the master playlist points to another host (\(variant.uri.prefix(80)))")
-        }
-        let media = String(decoding: try await server.read(url: mediaURL, what: "media playlist"), as: UTF8.self)
-        let segments = try HLSPlaylist.segments(ofMedia: media)
-        let urls = try segments.map { segment -> String in
-            guard let url = HLSPlaylist.resolve(segment.uri, against: mediaURL) else {
-                throw SyncError.invalidInput("the media playlist points to another host (\(segment.uri.prefix(80)))")
-            }
-            return url
-        }
+        let server = self.server
+        let urls = try await HLSPlaylist.segmentURLs(
+            at: masterURL, requireMaster: true,
+            read: { String(decoding: try await server.read(url: $0, what: $1), as: UTF8.self) },
+            check: { variant in
+                if let refusal = HLSPlaylist.refusal(variant, quality: quality) {
+                    throw SyncError.invalidInput(
+                        "the server cannot honour \(quality.description) (\(refusal)); nothing was placed")
+                }
+            })
 
         // The segments' folder, kept across runs while it belongs to the same transcode.
         let name = "transcode-" + (SafeName.id(file.versionId ?? "") ?? SafeName.id(file.itemId) ?? "item")
@@ -102,7 +95,7 @@ struct TranscodeDownloader: Sendable {
         headers.add(name: auth.name, value: auth.value)
         let fetch = HLSFetch(client: client, options: options, headers: headers)
         let joinedFile = try await fetch.download(
-            urls, into: folder, manifest: "\(file.signature)\n\(segments.count)\n", progress: progress)
+            urls, into: folder, manifest: "\(file.signature)\n\(urls.count)\n", progress: progress)
         // In MP4 or Matroska when asked for: remuxed by ffmpeg (`-c copy`) beside it in staging.
         var bytes = joinedFile.size
         var relative = ".mediasync/staging/\(name)/joined.ts"
