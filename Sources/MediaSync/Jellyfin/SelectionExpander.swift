@@ -73,27 +73,20 @@ public struct SelectionExpander: Sendable {
             }
         }
         var counter = 0
-        func rank(_ id: String, group: Int) {
+        // The first selection that names an item decides its rank and, for a movie or an episode, its quality
+        // (selections come by priority).
+        func rank(_ id: String, group: Int, media: Bool = false) {
             counter += 1
-            if result.ranks[id] == nil { result.ranks[id] = BudgetRank(group: group, order: counter) }
+            guard result.ranks[id] == nil else { return }
+            result.ranks[id] = BudgetRank(group: group, order: counter)
+            if media, let quality = selections[group].quality { result.qualities[id] = quality }
         }
-        // The first selection that names an item decides its rank and its quality (selections come by priority).
-        func rank(movie entry: MovieEntry, group: Int) {
-            if result.ranks[entry.item.id] == nil, let quality = selections[group].quality {
-                result.qualities[entry.item.id] = quality
-            }
-            rank(entry.item.id, group: group)
-        }
+        func rank(movie entry: MovieEntry, group: Int) { rank(entry.item.id, group: group, media: true) }
         func rank(series entry: SeriesEntry, group: Int) {
             rank(entry.series.id, group: group)
             for season in entry.seasons {
                 if let item = season.season { rank(item.id, group: group) }
-                for episode in season.episodes {
-                    if result.ranks[episode.item.id] == nil, let quality = selections[group].quality {
-                        result.qualities[episode.item.id] = quality
-                    }
-                    rank(episode.item.id, group: group)
-                }
+                for episode in season.episodes { rank(episode.item.id, group: group, media: true) }
             }
         }
         for (group, selection) in selections.enumerated() {
