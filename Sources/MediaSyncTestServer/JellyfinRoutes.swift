@@ -59,22 +59,10 @@ extension TestServer {
 
     /// Routes a request to the Jellyfin API; nil when no Jellyfin route matches.
     func jellyfinResponse(_ request: RecordedRequest, ignoreRange: Bool) -> HTTPResponse? {
-        let segments = request.path.split(separator: "/").map(String.init)
-        let lower = segments.map { $0.lowercased() }
+        let route = RoutePath(request.path)
         let method = request.method
         let library = self.library
-        func match(_ pattern: [String]) -> [String]? {
-            guard pattern.count == lower.count else { return nil }
-            var captures: [String] = []
-            for (p, (segment, original)) in zip(pattern, zip(lower, segments)) {
-                if p == "*" {
-                    captures.append(original)
-                } else if p != segment {
-                    return nil
-                }
-            }
-            return captures
-        }
+        func match(_ pattern: [String]) -> [String]? { route.match(pattern) }
         let isGet = method == "GET" || method == "HEAD"
         let profile = self.profile
 
@@ -589,5 +577,31 @@ extension TestServer {
         default:
             return .empty(404)
         }
+    }
+}
+
+/// A request path split into segments, matched against route patterns case-insensitively (ASP.NET routing).
+struct RoutePath {
+    let segments: [String]
+    let lower: [String]
+
+    init(_ path: String) {
+        segments = path.split(separator: "/").map(String.init)
+        lower = segments.map { $0.lowercased() }
+    }
+
+    /// The segments at the pattern's `*`s (as sent), or nil when the path does not match; literal parts are
+    /// lowercase.
+    func match(_ pattern: [String]) -> [String]? {
+        guard pattern.count == lower.count else { return nil }
+        var captures: [String] = []
+        for (part, (segment, original)) in zip(pattern, zip(lower, segments)) {
+            if part == "*" {
+                captures.append(original)
+            } else if part != segment {
+                return nil
+            }
+        }
+        return captures
     }
 }

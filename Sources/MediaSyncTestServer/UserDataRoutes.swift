@@ -41,20 +41,8 @@ extension TestServer {
 
     /// Answers the play-state routes; nil when the request is not one of them.
     func userDataResponse(_ request: RecordedRequest) -> HTTPResponse? {
-        let segments = request.path.split(separator: "/").map { $0.lowercased() }
-        let original = request.path.split(separator: "/").map(String.init)
-        func match(_ pattern: [String]) -> [String]? {
-            guard pattern.count == segments.count else { return nil }
-            var captures: [String] = []
-            for (index, part) in pattern.enumerated() {
-                if part == "*" {
-                    captures.append(original[index])
-                } else if part != segments[index] {
-                    return nil
-                }
-            }
-            return captures
-        }
+        let path = RoutePath(request.path)
+        func match(_ pattern: [String]) -> [String]? { path.match(pattern) }
         let method = request.method
         let profile = self.profile
         // (userId in the path or nil, itemId, what)
