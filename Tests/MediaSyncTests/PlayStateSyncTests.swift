@@ -15,6 +15,11 @@ import Testing
 
     static let watched = Date(timeIntervalSince1970: 1_790_000_000)
 
+    /// A series' episodes in play order (the library has one season).
+    static func episodes(of series: TestItem, in library: TestLibrary) -> [TestItem] {
+        library.episodes.filter { $0.seriesId == series.id }.sorted { ($0.indexNumber ?? 0) < ($1.indexNumber ?? 0) }
+    }
+
     static func book(_ fixture: MirrorFixture) -> PlayStateBook {
         Mirror.using(root: fixture.root, index: fixture.index, durable: false).playState
     }
@@ -211,9 +216,7 @@ import Testing
     @Test func aWatchedEpisodeMakesRoomForTheNextInOneSync() async throws {
         try await MirrorFixture.with(Self.library()) { fixture, library in
             let series = library.series[0]
-            let episodes = library.episodes.filter { $0.seriesId == series.id }.sorted {
-                ($0.indexNumber ?? 0) < ($1.indexNumber ?? 0)
-            }
+            let episodes = Self.episodes(of: series, in: library)
             // The first episode is played on the server (generated so); the window is the next two.
             try fixture.select(.series, series.id, nextUnplayed: 2, deletePlayedAfter: 0)
             _ = try await fixture.sync()
@@ -235,9 +238,7 @@ import Testing
     @Test func nothingWatchedOfflineLeavesBeforeTheServerHasIt() async throws {
         try await MirrorFixture.with(Self.library()) { fixture, library in
             let series = library.series[0]
-            let episodes = library.episodes.filter { $0.seriesId == series.id }.sorted {
-                ($0.indexNumber ?? 0) < ($1.indexNumber ?? 0)
-            }
+            let episodes = Self.episodes(of: series, in: library)
             try fixture.select(.series, series.id, nextUnplayed: 2, deletePlayedAfter: 0)
             _ = try await fixture.sync()
             let book = Self.book(fixture)
@@ -255,9 +256,7 @@ import Testing
     @Test func aGracePeriodKeepsAPlayedEpisodeUntilItPasses() async throws {
         try await MirrorFixture.with(Self.library()) { fixture, library in
             let series = library.series[0]
-            let episodes = library.episodes.filter { $0.seriesId == series.id }.sorted {
-                ($0.indexNumber ?? 0) < ($1.indexNumber ?? 0)
-            }
+            let episodes = Self.episodes(of: series, in: library)
             try fixture.select(.series, series.id, deletePlayedAfter: 86_400)
             _ = try await fixture.sync()
             let book = Self.book(fixture)
