@@ -24,16 +24,7 @@ ROUNDS=${ROUNDS:-5}
 SWIFT_SCRATCH=${SWIFT_SCRATCH:-$REPO_DIR/.build-benchsync}
 ms_need python3
 
-if [ -n "${MEDIASYNC_BIN_DIR:-}" ]; then
-    bin=$MEDIASYNC_BIN_DIR
-else
-    ms_log "building the release binaries ($SWIFT_SCRATCH)"
-    for product in mediasync mediasync-test-server mediasync-bench-planner; do
-        swift build -c release --scratch-path "$SWIFT_SCRATCH" --product "$product" >&2
-    done
-    bin=$(swift build -c release --scratch-path "$SWIFT_SCRATCH" --show-bin-path)
-fi
-ms="$bin/mediasync"
+ms_release_binaries "$SWIFT_SCRATCH" mediasync-bench-planner
 
 planner_line=$("$bin/mediasync-bench-planner" | grep -o 'BUDGET_BENCH.*' || true)
 [ -n "$planner_line" ] || { ms_log "the planner benchmark failed"; exit 1; }

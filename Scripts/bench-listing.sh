@@ -22,18 +22,8 @@ cd "$REPO_DIR"
 ms_library_defaults
 COST=${COST:-0.001}
 SWIFT_SCRATCH=${SWIFT_SCRATCH:-$REPO_DIR/.build-benchsync}
-ms_need python3 curl
-[ -x /usr/bin/time ] || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq time >/dev/null
-
-if [ -n "${MEDIASYNC_BIN_DIR:-}" ]; then
-    bin=$MEDIASYNC_BIN_DIR
-else
-    for product in mediasync mediasync-test-server; do
-        swift build -c release --scratch-path "$SWIFT_SCRATCH" --product "$product" >&2
-    done
-    bin=$(swift build -c release --scratch-path "$SWIFT_SCRATCH" --show-bin-path)
-fi
-ms="$bin/mediasync"
+ms_need python3 curl time
+ms_release_binaries "$SWIFT_SCRATCH"
 
 ms_scratch "${BENCH_KEEP:-0}"
 export MEDIASYNC_ROOT="$work/mirror" MEDIASYNC_CONFIG_DIR="$work/config"

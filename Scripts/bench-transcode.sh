@@ -25,20 +25,12 @@ SEGMENT_MB=${SEGMENT_MB:-2}
 ROUNDS=${ROUNDS:-3}
 SWIFT_SCRATCH=${SWIFT_SCRATCH:-$REPO_DIR/.build-benchsync}
 PATH="$PATH:/usr/sbin:/sbin"
-ms_need python3 curl
-if ! command -v nginx >/dev/null 2>&1 || [ ! -x /usr/bin/time ]; then
-    ms_log "installing nginx-light and time"
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx-light time >/dev/null
+ms_need python3 curl time
+if ! command -v nginx >/dev/null 2>&1; then
+    ms_log "installing nginx-light"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx-light >/dev/null
 fi
-
-if [ -n "${MEDIASYNC_BIN_DIR:-}" ]; then
-    bin=$MEDIASYNC_BIN_DIR
-else
-    ms_log "building the release binary ($SWIFT_SCRATCH)"
-    swift build -c release --scratch-path "$SWIFT_SCRATCH" --product mediasync >&2
-    bin=$(swift build -c release --scratch-path "$SWIFT_SCRATCH" --show-bin-path)
-fi
-ms="$bin/mediasync"
+ms_release_binaries "$SWIFT_SCRATCH"
 
 ms_scratch "${BENCH_KEEP:-0}"
 src="$work/src"

@@ -3,7 +3,8 @@
 #
 #   ms_log MSG...                 one line on stderr, prefixed with $SCRIPT_NAME
 #   ms_need TOOL...               installs the Debian packages of missing tools (apt, as root or with sudo)
-#   ms_release_binaries SCRATCH   builds the release mediasync and mediasync-test-server; sets $bin and $ms.
+#   ms_release_binaries SCRATCH [PRODUCT...]   builds the release mediasync and mediasync-test-server (and the
+#                   products named); sets $bin and $ms.
 #                                 MEDIASYNC_BIN_DIR set: uses the binaries there instead
 #   ms_prepare_release_run SCRATCH   python3, the build dependencies and ms_release_binaries SCRATCH
 #   ms_scratch KEEP               a scratch folder $work, removed on exit unless KEEP is 1; a started test server is
@@ -54,13 +55,15 @@ ms_need() {
 }
 
 ms_release_binaries() {
-    local scratch=$1
+    local scratch=$1 product
+    shift
     if [ -n "${MEDIASYNC_BIN_DIR:-}" ]; then
         bin=$MEDIASYNC_BIN_DIR
     else
         ms_log "building release binaries in $scratch"
-        swift build -c release --scratch-path "$scratch" --product mediasync >&2
-        swift build -c release --scratch-path "$scratch" --product mediasync-test-server >&2
+        for product in mediasync mediasync-test-server "$@"; do
+            swift build -c release --scratch-path "$scratch" --product "$product" >&2
+        done
         bin=$(swift build -c release --scratch-path "$scratch" --show-bin-path)
     fi
     ms="$bin/mediasync"
