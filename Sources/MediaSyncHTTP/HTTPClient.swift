@@ -31,7 +31,7 @@ public final class HTTPClient: Sendable {
             do {
                 return try await sendOnce(request)
             } catch let error as HTTPError {
-                guard request.isIdempotent,
+                guard request.isIdempotent, request.retriesStalls || !error.isStall,
                     let delay = retryPolicy.delay(afterAttempt: attempt, error: error, random: Double.random(in: 0...1))
                 else { throw error }
                 do {
@@ -51,6 +51,9 @@ public final class HTTPClient: Sendable {
         // An empty value lets libcurl offer every encoding it supports and decode the answer.
         try operation.set(CURLOPT_ACCEPT_ENCODING, "")
         try operation.set(CURLOPT_TIMEOUT_MS, Int((request.timeout ?? configuration.requestTimeout) * 1000))
+        if let stallTime = request.stallTime {
+            try operation.set(CURLOPT_LOW_SPEED_TIME, stallTime)
+        }
         if !request.followRedirects {
             try operation.set(CURLOPT_FOLLOWLOCATION, 0)
         }

@@ -95,6 +95,9 @@ public struct HTTPError: Error, Equatable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// Whether the answer did not come in time: no byte for the stall limit, or the whole-request timeout.
+    public var isStall: Bool { kind == .stalled || kind == .timedOut }
+
     /// Whether the failure should stop the whole run rather than just this item (a full disk).
     public var isFatal: Bool {
         kind == .diskFull

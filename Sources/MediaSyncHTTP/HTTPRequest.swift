@@ -12,6 +12,12 @@ public struct HTTPRequest: Sendable {
     public var body: [UInt8]?
     /// A whole-request timeout in seconds, overriding the client's configuration.
     public var timeout: Double?
+    /// Seconds below the configured low speed (no byte, for an answer the server builds before sending it) before
+    /// the attempt fails as stalled, overriding the client's configuration.
+    public var stallTime: Int?
+    /// Whether an attempt that stalled or timed out is sent again as it is. False when the caller has a better
+    /// answer than the same request again (a listing asks for a smaller page).
+    public var retriesStalls = true
     /// Whether redirects are followed (up to the configured limit). When false, a 3xx answer is returned as
     /// the response, so a caller can tell permanent redirects from temporary ones.
     public var followRedirects: Bool

@@ -146,7 +146,7 @@ extension JellyfinClient {
             path: path, parameters: parameters, pageSize: requested, action: action, resource: resource)
         guard let total = first.total, first.items.count < total else { return first.items }
         let second = try await onePass(
-            path: path, parameters: parameters, pageSize: requested, action: action, resource: resource)
+            path: path, parameters: parameters, pageSize: first.pageSize, action: action, resource: resource)
         var seen = Set(first.items.map { Array($0.id.utf8) })
         return first.items + second.items.filter { seen.insert(Array($0.id.utf8)).inserted }
     }
@@ -154,9 +154,9 @@ extension JellyfinClient {
     private func onePass(
         path: String, parameters: [(name: String, value: String)], pageSize requested: Int, action: String,
         resource: String?
-    ) async throws -> (items: [BaseItem], total: Int?) {
+    ) async throws -> (items: [BaseItem], total: Int?, pageSize: Int) {
         var total: Int?
-        let pageSize = max(1, min(requested, 10_000))
+        var pageSize = max(1, min(requested, 10_000))
         var items: [BaseItem] = []
         // By the ids' bytes: Swift's String equality would take two ids that differ only by Unicode normalisation
         // (NFC and NFD) for one, and drop the second without a word.
@@ -164,26 +164,45 @@ extension JellyfinClient {
         var start = 0
         var pages = 0
         var moreAnnounced = false
-        func call(_ from: Int) -> Call {
-            Call(
-                path: path, query: parameters + [("startIndex", String(from)), ("limit", String(pageSize))],
+        func call(_ from: Int, _ size: Int) -> Call {
+            var call = Call(
+                path: path, query: parameters + [("startIndex", String(from)), ("limit", String(size))],
                 action: action, resource: resource)
+            call.listingPage = true
+            return call
         }
         while pages < JellyfinClient.maxPages {
             let window = moreAnnounced ? min(JellyfinClient.pageWindow, JellyfinClient.maxPages - pages) : 1
-            let starts = (0..<window).map { start + $0 * pageSize }
+            let size = pageSize
+            let starts = (0..<window).map { start + $0 * size }
             let fetched: [QueryResult<BaseItem>]
-            if window == 1 {
-                fetched = [try await fetch(QueryResult<BaseItem>.self, call(start))]
-            } else {
-                fetched = try await withThrowingTaskGroup(of: (Int, QueryResult<BaseItem>).self) { group in
-                    for (position, from) in starts.enumerated() {
-                        group.addTask { (position, try await self.fetch(QueryResult<BaseItem>.self, call(from))) }
+            do {
+                if window == 1 {
+                    fetched = [try await fetch(QueryResult<BaseItem>.self, call(start, size))]
+                } else {
+                    fetched = try await withThrowingTaskGroup(of: (Int, QueryResult<BaseItem>).self) { group in
+                        for (position, from) in starts.enumerated() {
+                            group.addTask {
+                                (position, try await self.fetch(QueryResult<BaseItem>.self, call(from, size)))
+                            }
+                        }
+                        var ordered: [(Int, QueryResult<BaseItem>)] = []
+                        for try await result in group { ordered.append(result) }
+                        return ordered.sorted { $0.0 < $1.0 }.map(\.1)
                     }
-                    var ordered: [(Int, QueryResult<BaseItem>)] = []
-                    for try await result in group { ordered.append(result) }
-                    return ordered.sorted { $0.0 < $1.0 }.map(\.1)
                 }
+            } catch let error as JellyfinError where error.isStall {
+                // A page the server did not answer within the listing's stall limit: asked again smaller, from the
+                // same place, and the rest of the listing keeps the smaller size (see ``ListingPatience``).
+                guard let smaller = patience.smaller(than: size) else {
+                    throw JellyfinError(
+                        .transport,
+                        "\(error.message); pages of \(size) items did not come within \(patience.stallSeconds) s either",
+                        retryable: true, isStall: true)
+                }
+                pageSize = smaller
+                moreAnnounced = false
+                continue
             }
             for page in fetched {
                 pages += 1
@@ -199,7 +218,7 @@ extension JellyfinClient {
                 // the real count would otherwise hide items that are still there (and `sync --delete` would
                 // delete their files). That costs one empty page when the length is a multiple of the page size.
                 if page.items.count < pageSize || fresh == 0 {
-                    return (items, total)
+                    return (items, total, pageSize)
                 }
                 moreAnnounced = page.totalRecordCount.map { $0 > start + pageSize } ?? false
             }

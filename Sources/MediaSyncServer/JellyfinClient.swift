@@ -19,6 +19,8 @@ public final class JellyfinClient: Sendable, CustomStringConvertible {
     public let userId: String?
     /// The HTTP client that sends the API calls.
     public let http: HTTPClient
+    /// How long a listing page may take, and how small pages get when one does not come.
+    public let patience: ListingPatience
 
     /// The most pages one listing may take before it is considered broken (a server whose paging never ends).
     public static let maxPages = 10_000
@@ -30,24 +32,27 @@ public final class JellyfinClient: Sendable, CustomStringConvertible {
     ///   - accessToken: the token of an earlier sign-in, or an API key; nil to sign in first.
     ///   - userId: the user to browse as.
     ///   - http: the HTTP client to use.
+    ///   - patience: the stall limit of listing pages and how small they get.
     /// - Throws: ``JellyfinError`` of kind ``JellyfinError/Kind/invalidServerURL`` for an unusable address.
     public convenience init(
         serverURL: String, identity: ClientIdentity, accessToken: String? = nil, userId: String? = nil,
-        http: HTTPClient = HTTPClient()
+        http: HTTPClient = HTTPClient(), patience: ListingPatience = ListingPatience()
     ) throws {
         self.init(
             normalizedURL: try ServerAddress.normalize(serverURL), identity: identity, accessToken: accessToken,
-            userId: userId, http: http)
+            userId: userId, http: http, patience: patience)
     }
 
     private init(
-        normalizedURL: String, identity: ClientIdentity, accessToken: String?, userId: String?, http: HTTPClient
+        normalizedURL: String, identity: ClientIdentity, accessToken: String?, userId: String?, http: HTTPClient,
+        patience: ListingPatience
     ) {
         self.serverURL = normalizedURL
         self.identity = identity
         self.accessToken = accessToken.flatMap { $0.isEmpty ? nil : $0 }
         self.userId = userId.flatMap { $0.isEmpty ? nil : $0 }
         self.http = http
+        self.patience = patience
     }
 
     /// A client for the same server and identity that uses this token and user.
@@ -56,7 +61,8 @@ public final class JellyfinClient: Sendable, CustomStringConvertible {
     ///   - userId: the user to browse as.
     public func signedIn(accessToken: String, userId: String?) -> JellyfinClient {
         JellyfinClient(
-            normalizedURL: serverURL, identity: identity, accessToken: accessToken, userId: userId, http: http)
+            normalizedURL: serverURL, identity: identity, accessToken: accessToken, userId: userId, http: http,
+            patience: patience)
     }
 
     /// A client signed in with the result of ``authenticate(username:password:)`` or Quick Connect.
@@ -89,6 +95,9 @@ public final class JellyfinClient: Sendable, CustomStringConvertible {
         var resource: String?
         /// A sign-in: 401 means wrong credentials, and the answer holds a token, so it is never quoted.
         var signingIn = false
+        /// A listing page: the listing's stall limit and timeout, and a stall is not sent again as it is (the
+        /// listing asks for a smaller page).
+        var listingPage = false
     }
 
     /// The full URL of a path below the server address.
@@ -105,8 +114,13 @@ public final class JellyfinClient: Sendable, CustomStringConvertible {
         if call.body != nil {
             headers.add(name: "Content-Type", value: "application/json")
         }
-        let request = HTTPRequest(
+        var request = HTTPRequest(
             method: call.method, url: url(call.path, query: call.query), headers: headers, body: call.body)
+        if call.listingPage {
+            request.stallTime = patience.stallSeconds
+            request.timeout = patience.pageTimeout
+            request.retriesStalls = false
+        }
         do {
             return try await http.send(request)
         } catch let error as HTTPError {

@@ -65,14 +65,21 @@ public struct JellyfinError: Error, Equatable, Sendable, CustomStringConvertible
     /// What the server itself said, when its error answer had a text body (a 401 for a library the user may no
     /// longer access says so: `"<user> is not permitted to access Library <name>."`).
     public let detail: String?
+    /// Whether the answer did not come in time (no byte for the stall limit, or the request's timeout): a listing
+    /// asks for a smaller page then.
+    public let isStall: Bool
     private let retryable: Bool
 
-    init(_ kind: Kind, _ message: String, status: Int? = nil, retryable: Bool = false, detail: String? = nil) {
+    init(
+        _ kind: Kind, _ message: String, status: Int? = nil, retryable: Bool = false, detail: String? = nil,
+        isStall: Bool = false
+    ) {
         self.kind = kind
         self.message = message
         self.status = status
         self.retryable = retryable
         self.detail = detail
+        self.isStall = isStall
     }
 
     /// The message.
@@ -155,7 +162,9 @@ public struct JellyfinError: Error, Equatable, Sendable, CustomStringConvertible
         case .invalidURL:
             return JellyfinError(.invalidServerURL, "could not \(action): \(error.description)")
         default:
-            return JellyfinError(.transport, "could not \(action): \(error.description)", retryable: error.isRetryable)
+            return JellyfinError(
+                .transport, "could not \(action): \(error.description)", retryable: error.isRetryable,
+                isStall: error.isStall)
         }
     }
 
@@ -166,6 +175,6 @@ public struct JellyfinError: Error, Equatable, Sendable, CustomStringConvertible
         }
         return JellyfinError(
             kind, message.replacingOccurrences(of: secret, with: "<token>"), status: status, retryable: retryable,
-            detail: detail?.replacingOccurrences(of: secret, with: "<token>"))
+            detail: detail?.replacingOccurrences(of: secret, with: "<token>"), isStall: isStall)
     }
 }

@@ -117,6 +117,49 @@ import Testing
         #expect(server.requests(to: "/Items").count == 10)
     }
 
+    @Test func aPageThatStallsIsAskedAgainSmaller() async throws {
+        let server = try TestServer(library: TestLibrary(movies: 50, series: 0))
+        defer { server.shutdown() }
+        // Each movie's media sources cost 50 ms to build before the page's first byte (a big 10.11 server): a page of
+        // 40 takes 2 s, beyond the 1 s stall limit; a page of 10 takes 0.5 s, one of 2 takes 0.1 s.
+        server.counters.mediaSourceCost = 0.05
+        let library = server.library
+        let client = try JellyfinClient(
+            serverURL: server.baseURL, identity: testIdentity, accessToken: library.accessToken,
+            userId: library.userId, http: HTTPClient(retryPolicy: RetryPolicy(maxAttempts: 3, baseDelay: 0.01)),
+            patience: ListingPatience(stallSeconds: 1, pageTimeout: 30, smallestPage: 2))
+        let movies = try await client.items(
+            ItemsQuery(recursive: true, includeItemTypes: ["Movie"], fields: ["MediaSources"], limit: 40))
+        #expect(Set(movies.map(\.id)) == Set(library.movies.map(\.id)))
+        #expect(movies.count == 50)
+        let limits = server.requests(to: "/Items").compactMap { $0.queryValue("limit").flatMap { Int($0) } }
+        // The stalled page of 40 was asked once (a stall is not retried as it is), then again smaller from the
+        // same place; the rest of the listing kept the smaller size.
+        #expect(limits.first == 40)
+        #expect(limits.filter { $0 == 40 }.count == 1)
+        #expect(limits.dropFirst().allSatisfy { $0 <= 10 })
+        #expect(server.requests(to: "/Items").dropFirst().first?.queryValue("startIndex") == "0")
+    }
+
+    @Test func aPageThatStallsAtTheSmallestSizeFailsTheListing() async throws {
+        let server = try TestServer(library: TestLibrary(movies: 8, series: 0))
+        defer { server.shutdown() }
+        server.counters.mediaSourceCost = 0.5
+        let library = server.library
+        let client = try JellyfinClient(
+            serverURL: server.baseURL, identity: testIdentity, accessToken: library.accessToken,
+            userId: library.userId, http: HTTPClient(retryPolicy: .none),
+            patience: ListingPatience(stallSeconds: 1, pageTimeout: 30, smallestPage: 4))
+        let error = await jellyfinError {
+            try await client.items(
+                ItemsQuery(recursive: true, includeItemTypes: ["Movie"], fields: ["MediaSources"], limit: 8))
+        }
+        #expect(error?.isStall == true)
+        #expect(error?.message.contains("pages of 4 items did not come within 1 s either") == true)
+        // The server records a request once it has answered: the stalled page of 4 is still being built here.
+        #expect(server.requests(to: "/Items").first?.queryValue("limit") == "8")
+    }
+
     @Test func idsThatDifferOnlyByNormalisationAreTwoItems() async throws {
         let server = try TestServer()
         defer { server.shutdown() }
