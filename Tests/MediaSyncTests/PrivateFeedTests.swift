@@ -115,6 +115,52 @@ import Testing
         #expect(!report.sourceErrors.joined().contains("wrong"))
     }
 
+    @Test func aDigestChallengeIsAnsweredAndThePasswordNeverSent() async throws {
+        let world = try World()
+        defer { world.tearDown() }
+        let feed = PodcastSyncTests.feed(
+            title: "Digest", episodes: [PodcastSyncTests.five[2]], base: world.fixture.server.baseURL)
+        world.fixture.server.setFile("/media/ep3.mp3", contents: world.fixture.audio("ep-3"), contentType: "audio/mpeg")
+        let seen = LockedLines()
+        // RFC 7616 with SHA-256 and qop=auth, checked the way a server does: the password itself never travels.
+        world.fixture.server.setHandler("/digest/show.xml") { request in
+            let header = request.headers["authorization"] ?? ""
+            seen.append(header)
+            let fields = DigestChallenge.fields(header)
+            let ha1 = DigestChallenge.sha256("\(Self.username):private:\(Self.password)")
+            let ha2 = DigestChallenge.sha256("\(request.method):\(fields["uri"] ?? "")")
+            let expected = DigestChallenge.sha256(
+                [ha1, DigestChallenge.nonce, fields["nc"] ?? "", fields["cnonce"] ?? "", "auth", ha2].joined(
+                    separator: ":"))
+            guard header.hasPrefix("Digest "), fields["username"] == Self.username, fields["realm"] == "private",
+                fields["nonce"] == DigestChallenge.nonce, fields["qop"] == "auth", fields["uri"] == request.path,
+                fields["response"] == expected
+            else {
+                return TestServer.CustomResponse(
+                    status: 401, contentType: "text/plain", body: Array("who are you?".utf8),
+                    headers: [
+                        (
+                            "WWW-Authenticate",
+                            #"Digest realm="private", qop="auth", algorithm=SHA-256, nonce="\#(DigestChallenge.nonce)""#
+                        )
+                    ])
+            }
+            return TestServer.CustomResponse(contentType: "application/rss+xml", body: feed)
+        }
+        let url = world.fixture.server.baseURL + "/digest/show.xml"
+        let subscription = try await world.subscriptions().add(
+            url: url, retention: .all,
+            credentials: HTTPCredentials(username: Self.username, password: Self.password))
+        #expect(subscription.title == "Digest")
+        let report = try await world.sync()
+        #expect(report.failed.isEmpty && report.sourceErrors.isEmpty, "\(report)")
+        #expect(world.fixture.folder.allFiles().contains("Downloads/\(subscription.id)/ep-3.mp3"))
+        // Each fetch asked first without credentials, then answered the challenge; never Basic, never the password.
+        #expect(seen.values.contains { $0.hasPrefix("Digest ") })
+        #expect(seen.values.allSatisfy { !$0.hasPrefix("Basic") && !$0.contains(Self.password) })
+        #expect(world.filesHoldingThePassword().isEmpty)
+    }
+
     @Test(
         "user:pass@ is split off a URL",
         arguments: [
@@ -129,4 +175,46 @@ import Testing
         #expect(credentials?.username == username)
         #expect(credentials?.password == password)
     }
+}
+
+/// The server side of an RFC 7616 Digest exchange, for the tests.
+enum DigestChallenge {
+    static let nonce = "7c1f0d6e2b9a4c3d"
+
+    static func sha256(_ text: String) -> String {
+        var digest = SHA256()
+        Array(text.utf8).withUnsafeBytes { digest.update($0) }
+        return digest.finalize()
+    }
+
+    /// The `name=value` and `name="value"` pairs of an `Authorization: Digest …` header.
+    static func fields(_ header: String) -> [String: String] {
+        var fields: [String: String] = [:]
+        var rest = Substring(header.hasPrefix("Digest ") ? String(header.dropFirst(7)) : header)
+        while let equals = rest.firstIndex(of: "=") {
+            let name = rest[..<equals].trimmingCharacters(in: CharacterSet(charactersIn: " ,"))
+            rest = rest[rest.index(after: equals)...]
+            let value: Substring
+            if rest.first == "\"" {
+                let body = rest.dropFirst()
+                let end = body.firstIndex(of: "\"") ?? body.endIndex
+                value = body[..<end]
+                rest = end < body.endIndex ? body[body.index(after: end)...] : ""
+            } else {
+                let end = rest.firstIndex(of: ",") ?? rest.endIndex
+                value = rest[..<end]
+                rest = rest[end...]
+            }
+            fields[name.lowercased()] = String(value)
+        }
+        return fields
+    }
+}
+
+/// Lines collected from the server's threads.
+final class LockedLines: @unchecked Sendable {
+    private let lock = NSLock()
+    private var lines: [String] = []
+    func append(_ line: String) { lock.withLock { lines.append(line) } }
+    var values: [String] { lock.withLock { lines } }
 }
