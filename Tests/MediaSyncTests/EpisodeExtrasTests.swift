@@ -100,6 +100,52 @@ import Testing
         #expect(after.contains("\(folder)/x-4.mp3") && after.contains("\(folder)/x-3.transcript.vtt"), "\(after)")
     }
 
+    @Test func aRebuiltIndexKeepsTheExtras() async throws {
+        let fixture = try PodcastSyncTests.Fixture()
+        defer { fixture.tearDown() }
+        let server = fixture.server
+        let base = server.baseURL
+        server.setFile("/extras/1.mp3", contents: Array(repeating: 1, count: 3000))
+        server.setFile("/extras/1.vtt", contents: Array("WEBVTT\n\n1".utf8), contentType: "text/vtt")
+        server.setFile("/extras/1.chapters.json", contents: Array("{\"chapters\":[]}".utf8))
+        server.setFile("/extras/1.png", contents: [0x89, 0x50, 0x4E, 0x47, 1], contentType: "image/png")
+        server.setFile(
+            "/feeds/extras.xml", contents: Self.feed([Self.item(1, base: base)]), contentType: "application/rss+xml",
+            etag: "\"e1\"")
+        let subscription = try await Subscriptions(index: fixture.index, client: HTTPClient())
+            .add(url: base + "/feeds/extras.xml", retention: .all)
+        _ = try await fixture.sync()
+        let folder = "Downloads/\(subscription.id)"
+        let before = fixture.folder.allFiles().filter { $0.hasPrefix(folder + "/") }
+        let metadataBefore = FileManager.default.contents(atPath: fixture.folder.file("\(folder)/metadata.json"))
+
+        try FileManager.default.removeItem(atPath: fixture.root.indexPath)
+        let result = try Reindexer.rebuildFresh(root: fixture.root)
+        // metadata.json, the episode and its three extras.
+        #expect(result.files == 5)
+        let index = try MirrorIndex(path: fixture.root.indexPath)
+        let extras = try index.entries().filter {
+            if case .podcastExtra = $0.file.key.parts { return true }
+            return false
+        }
+        #expect(
+            extras.map(\.file.path).sorted()
+                == ["x-1.chapters.json", "x-1.image.png", "x-1.transcript.vtt"].map { "\(folder)/\($0)" })
+
+        // The next sync keeps every file and the metadata; the media is not fetched again, the extras (signed by the
+        // URL they came from, which metadata.json does not keep) are, once.
+        let mediaRequests = server.requests(to: "/extras/1.mp3").count
+        let report = try await MirrorSync(
+            root: fixture.root, index: index, server: nil,
+            transferOptions: TransferOptions(durable: false, retryPolicy: RetryPolicy(maxAttempts: 1))
+        ).run(options: SyncOptions(delete: true))
+        #expect(report.deleted.isEmpty, "\(report.deleted)")
+        #expect(report.failed.isEmpty, "\(report.failed)")
+        #expect(server.requests(to: "/extras/1.mp3").count == mediaRequests)
+        #expect(fixture.folder.allFiles().filter { $0.hasPrefix(folder + "/") } == before)
+        #expect(FileManager.default.contents(atPath: fixture.folder.file("\(folder)/metadata.json")) == metadataBefore)
+    }
+
     @Test(
         "transcript and image extensions",
         arguments: [

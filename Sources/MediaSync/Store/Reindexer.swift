@@ -191,6 +191,32 @@ public struct Reindexer: Sendable {
                     downloadedAt: episode.downloadDate,
                     taskId: UUID().uuidString.lowercased()))
             result.files += 1
+            try recordExtras(of: episode, podcastId: podcast.podcastID, &result)
+        }
+    }
+
+    /// The extras `metadata.json` lists beside an episode (transcript, chapters, image), recorded when they are on
+    /// disk. Their signature is the URL they came from, which `metadata.json` does not keep: they are signed
+    /// "unknown", so the next sync fetches those the feed still lists once more (small files) and retention deletes
+    /// the others; until then they are the mirror's, never strays.
+    private func recordExtras(of episode: PodcastMetadata.Episode, podcastId: String, _ result: inout Result) throws {
+        let extras: [(what: String, file: String?, kind: RemoteFile.Kind)] = [
+            ("transcript", episode.transcriptFile, .subtitle), ("chapters", episode.chaptersFile, .subtitle),
+            ("image", episode.imageFile, .image),
+        ]
+        for extra in extras {
+            // Only a name the layout gives an extra: `<episode-id>.<suffix>`, in the podcast's own folder.
+            guard let name = extra.file, name.hasPrefix(episode.episodeID + "."), !name.contains("/") else { continue }
+            let path = PodcastLayout.folder(podcastId) + "/" + name
+            guard SafeName.isContained(path), let size = size(path) else { continue }
+            try executor.record(
+                IndexEntry(
+                    file: LocalFile(
+                        key: .podcastExtra(podcastId: podcastId, episodeId: episode.episodeID, what: extra.what),
+                        path: path, kind: extra.kind, size: size, signature: "unknown", itemId: podcastId),
+                    versionId: episode.episodeID, mediaSourceId: nil, container: nil,
+                    downloadedAt: episode.downloadDate, taskId: UUID().uuidString.lowercased()))
+            result.files += 1
         }
     }
 
