@@ -199,6 +199,70 @@ import Testing
         #expect(again.skipped.isEmpty)
     }
 
+    @Test func aPlaylistListsOnlyTheFilesThatAreThere() async throws {
+        let fixture = try await Self.mirror()
+        defer { fixture.tearDown() }
+        let destination = try TemporaryDirectory()
+        defer { destination.remove() }
+        let season = "Shows/Test Series 1 (2010)/Season 01"
+        let episode2 = season + "/Test Series 1 - S01E02 - Episode 2.mkv"
+        try FileManager.default.createDirectory(atPath: destination.file(season), withIntermediateDirectories: true)
+        let mine = Data("the user's own video".utf8)
+        #expect(FileManager.default.createFile(atPath: destination.file(episode2), contents: mine))
+
+        let first = try Self.export(fixture, to: destination.path)
+        #expect(first.skipped.map(\.path) == [episode2])
+        // The playlist does not send a player to the user's file, nor to a file that is not the episode.
+        let playlist = { try String(contentsOfFile: destination.file(season + "/Season 01.m3u8"), encoding: .utf8) }
+        #expect(
+            try playlist() == """
+                #EXTM3U
+                #EXTINF:1320,Episode 1
+                Test Series 1 - S01E01 - Episode 1.mkv
+
+                """)
+        #expect(FileManager.default.contents(atPath: destination.file(episode2)) == mine)
+
+        // The user moves the file away: the next export places the episode and lists it.
+        try FileManager.default.removeItem(atPath: destination.file(episode2))
+        let second = try Self.export(fixture, to: destination.path)
+        #expect(second.exported.sorted() == [season + "/Season 01.m3u8", episode2].sorted(), "\(second.exported)")
+        #expect(try playlist().split(separator: "\n").filter { !$0.hasPrefix("#") }.count == 2)
+        #expect(try Self.export(fixture, to: destination.path).changedNothing)
+    }
+
+    @Test func aDestinationPulledOutMidExportStopsWithOneLineAndIsNotMadeAgain() async throws {
+        let fixture = try await Self.mirror()
+        defer { fixture.tearDown() }
+        let parent = try TemporaryDirectory()
+        defer { parent.remove() }
+        let destination = parent.file("stick")
+        let mirrorBefore = TreeReading.files(under: fixture.root.path + "/Downloads")
+        // The stick goes after a few files: its folder and everything on it.
+        let pulled = LockedFlag()
+        let result = try MirrorExport(root: fixture.root, index: fixture.index, destination: destination).run(
+            options: ExportOptions(playlists: true),
+            progress: { progress in
+                if progress.filesDone == 5 && pulled.setOnce() {
+                    try? FileManager.default.removeItem(atPath: destination)
+                }
+            })
+        #expect(pulled.isSet)
+        let stopped = try #require(result.stopped)
+        #expect(stopped.contains("the destination \(destination) is gone"), "\(stopped)")
+        #expect(result.failed.isEmpty, "one line for the run, not one per file: \(result.failed)")
+        // Nothing was made again where the stick was, and the mirror is as it was.
+        #expect(!FileManager.default.fileExists(atPath: destination))
+        #expect(TreeReading.files(under: fixture.root.path + "/Downloads") == mirrorBefore)
+
+        // Plugged in again (empty here): the next export does the whole job.
+        try FileManager.default.createDirectory(atPath: destination, withIntermediateDirectories: false)
+        let again = try MirrorExport(root: fixture.root, index: fixture.index, destination: destination).run(
+            options: ExportOptions(playlists: true))
+        #expect(again.stopped == nil && again.failed.isEmpty, "\(again)")
+        #expect(again.exported.count == Self.goldenTree.count)
+    }
+
     @Test func aSourceReplacedInTheMirrorIsExportedAgainAndOnlyIt() async throws {
         let fixture = try await Self.mirror()
         defer { fixture.tearDown() }
@@ -233,4 +297,18 @@ import Testing
         }
         #expect(!FileManager.default.fileExists(atPath: fixture.root.path + "/Downloads/usb"))
     }
+}
+
+/// A flag set once from any thread.
+final class LockedFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+    /// Sets the flag; true only for the call that set it.
+    func setOnce() -> Bool {
+        lock.withLock {
+            defer { value = true }
+            return !value
+        }
+    }
+    var isSet: Bool { lock.withLock { value } }
 }

@@ -61,6 +61,66 @@ import Testing
         #expect(folder.steps.isEmpty && folder.skipped.count == 1)
     }
 
+    @Test func playlistsComeLastAndLeaveOutWhatIsNotExported() {
+        let a = Self.target("S/A 1.mkv", key: "k1")
+        let b = Self.target("S/A 2.mkv", key: "k2", size: 5_000_000_000)
+        let c = Self.target("S/A 3.mkv", key: "k3")
+        let list = ExportPlaylist(
+            ["k1", "k2", "k3"].enumerated().map {
+                ExportPlaylist.Entry(
+                    title: "E\($0.offset + 1)", seconds: nil, key: $0.element, path: "A \($0.offset + 1).mkv")
+            })
+        let playlist = ExportTarget(path: "S/0 list.m3u8", key: "playlist:s", scope: "media", content: .playlist(list))
+        // k2 is too large for FAT32 and a file of the user's is at k3's name: the playlist lists k1 only, and is
+        // planned after the files although its name sorts first.
+        let plan = Self.plan(
+            [playlist, a, b, c], facts: ["S/A 3.mkv": .file(size: 1)], limit: ExportPlanner.fat32Limit)
+        #expect(Self.actions(plan) == ["copy S/A 1.mkv", "copy S/0 list.m3u8"])
+        guard case .copy(let planned, _) = plan.steps.last, case .playlist(let written) = planned.content else {
+            Issue.record("no playlist step")
+            return
+        }
+        #expect(written.entries.map(\.key) == ["k1"])
+        #expect(String(decoding: written.bytes, as: UTF8.self) == "#EXTM3U\n#EXTINF:-1,E1\nA 1.mkv\n")
+        // Its identity is that of what is written: the next plan with the same facts finds it unchanged.
+        let manifest = [
+            "S/A 1.mkv": Self.entry(key: "k1"),
+            "S/0 list.m3u8": ExportManifest.Entry(
+                key: "playlist:s", source: nil, identity: planned.identity, size: planned.size, scope: "media"),
+        ]
+        let again = Self.plan(
+            [playlist, a, b, c], manifest: manifest,
+            facts: [
+                "S/A 1.mkv": .file(size: 10), "S/A 3.mkv": .file(size: 1), "S/0 list.m3u8": .file(size: planned.size),
+            ],
+            limit: ExportPlanner.fat32Limit)
+        #expect(again.steps.isEmpty)
+    }
+
+    @Test func aPlaylistNamesTheFinalPathsOfItsFiles() {
+        // Two titles alike in their first 300 characters: their names are cut to the same 255 bytes, the last
+        // safety net gives the second a disambiguator, and the playlist names that file.
+        let long = String(repeating: "x", count: 300)
+        let file = { (key: String) in ExportSource.File(key: key, path: "Downloads/\(key)", size: 1, identity: "i") }
+        let source = ExportSource(podcasts: [
+            ExportSource.Podcast(
+                id: "p", title: "Show",
+                episodes: [
+                    ExportSource.PodcastEpisode(id: "e1", title: long + "A", published: "2025-01-01", file: file("k1")),
+                    ExportSource.PodcastEpisode(id: "e2", title: long + "B", published: "2025-01-01", file: file("k2")),
+                ])
+        ])
+        let targets = ExportLayout.targets(source, scope: nil, playlists: true)
+        let files = targets.filter { !$0.isPlaylist }.map(\.path)
+        #expect(Set(files).count == 2)
+        #expect(files.filter { $0.hasSuffix("].bin") }.count == 1, "one of the two is told apart")
+        guard case .playlist(let list) = targets.first(where: \.isPlaylist)?.content else {
+            Issue.record("no playlist")
+            return
+        }
+        #expect(list.entries.map { "Podcasts/Show/" + $0.path }.sorted() == files.sorted())
+    }
+
     @Test func anExportedFileTheUserChangedIsForgottenNotOverwritten() {
         // The manifest's file was replaced by one of another size: the export no longer owns it.
         let a = Self.target("A/a.mkv", key: "k1")

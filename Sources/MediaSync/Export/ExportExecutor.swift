@@ -40,6 +40,8 @@ final class ExportExecutor {
     private var temporaryCount = 0
     /// Per folder: whether its file system takes `O_TMPFILE` (nil: not tried yet).
     private var unnamedFiles: [String: Bool] = [:]
+    /// Keys of the targets this run skipped or failed to write: the playlists written after them leave them out.
+    private var missedKeys = Set<String>()
 
     init(destination: String, root: MirrorRoot, allowLinks: Bool, manifest: ExportManifest, result: ExportResult) {
         self.destination = destination
@@ -79,6 +81,11 @@ final class ExportExecutor {
                         try delete(path, reason: reason, events: events)
                     }
                 } catch  where !error.stopsTheRun {
+                    // A destination that went away (a stick pulled out) fails every file alike: the run stops.
+                    if error.atDestination && ExportFileSystem.fact(destination) == .missing {
+                        throw ExportFileSystem.Failure.gone(destination)
+                    }
+                    if case .copy(let target, _) = step { missedKeys.insert(target.key) }
                     result.failed.append(ExportIssue(path: step.path, reason: error.message))
                     events?(ExportEvent(action: "failed", path: step.path, detail: error.message))
                 }
@@ -101,12 +108,15 @@ final class ExportExecutor {
     // MARK: Steps
 
     private func copy(
-        _ target: ExportTarget, replacing: Bool, events: (@Sendable (ExportEvent) -> Void)?, progress: (Int64) -> Void
+        _ planned: ExportTarget, replacing: Bool, events: (@Sendable (ExportEvent) -> Void)?,
+        progress: (Int64) -> Void
     ) throws(ExportFileSystem.Failure) {
+        var target = planned
+        if case .playlist(let list) = target.content { target.content = .playlist(list.without(keys: missedKeys)) }
         let final = absolute(target.path)
         let folder = (final as NSString).deletingLastPathComponent
         if !knownFolders.contains(folder) {
-            try ExportFileSystem.makeFolders(folder)
+            try ExportFileSystem.makeFolders(folder, below: destination)
             knownFolders.insert(folder)
         }
         let entry = ExportManifest.Entry(
@@ -153,8 +163,8 @@ final class ExportExecutor {
             }
             method = try ExportFileSystem.place(
                 source: source, temporary: temporary, allowLink: allowLinks, progress: progress)
-        case .generated(let bytes):
-            try ExportFileSystem.write(bytes, to: temporary)
+        case .playlist(let list):
+            try ExportFileSystem.write(list.bytes, to: temporary)
             method = .write
         }
         // Checked again just before the rename: a file that appeared meanwhile is never replaced.
@@ -194,6 +204,7 @@ final class ExportExecutor {
     }
 
     private func skipUsersFile(_ target: ExportTarget, events: (@Sendable (ExportEvent) -> Void)?) {
+        missedKeys.insert(target.key)
         let issue = ExportIssue(
             path: target.path, reason: "a file the export did not write is at this name; left untouched")
         result.skipped.append(issue)
@@ -214,7 +225,7 @@ final class ExportExecutor {
         }
         let final = absolute(target.path)
         let folder = (final as NSString).deletingLastPathComponent
-        try ExportFileSystem.makeFolders(folder)
+        try ExportFileSystem.makeFolders(folder, below: destination)
         try append(ExportManifest.JournalLine(op: "put", path: target.path, entry: entry))
         guard rename(absolute(from), final) == 0 else {
             throw ExportFileSystem.Failure(number: errno, what: "cannot move \(from) to \(target.path)")

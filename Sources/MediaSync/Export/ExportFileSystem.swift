@@ -105,18 +105,26 @@ public enum ExportFileSystem {
         /// The destination is full.
         public var isDiskFull: Bool { number == ENOSPC || number == EDQUOT }
 
+        /// The destination folder itself is no longer there.
+        public static func gone(_ destination: String) -> Failure {
+            Failure(number: ENODEV, what: "the destination \(destination) is gone (was its disk removed or unmounted?)")
+        }
+
         public var message: String { "\(what): \(String(cString: strerror(number)))" }
     }
 
     /// Creates `folder` and its parents (an existing folder is fine).
-    public static func makeFolders(_ folder: String) throws(Failure) {
+    /// With `root`, only folders below it are made: a root that is gone (a disk pulled out, its mount point
+    /// removed) is a failure that stops the run, never made again on whatever file system is left there.
+    public static func makeFolders(_ folder: String, below root: String? = nil) throws(Failure) {
         var info = stat()
         if stat(folder, &info) == 0 {
             if (info.st_mode & S_IFMT) == S_IFDIR { return }
             throw Failure(number: ENOTDIR, what: "cannot make the folder \(folder)")
         }
+        if let root, folder == root || !folder.hasPrefix(root + "/") { throw Failure.gone(root) }
         let parent = (folder as NSString).deletingLastPathComponent
-        if parent != folder && !parent.isEmpty { try makeFolders(parent) }
+        if parent != folder && !parent.isEmpty { try makeFolders(parent, below: root) }
         if mkdir(folder, 0o755) != 0 && errno != EEXIST {
             throw Failure(number: errno, what: "cannot make the folder \(folder)")
         }

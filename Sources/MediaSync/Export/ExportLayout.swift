@@ -1,13 +1,47 @@
 import Foundation
 import MediaSyncCore
 
+/// An extended M3U playlist of exported files, in order. Its entries name the files they list by target key, so
+/// a name changed by a collision, or a file that is not exported (skipped, failed), is never listed wrongly.
+public struct ExportPlaylist: Sendable, Equatable {
+    public struct Entry: Sendable, Equatable {
+        public var title: String
+        public var seconds: Int?
+        /// The key of the target listed.
+        public var key: String
+        /// The listed file's path relative to the playlist's folder (filled in once every target has its path).
+        public var path: String
+
+        public init(title: String, seconds: Int?, key: String, path: String = "") {
+            self.title = title
+            self.seconds = seconds
+            self.key = key
+            self.path = path
+        }
+    }
+
+    public var entries: [Entry]
+
+    public init(_ entries: [Entry]) { self.entries = entries }
+
+    /// UTF-8 text with paths relative to the playlist's own folder.
+    public var bytes: [UInt8] {
+        ExportLayout.playlist(entries.map { ($0.title, $0.seconds, $0.path) })
+    }
+
+    /// The playlist without the entries of these target keys (files that are not at the destination).
+    public func without(keys: Set<String>) -> ExportPlaylist {
+        keys.isEmpty ? self : ExportPlaylist(entries.filter { !keys.contains($0.key) })
+    }
+}
+
 /// One file the export should hold at the destination.
 public struct ExportTarget: Sendable, Equatable {
     public enum Content: Sendable, Equatable {
         /// Copied (or linked) from the mirror.
         case file(ExportSource.File)
-        /// Written as given (a playlist).
-        case generated([UInt8])
+        /// Written from the playlist's entries.
+        case playlist(ExportPlaylist)
     }
 
     /// The path relative to the destination.
@@ -28,7 +62,7 @@ public struct ExportTarget: Sendable, Equatable {
     public var size: Int64 {
         switch content {
         case .file(let file): return file.size
-        case .generated(let bytes): return Int64(bytes.count)
+        case .playlist(let list): return Int64(list.bytes.count)
         }
     }
 
@@ -36,8 +70,13 @@ public struct ExportTarget: Sendable, Equatable {
     public var identity: String {
         switch content {
         case .file(let file): return file.identity
-        case .generated(let bytes): return "sha1:" + SHA1.hex(bytes)
+        case .playlist(let list): return "sha1:" + SHA1.hex(list.bytes)
         }
+    }
+
+    public var isPlaylist: Bool {
+        if case .playlist = content { return true }
+        return false
     }
 
     public var sourcePath: String? {
@@ -57,7 +96,39 @@ public enum ExportLayout {
         if scope == nil || scope == .podcasts {
             targets += podcasts(source.podcasts, playlists: playlists)
         }
-        return separateCollisions(targets)
+        return resolvePlaylists(separateCollisions(targets))
+    }
+
+    /// Each playlist entry's path, from the final path of the target it lists (after collisions were separated);
+    /// entries of targets that are not there are dropped.
+    static func resolvePlaylists(_ targets: [ExportTarget]) -> [ExportTarget] {
+        var pathOfKey: [String: String] = [:]
+        for target in targets {
+            if case .file = target.content, pathOfKey[target.key] == nil { pathOfKey[target.key] = target.path }
+        }
+        return targets.map { target in
+            guard case .playlist(let list) = target.content else { return target }
+            let folder = target.path.split(separator: "/", omittingEmptySubsequences: false).dropLast()
+            var resolved = target
+            resolved.content = .playlist(
+                ExportPlaylist(
+                    list.entries.compactMap { entry in
+                        guard let path = pathOfKey[entry.key] else { return nil }
+                        var entry = entry
+                        entry.path = relative(path, from: Array(folder))
+                        return entry
+                    }))
+            return resolved
+        }
+    }
+
+    /// `path` relative to a folder (both relative to the destination), with `../` where they part.
+    static func relative(_ path: String, from folder: [Substring]) -> String {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        var common = 0
+        while common < folder.count, common < parts.count - 1, folder[common] == parts[common] { common += 1 }
+        let up = Array(repeating: "..", count: folder.count - common)
+        return (up + parts[common...].map(String.init)).joined(separator: "/")
     }
 
     static func movies(_ movies: [ExportSource.Movie]) -> [ExportTarget] {
@@ -139,7 +210,7 @@ public enum ExportLayout {
                     )
                 }
                 let episodeSuffixes = ExportNaming.resolve(stems)
-                var entries: [(title: String, seconds: Int?, name: String)] = []
+                var entries: [ExportPlaylist.Entry] = []
                 let ordered = zip(season.episodes, stems).sorted { left, right in
                     (left.0.number ?? Int.max, left.0.id) < (right.0.number ?? Int.max, right.0.id)
                 }
@@ -157,10 +228,8 @@ public enum ExportLayout {
                     }
                     if let first = made.first {
                         entries.append(
-                            (
-                                episode.title ?? itemStem, episode.runTimeSeconds,
-                                String(first.path.split(separator: "/").last ?? "")
-                            ))
+                            ExportPlaylist.Entry(
+                                title: episode.title ?? itemStem, seconds: episode.runTimeSeconds, key: first.key))
                     }
                 }
                 if playlists && !entries.isEmpty {
@@ -168,7 +237,7 @@ public enum ExportLayout {
                         ExportTarget(
                             path: seasonFolder + "/" + ExportNaming.component(seasonName, fileExtension: "m3u8"),
                             key: "playlist:season:\(series.id):\(season.number)", scope: "media",
-                            content: .generated(playlist(entries))))
+                            content: .playlist(ExportPlaylist(entries))))
                 }
             }
         }
@@ -188,25 +257,25 @@ public enum ExportLayout {
                 (id: $0.id, stem: ExportNaming.podcastEpisodeStem(published: $0.published, title: $0.title))
             }
             let episodeSuffixes = ExportNaming.resolve(stems)
-            var entries: [(title: String, seconds: Int?, name: String)] = []
+            var entries: [ExportPlaylist.Entry] = []
             for (episode, stem) in zip(ordered, stems) {
                 let name = ExportNaming.component(
                     stem.stem, suffix: episodeSuffixes[episode.id] ?? "", fileExtension: episode.file.fileExtension)
                 targets.append(file(folder + "/" + name, episode.file, scope: "podcasts"))
-                entries.append((episode.title, nil, name))
+                entries.append(ExportPlaylist.Entry(title: episode.title, seconds: nil, key: episode.file.key))
             }
             if playlists && !entries.isEmpty {
                 targets.append(
                     ExportTarget(
                         path: folder + "/" + ExportNaming.component(folderName, fileExtension: "m3u8"),
                         key: "playlist:podcast:\(podcast.id)",
-                        scope: "podcasts", content: .generated(playlist(entries))))
+                        scope: "podcasts", content: .playlist(ExportPlaylist(entries))))
             }
         }
         return targets
     }
 
-    /// An extended M3U playlist in UTF-8 with paths relative to its own folder.
+    /// An extended M3U playlist in UTF-8 with paths relative to its own folder (see ``ExportPlaylist``).
     public static func playlist(_ entries: [(title: String, seconds: Int?, name: String)]) -> [UInt8] {
         var text = "#EXTM3U\n"
         for entry in entries {

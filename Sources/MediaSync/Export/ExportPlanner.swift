@@ -100,17 +100,29 @@ public enum ExportPlanner {
         var moved = Set<String>()
         var placedKeys = Set<String>()
         var copies: [ExportPlan.Step] = []
+        var playlistCopies: [ExportPlan.Step] = []
         var moves: [ExportPlan.Step] = []
-        for target in targets.sorted(by: { $0.path < $1.path }) {
+        // Files first, then the playlists without the files that will not be there; playlists are written last, so
+        // the executor can leave out a file that fails or is skipped during the run too.
+        var skippedKeys = Set<String>()
+        let ordered = targets.sorted { left, right in
+            (left.isPlaylist ? 1 : 0, left.path) < (right.isPlaylist ? 1 : 0, right.path)
+        }
+        for original in ordered {
+            var target = original
+            if case .playlist(let list) = target.content { target.content = .playlist(list.without(keys: skippedKeys)) }
             if let limit = maximumFileSize, target.size > limit {
                 plan.skipped.append(
                     ExportIssue(
                         path: target.path, reason: "\(target.size) bytes: too large for FAT32 (4 GiB - 1 at most)"))
+                skippedKeys.insert(target.key)
                 continue
             }
             if let entry = manifest.files[target.path] {
                 if entry.key == target.key && entry.identity == target.identity && entry.size == target.size {
                     plan.unchanged.append(target.path)
+                } else if target.isPlaylist {
+                    playlistCopies.append(.copy(target, replacing: true))
                 } else {
                     copies.append(.copy(target, replacing: true))
                 }
@@ -124,6 +136,8 @@ public enum ExportPlanner {
                 {
                     moved.insert(from)
                     moves.append(.move(from: from, to: target))
+                } else if target.isPlaylist {
+                    playlistCopies.append(.copy(target, replacing: false))
                 } else {
                     copies.append(.copy(target, replacing: false))
                 }
@@ -132,9 +146,10 @@ public enum ExportPlanner {
                 plan.skipped.append(
                     ExportIssue(
                         path: target.path, reason: "a file the export did not write is at this name; left untouched"))
+                skippedKeys.insert(target.key)
             }
         }
-        plan.steps = moves + copies
+        plan.steps = moves + copies + playlistCopies
 
         var renamed: [ExportPlan.Step] = []
         var leftover: [String] = []

@@ -85,12 +85,25 @@ public struct ExportSource: Sendable, Equatable {
         /// ISO 8601 publication date.
         public var published: String?
         public var file: File
+
+        public init(id: String, title: String, published: String?, file: File) {
+            self.id = id
+            self.title = title
+            self.published = published
+            self.file = file
+        }
     }
 
     public struct Podcast: Sendable, Equatable {
         public var id: String
         public var title: String
         public var episodes: [PodcastEpisode]
+
+        public init(id: String, title: String, episodes: [PodcastEpisode]) {
+            self.id = id
+            self.title = title
+            self.episodes = episodes
+        }
     }
 
     public var movies: [Movie] = []
