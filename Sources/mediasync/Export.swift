@@ -52,6 +52,9 @@ struct Export: AsyncParsableCommand {
     )
     var fat32 = false
 
+    @Option(help: "Files written at the same time (default 2; 1 on FAT32 and exFAT).")
+    var concurrency: Int?
+
     @Flag(help: "Print the plan (with --dry-run) or the result as one JSON document.")
     var json = false
 
@@ -62,6 +65,9 @@ struct Export: AsyncParsableCommand {
 
     func validate() throws {
         if let maxDelete, maxDelete < 0 { throw ValidationError("--max-delete takes a number of files: 0 or more") }
+        if let concurrency, !(1...64).contains(concurrency) {
+            throw ValidationError("--concurrency takes a number of files from 1 to 64")
+        }
     }
 
     func run() async throws {
@@ -82,8 +88,7 @@ struct Export: AsyncParsableCommand {
             let result = try MirrorExport(root: mirror.root, index: mirror.index, destination: destination).run(
                 options: ExportOptions(
                     only: only, playlists: playlists, delete: delete, maxDelete: maxDelete, dryRun: dryRun,
-                    copyOnly: copy,
-                    assumeFAT32: fat32),
+                    copyOnly: copy, assumeFAT32: fat32, concurrency: concurrency),
                 progress: progress, events: events)
             console.clearLine()
             withExtendedLifetime(mirror) {}

@@ -1,6 +1,8 @@
 import Foundation
-import MediaSync
+import MediaSyncCore
 import Testing
+
+@testable import MediaSync
 
 @Suite struct ExportNamingTests {
     @Test(
@@ -142,6 +144,18 @@ import Testing
         #expect(ExportFileSystem.maximumFileSize(type: "vfat") == 4 * 1024 * 1024 * 1024 - 1)
         #expect(ExportFileSystem.maximumFileSize(type: "exfat") == nil)
         #expect(ExportFileSystem.maximumFileSize(type: "ntfs3") == nil)
+    }
+
+    @Test func theASCIIPathCleansAsTheCharacterWalkDoes() {
+        // Random ASCII names, weighted towards what the rules care about: spaces, dots, CR LF, controls, refused.
+        var random = SplitMix64(seed: 15)
+        let alphabet = Array(" .\r\n\t\u{7F}\u{01}<>:\"/\\|?*aZ9-_".utf8)
+        for _ in 0..<5_000 {
+            let length = Int(random.next() % 24)
+            let bytes = (0..<length).map { _ in alphabet[Int(random.next() % UInt64(alphabet.count))] }
+            let raw = String(decoding: bytes, as: UTF8.self)
+            #expect(ExportNaming.cleanASCII(raw) == ExportNaming.cleanCharacters(raw), "\(Array(raw.utf8))")
+        }
     }
 
     @Test func playlistsAreExtendedM3UWithRelativeNames() {

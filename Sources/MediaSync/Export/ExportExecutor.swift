@@ -23,10 +23,18 @@ public struct ExportEvent: Sendable, Equatable {
 /// Applies an ``ExportPlan`` to a destination: each file written under a temporary name in its folder and renamed
 /// into place, each placement journaled first, so a killed run leaves no partial file at a final name and the next
 /// run knows every file it wrote.
-final class ExportExecutor {
+///
+/// Files are copied by ``workers`` threads at once (the kernel's work of making inodes and copying bytes is most of a
+/// copy's time, and it runs in parallel); moves, playlists and deletions run one by one, in the plan's order. The
+/// state below is shared by the workers: every read and change of it holds `lock`; journal lines are single
+/// `write(2)`s to an `O_APPEND` file, whole whatever the interleaving.
+final class ExportExecutor: @unchecked Sendable {
     let destination: String
     let root: MirrorRoot
     let allowLinks: Bool
+    /// Files copied at once.
+    let workers: Int
+    private let lock = NSLock()
     var manifest: ExportManifest
     private var journal: Int32 = -1
     private(set) var result: ExportResult
@@ -43,10 +51,14 @@ final class ExportExecutor {
     /// Keys of the targets this run skipped or failed to write: the playlists written after them leave them out.
     private var missedKeys = Set<String>()
 
-    init(destination: String, root: MirrorRoot, allowLinks: Bool, manifest: ExportManifest, result: ExportResult) {
+    init(
+        destination: String, root: MirrorRoot, allowLinks: Bool, workers: Int = 1, manifest: ExportManifest,
+        result: ExportResult
+    ) {
         self.destination = destination
         self.root = root
         self.allowLinks = allowLinks
+        self.workers = max(1, workers)
         self.manifest = manifest
         self.result = result
     }
@@ -60,50 +72,119 @@ final class ExportExecutor {
     func run(
         _ plan: ExportPlan, progress: (@Sendable (ExportProgress) -> Void)?, events: (@Sendable (ExportEvent) -> Void)?
     ) -> ExportResult {
-        var state = ExportProgress(
-            filesDone: 0, filesTotal: plan.steps.count, bytesDone: 0, bytesTotal: plan.bytesToWrite)
+        state = ExportProgress(filesDone: 0, filesTotal: plan.steps.count, bytesDone: 0, bytesTotal: plan.bytesToWrite)
         progress?(state)
         do throws(ExportFileSystem.Failure) {
             try openJournal()
-            for step in plan.steps {
-                let before = state.bytesDone
-                do throws(ExportFileSystem.Failure) {
-                    switch step {
-                    case .copy(let target, let replacing):
-                        try copy(target, replacing: replacing, events: events) { done in
-                            state.bytesDone = before + done
-                            progress?(state)
-                        }
-                        state.bytesDone = before + target.size
-                    case .move(let from, let target):
-                        try move(from: from, to: target, events: events)
-                    case .delete(let path, let reason):
-                        try delete(path, reason: reason, events: events)
-                    }
-                } catch  where !error.stopsTheRun {
-                    // A destination that went away (a stick pulled out) fails every file alike: the run stops.
-                    if error.atDestination && ExportFileSystem.fact(destination) == .missing {
-                        throw ExportFileSystem.Failure.gone(destination)
-                    }
-                    if case .copy(let target, _) = step { missedKeys.insert(target.key) }
-                    result.failed.append(ExportIssue(path: step.path, reason: error.message))
-                    events?(ExportEvent(action: "failed", path: step.path, detail: error.message))
+            var position = 0
+            while position < plan.steps.count {
+                var end = position
+                while end < plan.steps.count && plan.steps[end].isFileCopy { end += 1 }
+                if end > position {
+                    try copyFiles(Array(plan.steps[position..<end]), progress: progress, events: events)
+                    position = end
+                    continue
                 }
-                state.filesDone += 1
-                progress?(state)
+                try perform(plan.steps[position], progress: progress, events: events)
+                position += 1
             }
         } catch {
-            let remaining = plan.steps.count - state.filesDone
+            let remaining = plan.steps.count - lock.withLock { state.filesDone }
             result.stopped =
                 error.isDiskFull
                 ? "disk full: \(error.message); \(remaining) of \(plan.steps.count) changes not made; free some space and run it again"
                 : "\(error.message); \(remaining) of \(plan.steps.count) changes not made; the next export goes on from here"
             result.stoppedByFullDisk = error.isDiskFull
         }
+        // Workers finish in any order: the lists read the same on every run.
+        result.exported.sort()
+        result.failed.sort { $0.path < $1.path }
+        result.skipped.sort { $0.path < $1.path }
         prune()
         finish()
         return result
     }
+
+    /// Progress of the run (under `lock`).
+    private var state = ExportProgress(filesDone: 0, filesTotal: 0, bytesDone: 0, bytesTotal: 0)
+
+    /// One step, its failure recorded unless it stops the run.
+    private func perform(
+        _ step: ExportPlan.Step, progress: (@Sendable (ExportProgress) -> Void)?,
+        events: (@Sendable (ExportEvent) -> Void)?
+    ) throws(ExportFileSystem.Failure) {
+        var reported: Int64 = 0
+        do throws(ExportFileSystem.Failure) {
+            switch step {
+            case .copy(let target, let replacing):
+                try copy(target, replacing: replacing, events: events) { done in
+                    self.addBytes(done - reported, progress: progress)
+                    reported = done
+                }
+                addBytes(target.size - reported, progress: progress)
+            case .move(let from, let target):
+                try move(from: from, to: target, events: events)
+            case .delete(let path, let reason):
+                try delete(path, reason: reason, events: events)
+            }
+        } catch  where !error.stopsTheRun {
+            // A destination that went away (a stick pulled out) fails every file alike: the run stops.
+            if error.atDestination && ExportFileSystem.fact(destination) == .missing {
+                throw ExportFileSystem.Failure.gone(destination)
+            }
+            lock.withLock {
+                if case .copy(let target, _) = step { missedKeys.insert(target.key) }
+                result.failed.append(ExportIssue(path: step.path, reason: error.message))
+            }
+            events?(ExportEvent(action: "failed", path: step.path, detail: error.message))
+        }
+        let now = lock.withLock {
+            state.filesDone += 1
+            return state
+        }
+        progress?(now)
+    }
+
+    private func addBytes(_ bytes: Int64, progress: (@Sendable (ExportProgress) -> Void)?) {
+        guard bytes != 0 else { return }
+        let now = lock.withLock {
+            state.bytesDone += bytes
+            return state
+        }
+        progress?(now)
+    }
+
+    /// File copies, ``workers`` at a time; the first failure that stops the run stops the workers once their
+    /// current file is done, and is thrown.
+    private func copyFiles(
+        _ steps: [ExportPlan.Step], progress: (@Sendable (ExportProgress) -> Void)?,
+        events: (@Sendable (ExportEvent) -> Void)?
+    ) throws(ExportFileSystem.Failure) {
+        lock.withLock {
+            nextStep = 0
+            stopFailure = nil
+        }
+        DispatchQueue.concurrentPerform(iterations: min(workers, steps.count)) { _ in
+            while true {
+                let claimed: Int? = lock.withLock {
+                    guard stopFailure == nil, nextStep < steps.count else { return nil }
+                    nextStep += 1
+                    return nextStep - 1
+                }
+                guard let index = claimed else { return }
+                do throws(ExportFileSystem.Failure) {
+                    try perform(steps[index], progress: progress, events: events)
+                } catch {
+                    lock.withLock { stopFailure = stopFailure ?? error }
+                }
+            }
+        }
+        if let stop = lock.withLock({ stopFailure }) { throw stop }
+    }
+
+    /// The next of the workers' steps, and the failure that stopped them (under `lock`).
+    private var nextStep = 0
+    private var stopFailure: ExportFileSystem.Failure?
 
     // MARK: Steps
 
@@ -112,17 +193,19 @@ final class ExportExecutor {
         progress: (Int64) -> Void
     ) throws(ExportFileSystem.Failure) {
         var target = planned
-        if case .playlist(let list) = target.content { target.content = .playlist(list.without(keys: missedKeys)) }
+        if case .playlist(let list) = target.content {
+            target.content = .playlist(list.without(keys: lock.withLock { missedKeys }))
+        }
         let final = absolute(target.path)
-        let folder = (final as NSString).deletingLastPathComponent
-        if !knownFolders.contains(folder) {
+        let folder = ExportFileSystem.parent(of: final)
+        if !lock.withLock({ knownFolders.contains(folder) }) {
             try ExportFileSystem.makeFolders(folder, below: destination)
-            knownFolders.insert(folder)
+            lock.withLock { _ = knownFolders.insert(folder) }
         }
         let entry = ExportManifest.Entry(
             key: target.key, source: target.sourcePath, identity: target.identity, size: target.size,
             scope: target.scope)
-        if !replacing, case .file(let file) = target.content, unnamedFiles[folder] != false {
+        if !replacing, case .file(let file) = target.content, lock.withLock({ unnamedFiles[folder] }) != false {
             guard let source = root.absolute(file.path) else {
                 throw ExportFileSystem.Failure(
                     number: EINVAL, what: "refusing the mirror path \(file.path)", atDestination: false)
@@ -140,19 +223,22 @@ final class ExportExecutor {
                         journaled = true
                     }, progress: progress)
                 if let method = placed {
-                    unnamedFiles[folder] = true
+                    lock.withLock { unnamedFiles[folder] = true }
                     placedFile(target, entry: entry, method: method, final: final, folder: folder, events: events)
                     return
                 }
-                unnamedFiles[folder] = false
+                lock.withLock { unnamedFiles[folder] = false }
             } catch  where error.number == EEXIST {
                 if journaled { try append(ExportManifest.JournalLine(op: "del", path: target.path)) }
                 skipUsersFile(target, events: events)
                 return
             }
         }
-        temporaryCount += 1
-        let temporary = folder + "/" + ExportExecutor.temporaryPrefix + runTag + "-\(temporaryCount).tmp"
+        let count = lock.withLock {
+            temporaryCount += 1
+            return temporaryCount
+        }
+        let temporary = folder + "/" + ExportExecutor.temporaryPrefix + runTag + "-\(count).tmp"
         try append(ExportManifest.JournalLine(op: "tmp", path: relative(temporary)))
         let method: ExportFileSystem.Method
         switch target.content {
@@ -169,7 +255,7 @@ final class ExportExecutor {
         }
         // Checked again just before the rename: a file that appeared meanwhile is never replaced.
         let now = ExportFileSystem.fact(final)
-        let ours = manifest.files[target.path].map { now == .file(size: $0.size) } ?? false
+        let ours = lock.withLock { manifest.files[target.path] }.map { now == .file(size: $0.size) } ?? false
         guard now == .missing || (replacing && ours) else {
             unlink(temporary)
             skipUsersFile(target, events: events)
@@ -194,20 +280,24 @@ final class ExportExecutor {
         folder: String,
         events: (@Sendable (ExportEvent) -> Void)?
     ) {
-        manifest.files[target.path] = entry
-        if method == .copy || method == .write { written.append(final) }
-        writtenFolders.insert(folder)
-        result.exported.append(target.path)
-        result.bytesExported += target.size
-        result.methods[method.rawValue, default: 0] += 1
+        lock.withLock {
+            manifest.files[target.path] = entry
+            if method == .copy || method == .write { written.append(final) }
+            writtenFolders.insert(folder)
+            result.exported.append(target.path)
+            result.bytesExported += target.size
+            result.methods[method.rawValue, default: 0] += 1
+        }
         events?(ExportEvent(action: "exported", path: target.path, detail: method.rawValue))
     }
 
     private func skipUsersFile(_ target: ExportTarget, events: (@Sendable (ExportEvent) -> Void)?) {
-        missedKeys.insert(target.key)
         let issue = ExportIssue(
             path: target.path, reason: "a file the export did not write is at this name; left untouched")
-        result.skipped.append(issue)
+        lock.withLock {
+            missedKeys.insert(target.key)
+            result.skipped.append(issue)
+        }
         events?(ExportEvent(action: "skipped", path: target.path, detail: issue.reason))
     }
 
@@ -224,7 +314,7 @@ final class ExportExecutor {
             return
         }
         let final = absolute(target.path)
-        let folder = (final as NSString).deletingLastPathComponent
+        let folder = ExportFileSystem.parent(of: final)
         try ExportFileSystem.makeFolders(folder, below: destination)
         try append(ExportManifest.JournalLine(op: "put", path: target.path, entry: entry))
         guard rename(absolute(from), final) == 0 else {
@@ -234,7 +324,7 @@ final class ExportExecutor {
         manifest.files[from] = nil
         manifest.files[target.path] = entry
         writtenFolders.insert(folder)
-        foldersToPrune.insert((absolute(from) as NSString).deletingLastPathComponent)
+        foldersToPrune.insert(ExportFileSystem.parent(of: absolute(from)))
         result.moved.append(target.path)
         events?(ExportEvent(action: "moved", path: target.path, detail: "from \(from)"))
     }
@@ -251,7 +341,7 @@ final class ExportExecutor {
         }
         manifest.files[path] = nil
         try append(ExportManifest.JournalLine(op: "del", path: path))
-        foldersToPrune.insert((absolute(path) as NSString).deletingLastPathComponent)
+        foldersToPrune.insert(ExportFileSystem.parent(of: absolute(path)))
         result.deleted.append(path)
         events?(ExportEvent(action: "deleted", path: path, detail: reason))
     }
@@ -263,7 +353,7 @@ final class ExportExecutor {
             var current = folder
             while current.hasPrefix(destination + "/") && current != destination {
                 guard rmdir(current) == 0 else { break }
-                current = (current as NSString).deletingLastPathComponent
+                current = ExportFileSystem.parent(of: current)
             }
         }
     }
@@ -335,6 +425,12 @@ final class ExportExecutor {
 }
 
 extension ExportPlan.Step {
+    /// A copy of a mirror's file (not a playlist): what the workers do in parallel.
+    var isFileCopy: Bool {
+        if case .copy(let target, _) = self, !target.isPlaylist { return true }
+        return false
+    }
+
     /// The destination path the step is about.
     public var path: String {
         switch self {

@@ -114,6 +114,13 @@ public enum ExportFileSystem {
     }
 
     /// Creates `folder` and its parents (an existing folder is fine).
+    /// The folder of a path made by joining names with `/` (`/` for a name at the top, "" for a bare name): what
+    /// `NSString.deletingLastPathComponent` gives for such paths, at a fraction of its cost (it runs for every file).
+    static func parent(of path: String) -> String {
+        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return "" }
+        return slash == path.utf8.startIndex ? "/" : String(path[..<slash])
+    }
+
     /// With `root`, only folders below it are made: a root that is gone (a disk pulled out, its mount point
     /// removed) is a failure that stops the run, never made again on whatever file system is left there.
     public static func makeFolders(_ folder: String, below root: String? = nil) throws(Failure) {
@@ -123,7 +130,7 @@ public enum ExportFileSystem {
             throw Failure(number: ENOTDIR, what: "cannot make the folder \(folder)")
         }
         if let root, folder == root || !folder.hasPrefix(root + "/") { throw Failure.gone(root) }
-        let parent = (folder as NSString).deletingLastPathComponent
+        let parent = ExportFileSystem.parent(of: folder)
         if parent != folder && !parent.isEmpty { try makeFolders(parent, below: root) }
         if mkdir(folder, 0o755) != 0 && errno != EEXIST {
             throw Failure(number: errno, what: "cannot make the folder \(folder)")

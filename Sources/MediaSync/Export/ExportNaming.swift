@@ -37,7 +37,9 @@ public enum ExportNaming {
             if stem.isEmpty { stem = "_" }
         }
         var name = stem + tail
-        if SafeName.isWindowsReserved(name) || isOtherReserved(name) {
+        // Every reserved base is 3 to 7 bytes long (`CONOUT$`): longer ones need no look.
+        let base = name.utf8.firstIndex(of: UInt8(ascii: ".")).map { name.utf8[..<$0].count } ?? name.utf8.count
+        if base <= 7 && (SafeName.isWindowsReserved(name) || isOtherReserved(name)) {
             name = stem + "_" + tail
             if name.utf8.count > maximumNameBytes {
                 name = trimEnd(truncate(stem, maxBytes: room - 1)) + "_" + tail
@@ -48,6 +50,11 @@ public enum ExportNaming {
 
     /// The name with refused characters replaced and its ends trimmed, not yet cut to length.
     static func clean(_ raw: String) -> String {
+        raw.utf8.allSatisfy({ $0 < 0x80 }) ? cleanASCII(raw) : cleanCharacters(raw)
+    }
+
+    /// ``clean(_:)`` character by character, for any text.
+    static func cleanCharacters(_ raw: String) -> String {
         var out = ""
         var lastWasSpace = false
         for character in nfc(raw) {
@@ -67,6 +74,36 @@ public enum ExportNaming {
         while let first = out.first, first == " " || first == "." { out.removeFirst() }
         return trimEnd(out)
     }
+
+    /// ``clean(_:)`` for ASCII text, byte by byte (most names; the same result as the character walk: CR LF is one
+    /// character there, so one `_` here too, and after replacement the only ASCII whitespace left is the space).
+    static func cleanASCII(_ raw: String) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity(raw.utf8.count)
+        var lastWasSpace = false
+        var previous: UInt8 = 0
+        for byte in raw.utf8 {
+            defer { previous = byte }
+            if byte == 0x0A && previous == 0x0D { continue }
+            var replacement = byte
+            if byte < 0x20 || byte == 0x7F || refusedBytes.contains(byte) { replacement = UInt8(ascii: "_") }
+            if replacement == 0x20 {
+                if lastWasSpace { continue }
+                lastWasSpace = true
+            } else {
+                lastWasSpace = false
+            }
+            out.append(replacement)
+        }
+        var start = 0
+        while start < out.count && (out[start] == 0x20 || out[start] == 0x2E) { start += 1 }
+        var end = out.count
+        while end > start && (out[end - 1] == 0x20 || out[end - 1] == 0x2E) { end -= 1 }
+        return String(decoding: out[start..<end], as: UTF8.self)
+    }
+
+    /// ``refused`` as bytes.
+    private static let refusedBytes: Set<UInt8> = Set(refused.compactMap { $0.asciiValue })
 
     private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
         scalar.value < 0x20 || scalar.value == 0x7F || (scalar.value >= 0x80 && scalar.value < 0xA0)

@@ -120,22 +120,32 @@ public struct ExportSource: Sendable, Equatable {
     }
 }
 
+/// Why a metadata document could not be used.
+private struct ReadProblem: Error {
+    var reason: String
+}
+
 extension ExportSource {
     /// Reads the mirror at `root` through its index and metadata files; `stat` gives each file's size and identity
-    /// (nil: missing).
+    /// (nil: missing). The files are looked at and the metadata documents read and parsed on every core.
     public static func read(
         root: MirrorRoot, index: MirrorIndex,
-        stat: (String) -> (size: Int64, identity: String)? = ExportFileSystem.identity
+        stat: @Sendable (String) -> (size: Int64, identity: String)? = ExportFileSystem.identity
     ) throws -> ExportSource {
         let entries = try index.entries()
         var source = ExportSource()
         var byKey: [FileKey: IndexEntry] = [:]
         for entry in entries { byKey[entry.file.key] = entry }
+        let looked = entries.filter { $0.file.kind != .metadata }
+        let facts = Parallel.map(looked) { entry in root.absolute(entry.file.path).flatMap(stat) }
+        var factsByKey: [FileKey: (size: Int64, identity: String)?] = [:]
+        factsByKey.reserveCapacity(looked.count)
+        for (entry, fact) in zip(looked, facts) { factsByKey[entry.file.key] = fact }
         var files: [FileKey: File] = [:]
         func file(_ key: FileKey) -> File? {
             if let known = files[key] { return known }
             guard let entry = byKey[key], let absolute = root.absolute(entry.file.path) else { return nil }
-            guard let facts = stat(absolute), facts.size == entry.file.size else {
+            guard let facts = factsByKey[key] ?? stat(absolute), facts.size == entry.file.size else {
                 source.problems.append(
                     "\(entry.file.path): missing or not the size the index recorded (run `mediasync verify`)")
                 return nil
@@ -185,17 +195,24 @@ extension ExportSource {
         }
         var seriesById: [String: Series] = [:]
         var seasons: [(seriesId: String, season: Season)] = []
-        for entry in entries where entry.file.kind == .metadata {
+        let metadataEntries = entries.filter { $0.file.kind == .metadata }
+        // Read through the byte-level parser into JSONValue: JSONDecoder on these documents (the server's whole item
+        // objects) was most of a no-op export's time.
+        let documents = Parallel.map(metadataEntries) { entry -> Result<JSONValue, ReadProblem> in
             guard let absolute = root.absolute(entry.file.path),
                 let data = FileManager.default.contents(atPath: absolute)
-            else {
-                source.problems.append("\(entry.file.path): cannot be read")
-                continue
-            }
-            // Read through the byte-level parser into JSONValue: JSONDecoder on these documents (the server's whole
-            // item objects) was most of a no-op export's time.
+            else { return .failure(ReadProblem(reason: "cannot be read")) }
             guard let document = try? JSONValue(parsing: [UInt8](data)) else {
-                source.problems.append("\(entry.file.path): not valid JSON")
+                return .failure(ReadProblem(reason: "not valid JSON"))
+            }
+            return .success(document)
+        }
+        for (entry, read) in zip(metadataEntries, documents) {
+            let document: JSONValue
+            switch read {
+            case .success(let parsed): document = parsed
+            case .failure(let problem):
+                source.problems.append("\(entry.file.path): \(problem.reason)")
                 continue
             }
             if entry.file.key.isPodcast {

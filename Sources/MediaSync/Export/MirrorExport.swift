@@ -21,11 +21,14 @@ public struct ExportOptions: Sendable, Equatable {
     public var copyOnly: Bool
     /// Apply FAT32's 4 GiB limit whatever the destination's file system (a folder to be copied to a stick later).
     public var assumeFAT32: Bool
+    /// Files written at once; nil: ``defaultConcurrency(fileSystem:)``.
+    public var concurrency: Int?
 
     public init(
         only: MirrorSync.Scope? = nil, playlists: Bool = false, delete: Bool = false, maxDelete: Int? = nil,
-        dryRun: Bool = false, copyOnly: Bool = false, assumeFAT32: Bool = false
+        dryRun: Bool = false, copyOnly: Bool = false, assumeFAT32: Bool = false, concurrency: Int? = nil
     ) {
+        self.concurrency = concurrency
         self.only = only
         self.playlists = playlists
         self.delete = delete
@@ -33,6 +36,15 @@ public struct ExportOptions: Sendable, Equatable {
         self.dryRun = dryRun
         self.copyOnly = copyOnly
         self.assumeFAT32 = assumeFAT32
+    }
+}
+
+extension ExportOptions {
+    /// Files written at once by default: 2 (most of a small file's copy is the kernel making its inode, which runs in
+    /// parallel), but 1 on FAT32 and exFAT, the file systems of sticks and cards, where two files growing at once
+    /// interleave their clusters and cheap flash writes slower.
+    public static func defaultConcurrency(fileSystem: String?) -> Int {
+        ["vfat", "msdos", "exfat"].contains(fileSystem ?? "") ? 1 : 2
     }
 }
 
@@ -193,8 +205,9 @@ public struct MirrorExport: Sendable {
         if options.dryRun { return result }
         if plan.steps.isEmpty && plan.manifest == manifest { return result }
         let executor = ExportExecutor(
-            destination: destination, root: root, allowLinks: !options.copyOnly, manifest: plan.manifest, result: result
-        )
+            destination: destination, root: root, allowLinks: !options.copyOnly,
+            workers: options.concurrency ?? ExportOptions.defaultConcurrency(fileSystem: type), manifest: plan.manifest,
+            result: result)
         return executor.run(plan, progress: progress, events: events)
     }
 

@@ -1,0 +1,23 @@
+import Foundation
+import MediaSyncHTTP
+
+/// Work spread over threads where one core would otherwise do it all (reading and parsing thousands of small
+/// documents, `stat` of thousands of files).
+enum Parallel {
+    /// `transform` of every element, on up to `threads` threads each taking a contiguous share; the results in the
+    /// elements' order. Fewer than 64 elements a thread are not worth a thread.
+    static func map<Element: Sendable, Result: Sendable>(
+        _ elements: [Element], threads: Int = ProcessInfo.processInfo.activeProcessorCount,
+        _ transform: @Sendable (Element) -> Result
+    ) -> [Result] {
+        let lanes = max(1, min(threads, elements.count / 64))
+        guard lanes > 1 else { return elements.map(transform) }
+        let parts = Locked<[Int: [Result]]>([:])
+        DispatchQueue.concurrentPerform(iterations: lanes) { lane in
+            let share = (lane * elements.count / lanes)..<((lane + 1) * elements.count / lanes)
+            let part = elements[share].map(transform)
+            parts.withLock { $0[lane] = part }
+        }
+        return parts.withLock { parts in (0..<lanes).flatMap { parts[$0] ?? [] } }
+    }
+}
