@@ -41,14 +41,32 @@ extension JSONValue {
             return value
         }
     }
+
+    /// Parses one JSON document keeping, in every object at any depth, only the members named in `keys`: the
+    /// others are checked as strictly as ever but never built (a reader that needs a few fields of large documents
+    /// skips the allocations of the rest).
+    /// - Throws: ``JSONParseError``, for any fault in the whole document, kept or not.
+    public init(parsing bytes: [UInt8], keepingKeys keys: Set<String>) throws {
+        self = try bytes.withUnsafeBufferPointer { buffer in
+            var parser = JSONByteParser(buffer, keeping: keys)
+            parser.skipWhitespace()
+            let value = try parser.value(depth: 0)
+            parser.skipWhitespace()
+            guard parser.offset == buffer.count else { throw JSONParseError.trailingData(offset: parser.offset) }
+            return value
+        }
+    }
 }
 
 private struct JSONByteParser {
     let bytes: UnsafeBufferPointer<UInt8>
     var offset = 0
+    /// Object members kept (nil: all of them).
+    let keeping: Set<String>?
 
-    init(_ bytes: UnsafeBufferPointer<UInt8>) {
+    init(_ bytes: UnsafeBufferPointer<UInt8>, keeping: Set<String>? = nil) {
         self.bytes = bytes
+        self.keeping = keeping
     }
 
     mutating func skipWhitespace() {
@@ -116,7 +134,11 @@ private struct JSONByteParser {
             guard colon == UInt8(ascii: ":") else { throw JSONParseError.unexpected(byte: colon, offset: offset) }
             offset += 1
             skipWhitespace()
-            pairs.append((key, try value(depth: depth + 1)))
+            if let keeping, !keeping.contains(key) {
+                try skip(depth: depth + 1)
+            } else {
+                pairs.append((key, try value(depth: depth + 1)))
+            }
             skipWhitespace()
             let next = try peek()
             offset += 1
@@ -144,6 +166,75 @@ private struct JSONByteParser {
             if next == UInt8(ascii: "]") { return .array(elements) }
             throw JSONParseError.unexpected(byte: next, offset: offset - 1)
         }
+    }
+
+    /// Checks one value as ``value(depth:)`` does, without building it.
+    mutating func skip(depth: Int) throws {
+        guard depth < JSONValue.maximumDepth else { throw JSONParseError.tooDeep(offset: offset) }
+        let byte = try peek()
+        switch byte {
+        case UInt8(ascii: "{"), UInt8(ascii: "["):
+            let close = byte == UInt8(ascii: "{") ? UInt8(ascii: "}") : UInt8(ascii: "]")
+            offset += 1
+            skipWhitespace()
+            if try peek() == close {
+                offset += 1
+                return
+            }
+            while true {
+                skipWhitespace()
+                if close == UInt8(ascii: "}") {
+                    let quote = try peek()
+                    guard quote == UInt8(ascii: "\"") else {
+                        throw JSONParseError.unexpected(byte: quote, offset: offset)
+                    }
+                    try skipString()
+                    skipWhitespace()
+                    let colon = try peek()
+                    guard colon == UInt8(ascii: ":") else {
+                        throw JSONParseError.unexpected(byte: colon, offset: offset)
+                    }
+                    offset += 1
+                    skipWhitespace()
+                }
+                try skip(depth: depth + 1)
+                skipWhitespace()
+                let next = try peek()
+                offset += 1
+                if next == UInt8(ascii: ",") { continue }
+                if next == close { return }
+                throw JSONParseError.unexpected(byte: next, offset: offset - 1)
+            }
+        case UInt8(ascii: "\""): try skipString()
+        case UInt8(ascii: "t"): _ = try expect("true", .null)
+        case UInt8(ascii: "f"): _ = try expect("false", .null)
+        case UInt8(ascii: "n"): _ = try expect("null", .null)
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): _ = try number()
+        default: throw JSONParseError.unexpected(byte: byte, offset: offset)
+        }
+    }
+
+    /// Checks a string starting at its opening quote, without building it (escapes are checked as ``string()``
+    /// checks them).
+    mutating func skipString() throws {
+        offset += 1
+        var scratch: [UInt8] = []
+        while offset < bytes.count {
+            let byte = bytes[offset]
+            switch byte {
+            case UInt8(ascii: "\""):
+                offset += 1
+                return
+            case UInt8(ascii: "\\"):
+                try escape(into: &scratch)
+                scratch.removeAll(keepingCapacity: true)
+            case 0..<0x20:
+                throw JSONParseError.unexpected(byte: byte, offset: offset)
+            default:
+                offset += 1
+            }
+        }
+        throw JSONParseError.unexpectedEnd
     }
 
     /// A string starting at the opening quote; the fast path copies an escape-free run in one go.

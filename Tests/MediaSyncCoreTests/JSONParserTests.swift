@@ -52,6 +52,44 @@ import Testing
         #expect(throws: error) { try parse(text) }
     }
 
+    /// `value` with every object member outside `keys` removed, at any depth.
+    private static func pruned(_ value: JSONValue, _ keys: Set<String>) -> JSONValue {
+        switch value {
+        case .object(let members):
+            var kept: [String: JSONValue] = [:]
+            for (key, member) in members where keys.contains(key) { kept[key] = pruned(member, keys) }
+            return .object(kept)
+        case .array(let elements): return .array(elements.map { pruned($0, keys) })
+        default: return value
+        }
+    }
+
+    @Test func keepingKeysIsTheFullParsePruned() throws {
+        let keys: Set<String> = ["Id", "Name", "MediaSources", "item", "a"]
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../Fixtures/server").standardizedFileURL
+        let files = (FileManager.default.enumerator(atPath: folder.path)?.allObjects as? [String] ?? [])
+            .filter { $0.hasSuffix(".json") }
+        #expect(files.count > 20)
+        var documents = try files.map { [UInt8](try Data(contentsOf: folder.appendingPathComponent($0))) }
+        documents.append(Array(#"{"a":{"b":[1,{"a":"x\u00e9\n","Id":-1.5e3}],"a":null},"Id":"\ud83c\udfac"}"#.utf8))
+        for bytes in documents {
+            let full = try JSONValue(parsing: bytes)
+            #expect(try JSONValue(parsing: bytes, keepingKeys: keys) == Self.pruned(full, keys))
+        }
+    }
+
+    @Test(arguments: [
+        #"{"skipped":[1,]}"#, #"{"skipped":{"x" 1}}"#, #"{"skipped":"\x"}"#, #"{"skipped":01}"#,
+        "{\"skipped\":\"a\u{01}\"}", #"{"skipped":tru}"#, #"{"skipped":{"a":1}"#, #"{"skipped":[}"#,
+        "{\"skipped\":" + String(repeating: "[", count: 300) + String(repeating: "]", count: 300) + "}",
+    ])
+    func aFaultInASkippedMemberIsAFault(_ text: String) {
+        let bytes = Array(text.utf8)
+        #expect(throws: JSONParseError.self) { try JSONValue(parsing: bytes) }
+        #expect(throws: JSONParseError.self) { try JSONValue(parsing: bytes, keepingKeys: ["kept"]) }
+    }
+
     @Test func refusesDeepNestingWithoutExhaustingTheStack() {
         let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
         #expect(throws: JSONParseError.tooDeep(offset: JSONValue.maximumDepth)) { try parse(deep) }

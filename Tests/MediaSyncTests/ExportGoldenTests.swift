@@ -238,13 +238,14 @@ import Testing
         defer { parent.remove() }
         let destination = parent.file("stick")
         let mirrorBefore = TreeReading.files(under: fixture.root.path + "/Downloads")
-        // The stick goes after a few files: its folder and everything on it.
+        // The stick goes after a few files: its folder and everything on it, at once (moved away in one rename, as
+        // an unmount takes the whole tree; the other worker may be writing at that moment).
         let pulled = LockedFlag()
         let result = try MirrorExport(root: fixture.root, index: fixture.index, destination: destination).run(
             options: ExportOptions(playlists: true),
             progress: { progress in
                 if progress.filesDone == 5 && pulled.setOnce() {
-                    try? FileManager.default.removeItem(atPath: destination)
+                    _ = rename(destination, parent.file("pulled"))
                 }
             })
         #expect(pulled.isSet)

@@ -89,7 +89,15 @@ final class ExportExecutor: @unchecked Sendable {
                 position += 1
             }
         } catch {
-            let remaining = plan.steps.count - lock.withLock { state.filesDone }
+            var notMade = plan.steps.count - lock.withLock { state.filesDone }
+            if error.number == ExportFileSystem.Failure.gone(destination).number
+                && ExportFileSystem.fact(destination) == .missing
+            {
+                let counted = failedAtDestination
+                result.failed.removeAll { counted.contains($0.path) }
+                notMade += counted.count
+            }
+            let remaining = notMade
             result.stopped =
                 error.isDiskFull
                 ? "disk full: \(error.message); \(remaining) of \(plan.steps.count) changes not made; free some space and run it again"
@@ -104,6 +112,10 @@ final class ExportExecutor: @unchecked Sendable {
         finish()
         return result
     }
+
+    /// Steps that failed at the destination (under `lock`): when the destination turns out to be gone, they were its
+    /// going (another worker saw it first), and the one line that stops the run stands for them.
+    private var failedAtDestination = Set<String>()
 
     /// Progress of the run (under `lock`).
     private var state = ExportProgress(filesDone: 0, filesTotal: 0, bytesDone: 0, bytesTotal: 0)
@@ -134,6 +146,7 @@ final class ExportExecutor: @unchecked Sendable {
             }
             lock.withLock {
                 if case .copy(let target, _) = step { missedKeys.insert(target.key) }
+                if error.atDestination { failedAtDestination.insert(step.path) }
                 result.failed.append(ExportIssue(path: step.path, reason: error.message))
             }
             events?(ExportEvent(action: "failed", path: step.path, detail: error.message))

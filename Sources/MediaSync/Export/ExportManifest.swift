@@ -50,16 +50,17 @@ public struct ExportManifest: Codable, Sendable, Equatable {
     /// The manifest as JSON text: sorted, one file per line.
     public func rendered() -> [UInt8] {
         var out = Array("{\"format\":1,\"files\":{".utf8)
+        out.reserveCapacity(files.count * 200)
         var first = true
         for path in files.keys.sorted() {
             guard let entry = files[path] else { continue }
-            out += Array((first ? "\n" : ",\n").utf8)
+            out.append(contentsOf: (first ? "\n" : ",\n").utf8)
             first = false
-            ExportManifest.appendString(path, to: &out)
+            JSONWriter.writeString(path, into: &out)
             out.append(UInt8(ascii: ":"))
-            ExportManifest.appendEntry(entry, to: &out)
+            ExportManifest.appendEntry(entry, into: &out)
         }
-        out += Array("\n}}\n".utf8)
+        out.append(contentsOf: "\n}}\n".utf8)
         return out
     }
 
@@ -88,44 +89,29 @@ public struct ExportManifest: Codable, Sendable, Equatable {
     /// `JSONEncoder` per line was a measurable part of an export of many small files).
     public static func journalText(_ line: JournalLine) -> [UInt8] {
         var out = Array(#"{"op":"#.utf8)
-        appendString(line.op, to: &out)
-        out += Array(#","path":"#.utf8)
-        appendString(line.path, to: &out)
+        JSONWriter.writeString(line.op, into: &out)
+        out.append(contentsOf: #","path":"#.utf8)
+        JSONWriter.writeString(line.path, into: &out)
         if let entry = line.entry {
-            out += Array(#","entry":"#.utf8)
-            appendEntry(entry, to: &out)
+            out.append(contentsOf: #","entry":"#.utf8)
+            appendEntry(entry, into: &out)
         }
-        out += Array("}\n".utf8)
+        out.append(contentsOf: "}\n".utf8)
         return out
     }
 
-    private static func appendEntry(_ entry: Entry, to out: inout [UInt8]) {
-        out += Array(#"{"key":"#.utf8)
-        appendString(entry.key, to: &out)
+    private static func appendEntry(_ entry: Entry, into out: inout [UInt8]) {
+        out.append(contentsOf: #"{"key":"#.utf8)
+        JSONWriter.writeString(entry.key, into: &out)
         if let source = entry.source {
-            out += Array(#","source":"#.utf8)
-            appendString(source, to: &out)
+            out.append(contentsOf: #","source":"#.utf8)
+            JSONWriter.writeString(source, into: &out)
         }
-        out += Array(#","identity":"#.utf8)
-        appendString(entry.identity, to: &out)
-        out += Array(#","size":\#(entry.size),"scope":"#.utf8)
-        appendString(entry.scope, to: &out)
+        out.append(contentsOf: #","identity":"#.utf8)
+        JSONWriter.writeString(entry.identity, into: &out)
+        out.append(contentsOf: #","size":\#(entry.size),"scope":"#.utf8)
+        JSONWriter.writeString(entry.scope, into: &out)
         out.append(UInt8(ascii: "}"))
-    }
-
-    private static func appendString(_ text: String, to out: inout [UInt8]) {
-        out.append(UInt8(ascii: "\""))
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): out += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]
-            case UInt8(ascii: "\\"): out += [UInt8(ascii: "\\"), UInt8(ascii: "\\")]
-            case 0..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
-                out += Array("\\u00".utf8) + [hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]
-            default: out.append(byte)
-            }
-        }
-        out.append(UInt8(ascii: "\""))
     }
 
     /// The manifest after a killed run's journal: `put` lines count only when the file is at its path with the
