@@ -124,9 +124,8 @@ import Testing
         // 40 takes 2 s, beyond the 1 s stall limit; a page of 10 takes 0.5 s, one of 2 takes 0.1 s.
         server.counters.mediaSourceCost = 0.05
         let library = server.library
-        let client = try JellyfinClient(
-            serverURL: server.baseURL, identity: testIdentity, accessToken: library.accessToken,
-            userId: library.userId, http: HTTPClient(retryPolicy: RetryPolicy(maxAttempts: 3, baseDelay: 0.01)),
+        let client = try makeUserClient(
+            server, retryPolicy: RetryPolicy(maxAttempts: 3, baseDelay: 0.01),
             patience: ListingPatience(stallSeconds: 1, pageTimeout: 30, smallestPage: 2))
         let movies = try await client.items(
             ItemsQuery(recursive: true, includeItemTypes: ["Movie"], fields: ["MediaSources"], limit: 40))
@@ -145,11 +144,8 @@ import Testing
         let server = try TestServer(library: TestLibrary(movies: 8, series: 0))
         defer { server.shutdown() }
         server.counters.mediaSourceCost = 0.5
-        let library = server.library
-        let client = try JellyfinClient(
-            serverURL: server.baseURL, identity: testIdentity, accessToken: library.accessToken,
-            userId: library.userId, http: HTTPClient(retryPolicy: .none),
-            patience: ListingPatience(stallSeconds: 1, pageTimeout: 30, smallestPage: 4))
+        let client = try makeUserClient(
+            server, patience: ListingPatience(stallSeconds: 1, pageTimeout: 30, smallestPage: 4))
         let error = await jellyfinError {
             try await client.items(
                 ItemsQuery(recursive: true, includeItemTypes: ["Movie"], fields: ["MediaSources"], limit: 8))

@@ -43,17 +43,21 @@ let testIdentity = ClientIdentity(device: "test box", deviceId: "3f2a9c1e-device
 
 /// A client for the test server, with no retries unless asked.
 func makeClient(
-    _ server: TestServer, token: String? = nil, userId: String? = nil, retryPolicy: RetryPolicy = .none
+    _ server: TestServer, token: String? = nil, userId: String? = nil, retryPolicy: RetryPolicy = .none,
+    patience: ListingPatience = ListingPatience()
 ) throws -> JellyfinClient {
     try JellyfinClient(
         serverURL: server.baseURL, identity: testIdentity, accessToken: token, userId: userId,
-        http: HTTPClient(retryPolicy: retryPolicy))
+        http: HTTPClient(retryPolicy: retryPolicy), patience: patience)
 }
 
 /// A client signed in as the test library's user.
-func makeUserClient(_ server: TestServer, retryPolicy: RetryPolicy = .none) throws -> JellyfinClient {
+func makeUserClient(
+    _ server: TestServer, retryPolicy: RetryPolicy = .none, patience: ListingPatience = ListingPatience()
+) throws -> JellyfinClient {
     let library = server.library
-    return try makeClient(server, token: library.accessToken, userId: library.userId, retryPolicy: retryPolicy)
+    return try makeClient(
+        server, token: library.accessToken, userId: library.userId, retryPolicy: retryPolicy, patience: patience)
 }
 
 /// Runs `body` and returns the ``JellyfinError`` it throws (nil, and a recorded issue, when it throws none).
