@@ -14,12 +14,23 @@ public struct SelectionExpander: Sendable {
     /// The time `--delete-played` grace periods are counted to.
     let now: Date
     /// Media sources as last listed, by item `Etag`: with it, library listings are light (see
-    /// ``MediaSourceCache``); without it, they carry every item's media sources as before.
-    let cache: MediaSourceCache?
+    /// ``MediaSourceCache``); without it, they carry every item's media sources as before. It may still be being
+    /// read from the index: a listing waits for the server most of its time, and the cache is read meanwhile.
+    let cache: Task<MediaSourceCache, any Error>?
 
     public init(
         server: any MediaServer, pageSize: Int = SelectionExpander.libraryPageSize, pending: [String: PlayEvent] = [:],
         now: Date = Date(), cache: MediaSourceCache? = nil
+    ) {
+        self.init(
+            server: server, pageSize: pageSize, pending: pending, now: now,
+            loadingCache: cache.map { ready in Task { ready } })
+    }
+
+    /// An expander whose media-source cache is still being read (see ``cache``).
+    public init(
+        server: any MediaServer, pageSize: Int = SelectionExpander.libraryPageSize, pending: [String: PlayEvent] = [:],
+        now: Date = Date(), loadingCache cache: Task<MediaSourceCache, any Error>?
     ) {
         self.cache = cache
         self.server = server
@@ -283,7 +294,7 @@ public struct SelectionExpander: Sendable {
     /// A light listing's movies and episodes with their media sources: from the cache when the item's `Etag` is
     /// the one cached, else asked for by id (and noted in ``MirrorItems/mediaSourceUpdates``).
     func withMediaSources(_ children: [BaseItem], result: inout MirrorItems) async throws -> [BaseItem] {
-        let entries = cache?.entries ?? [:]
+        let entries = try await cache?.value.entries ?? [:]
         var completed = children
         var needed: [Int] = []
         for (position, child) in children.enumerated()

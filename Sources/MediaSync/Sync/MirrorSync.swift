@@ -447,10 +447,13 @@ public final class MirrorSync: Sendable {
                     .init(action: "send", path: "item \($0.itemId)", reason: $0.kind.rawValue, from: nil, bytes: nil)
                 }
             }
+            // The media-source cache is read and parsed while the first listing pages are on their way.
+            let index = self.index
+            let cache = Task.detached { try index.mediaSourceCache() }
             let items = try await SelectionExpander(
                 server: server, pageSize: listingPageSize,
                 pending: Dictionary(pending.map { ($0.itemId, $0) }, uniquingKeysWith: { _, last in last }), now: now(),
-                cache: try index.mediaSourceCache()
+                loadingCache: cache
             ).expand(selections)
             if !dryRun { try index.saveMediaSources(items.mediaSourceUpdates) }
             report.rejected += items.rejected
