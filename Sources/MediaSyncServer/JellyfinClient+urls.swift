@@ -37,7 +37,7 @@ extension JellyfinClient {
     {
         let item = try JellyfinID.pathSegment(itemId, role: "item id")
         guard !type.isEmpty, type.count <= 32,
-            type.unicodeScalars.allSatisfy({ $0.properties.isAlphabetic && $0.isASCII })
+            type.utf8.allSatisfy({ (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) })
         else {
             throw JellyfinError(.invalidID, "\"\(type)\" is not an image type (such as Primary or Backdrop)")
         }

@@ -2,6 +2,8 @@
 enum PercentEncoding {
     /// Encodes every byte of the UTF-8 form except the unreserved characters.
     static func encode(_ text: String) -> String {
+        // Ids, tags and numbers (most of what goes into a URL) need no escape at all.
+        if text.utf8.allSatisfy(isUnreserved) { return text }
         var result = ""
         result.reserveCapacity(text.utf8.count)
         for byte in text.utf8 {
