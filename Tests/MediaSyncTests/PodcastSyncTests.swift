@@ -228,6 +228,34 @@ import Testing
     }
 }
 
+@Suite struct PodcastDryRunTests {
+    @Test func aDryRunPlansTheNewEpisodeAndStoresNothingOfTheFeed() async throws {
+        let fixture = try PodcastSyncTests.Fixture()
+        defer { fixture.tearDown() }
+        fixture.publish("/feeds/show.xml", title: "Show", episodes: Array(PodcastSyncTests.five[0..<2]), etag: "\"v1\"")
+        let subscription = try await fixture.subscribe("/feeds/show.xml", retention: .all)
+        _ = try await fixture.sync()
+        let before = try #require(try fixture.index.subscriptions().first)
+        let storedBefore = try fixture.index.storedFeed(podcastId: subscription.id)
+
+        // A third episode is published: the dry run plans it and leaves the feed's stored state as it was, so the
+        // real run after it still sees the change (it is not told "not modified" against state the dry run stored).
+        fixture.publish("/feeds/show.xml", title: "Show", episodes: Array(PodcastSyncTests.five[0..<3]), etag: "\"v2\"")
+        let plan = try await MirrorSync(
+            root: fixture.root, index: fixture.index, server: nil,
+            transferOptions: TransferOptions(durable: false, retryPolicy: RetryPolicy(maxAttempts: 1))
+        ).run(options: SyncOptions(dryRun: true))
+        #expect(plan.planned.contains { $0.action == "download" && $0.path.hasSuffix("/ep-3.mp3") }, "\(plan.planned)")
+        let after = try #require(try fixture.index.subscriptions().first)
+        #expect(after.etag == before.etag && after.lastChecked == before.lastChecked)
+        #expect(try fixture.index.storedFeed(podcastId: subscription.id) == storedBefore)
+
+        let real = try await fixture.sync()
+        #expect(real.downloaded.contains { $0.hasSuffix("/ep-3.mp3") }, "\(real.downloaded)")
+        #expect(try fixture.index.subscriptions().first?.etag == "\"v2\"")
+    }
+}
+
 @Suite struct PodcastReindexTests {
     @Test func aLostIndexKeepsTheSubscriptionsAndTheEpisodes() async throws {
         let fixture = try PodcastSyncTests.Fixture()

@@ -9,14 +9,22 @@ struct PodcastSource: Sendable {
     let index: MirrorIndex
     let client: HTTPClient
     let now: @Sendable () -> Date
-    /// Whether fetched state (validators, moves, the parsed feed) is stored; false for a dry run.
-    var persist = true
     /// The private feeds' credentials.
     var credentials: FeedCredentialStore?
     /// Episodes whose files played cleanup (`podcast add --delete-played`) lets go, and those it keeps for now
     /// (played within the grace period); filled by ``expand(report:)``.
     var released: Set<String> = []
     var keptPlayed: Set<String> = []
+    /// What each fetch learned (validators, a move, the time and error of the check, the parsed feed), for the
+    /// executor to store once the plan is made; filled by ``expand(report:)``. A dry run, which stops at the plan,
+    /// stores none of it.
+    var feedUpdates: [FeedUpdate] = []
+
+    /// A subscription as checked now, and the feed to store with it (nil: keep the stored one).
+    struct FeedUpdate: Sendable {
+        var subscription: Subscription
+        var feed: [UInt8]?
+    }
 
     /// A subscription with the feed it currently stands for.
     struct Podcast: Sendable {
@@ -74,7 +82,7 @@ struct PodcastSource: Sendable {
                     "podcast \(subscription.title ?? subscription.id): \(message)"
                         + (stored == nil ? "" : " (keeping the last good copy of the feed)"))
             }
-            if persist { try index.save(subscription, feed: storeBytes) }
+            feedUpdates.append(FeedUpdate(subscription: subscription, feed: storeBytes))
             guard let feed else { continue }
             podcasts.append(Podcast(subscription: subscription, feed: feed))
             let episodes = episodeFiles(subscription, feed: feed, played: played)

@@ -71,6 +71,8 @@ public final class MirrorSync: Sendable {
         /// Podcast episodes whose files played cleanup lets go, or keeps for now.
         var released: Set<String> = []
         var keptPlayed: Set<String> = []
+        /// The podcasts' feed state as fetched now (stored by the executor once the plan is made).
+        var feedUpdates: [PodcastSource.FeedUpdate] = []
     }
 
     /// Runs one sync.
@@ -103,12 +105,12 @@ public final class MirrorSync: Sendable {
             sources[.media] = try await mediaSource(only: only, dryRun: options.dryRun, report: &report)
         }
         if only != .media {
-            var source = PodcastSource(index: index, client: client, now: now, persist: !options.dryRun)
+            var source = PodcastSource(index: index, client: client, now: now)
             source.credentials = feedCredentials
             let (files, podcasts) = try await source.expand(report: &report)
             sources[.podcasts] = Source(
                 files: files, metadata: { PodcastSource.metadataFiles(podcasts, entries: $0) },
-                released: source.released, keptPlayed: source.keptPlayed)
+                released: source.released, keptPlayed: source.keptPlayed, feedUpdates: source.feedUpdates)
         }
         let placer = executor.files
         func participating(_ entry: IndexEntry) -> Bool { sources[Scope.of(key: entry.file.key)] != nil }
@@ -199,6 +201,10 @@ public final class MirrorSync: Sendable {
             report.unchanged = remoteFiles.count - plan.actions.filter(\.changesAWantedFile).count
             return report
         }
+        // What the listings learned, for the next sync to start from: the dry run above stopped before this.
+        try executor.saveListingState(
+            feeds: sources[.podcasts]?.feedUpdates.map { ($0.subscription, $0.feed) } ?? [],
+            mediaSources: sources[.media]?.items?.mediaSourceUpdates ?? [:])
         // A user without the download permission: one clear line up front, not one 403 per file
         // (`Policy.EnableContentDownloading`; the server checks it before it looks the item up).
         if let server, plan.downloads.contains(where: { $0.kind == .media && Scope.of(key: $0.key) == .media }),
@@ -455,7 +461,6 @@ public final class MirrorSync: Sendable {
                 pending: Dictionary(pending.map { ($0.itemId, $0) }, uniquingKeysWith: { _, last in last }), now: now(),
                 loadingCache: cache
             ).expand(selections)
-            if !dryRun { try index.saveMediaSources(items.mediaSourceUpdates) }
             report.rejected += items.rejected
             report.gone += items.gone
             report.sourceErrors += items.failed.map { "Jellyfin: \($0)" }
