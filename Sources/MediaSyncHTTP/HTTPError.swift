@@ -95,8 +95,11 @@ public struct HTTPError: Error, Equatable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// Whether the answer did not come in time: no byte for the stall limit, or the whole-request timeout.
-    public var isStall: Bool { kind == .stalled || kind == .timedOut }
+    /// Whether the answer did not come in time: no byte for the stall limit, or the whole-request timeout. A
+    /// connection that could not be made in time is not a stall (it is retried as it is).
+    public var isStall: Bool {
+        kind == .stalled || (kind == .timedOut && !message.lowercased().contains("connect"))
+    }
 
     /// Whether the failure should stop the whole run rather than just this item (a full disk).
     public var isFatal: Bool {

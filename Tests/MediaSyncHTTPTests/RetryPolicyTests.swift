@@ -61,4 +61,16 @@ import Testing
         #expect(error.url == "https://example.org/a/b")
         #expect(!error.description.contains("SECRET"))
     }
+
+    @Test(
+        "a stall is no byte in time or the whole request's time out, not a connection that was not made",
+        arguments: [
+            ("Operation too slow. Less than 1 bytes/sec transferred the last 120 seconds", true),
+            ("Operation timed out after 600000 milliseconds with 0 bytes received", true),
+            ("Connection timed out after 15001 milliseconds", false),
+            ("Failed to connect to 10.0.0.9 port 8096 after 15000 ms: Timeout was reached", false),
+        ])
+    func stallsAreTold(_ detail: String, _ isStall: Bool) {
+        #expect(HTTPError.fromCurl(.operationTimedOut, detail: detail, url: "http://h/").isStall == isStall)
+    }
 }

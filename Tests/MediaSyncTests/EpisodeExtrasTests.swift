@@ -1,10 +1,11 @@
 import Foundation
-import MediaSync
 import MediaSyncCore
 import MediaSyncHTTP
 import MediaSyncTestServer
 import MediaSyncTestSupport
 import Testing
+
+@testable import MediaSync
 
 /// Episode extras (issue 14): the Podcasting 2.0 transcript (SRT or WebVTT preferred) and chapters, and the
 /// episode's own image, beside the episode in its podcast's folder, listed in `metadata.json`, optional (their
@@ -144,6 +145,18 @@ import Testing
         #expect(server.requests(to: "/extras/1.mp3").count == mediaRequests)
         #expect(fixture.folder.allFiles().filter { $0.hasPrefix(folder + "/") } == before)
         #expect(FileManager.default.contents(atPath: fixture.folder.file("\(folder)/metadata.json")) == metadataBefore)
+    }
+
+    @Test(
+        "reindex takes only the names the layout gives extras",
+        arguments: [
+            ("x-1.transcript.vtt", "transcript", true), ("x-1.chapters.json", "chapters", true),
+            ("x-1.image.png", "image", true), ("x-1.mp3", "transcript", false), ("metadata.json", "chapters", false),
+            ("x-1.chapters.json", "image", false), ("x-12.transcript.vtt", "transcript", false),
+            ("x-1.transcript.", "transcript", false), ("x-1.image.pn/g", "image", false),
+        ] as [(String, String, Bool)])
+    func extraNames(_ name: String, _ what: String, _ expected: Bool) {
+        #expect(Reindexer.isExtraName(name, what: what, episodeId: "x-1") == expected)
     }
 
     @Test(

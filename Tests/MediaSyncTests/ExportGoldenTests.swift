@@ -264,6 +264,30 @@ import Testing
         #expect(again.exported.count == Self.goldenTree.count)
     }
 
+    @Test(.enabled(if: SmallTmpfs.canMount, "needs root to mount a small tmpfs"))
+    func aStickUnmountedMidExportLeavesNothingOnTheMountPoint() async throws {
+        let fixture = try await Self.mirror()
+        defer { fixture.tearDown() }
+        let stick = try #require(SmallTmpfs(bytes: 16 * 1024 * 1024))
+        defer { stick.unmount() }
+        // The stick goes after a few files; its mount point stays behind as an empty folder of the disk below.
+        let pulled = LockedFlag()
+        let result = try MirrorExport(root: fixture.root, index: fixture.index, destination: stick.path).run(
+            options: ExportOptions(playlists: true),
+            progress: { progress in
+                guard progress.filesDone == 5 && pulled.setOnce() else { return }
+                let umount = Process()
+                umount.executableURL = URL(fileURLWithPath: "/bin/umount")
+                umount.arguments = ["-l", stick.path]  // lazy: the export still holds its journal open there
+                try? umount.run()
+                umount.waitUntilExit()
+            })
+        #expect(pulled.isSet)
+        #expect(result.stopped?.contains("the destination \(stick.path) is gone") == true, "\(result)")
+        // Nothing was made on the disk the mount point belongs to.
+        #expect((try? FileManager.default.contentsOfDirectory(atPath: stick.path)) == [])
+    }
+
     @Test func aSourceReplacedInTheMirrorIsExportedAgainAndOnlyIt() async throws {
         let fixture = try await Self.mirror()
         defer { fixture.tearDown() }

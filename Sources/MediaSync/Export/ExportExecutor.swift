@@ -51,10 +51,15 @@ final class ExportExecutor: @unchecked Sendable {
     /// Keys of the targets this run skipped or failed to write: the playlists written after them leave them out.
     private var missedKeys = Set<String>()
 
+    /// The device the destination folder is on when the run starts: a folder that is then missing, or on another
+    /// device (the mount point left behind by an unmounted stick), is a destination gone.
+    private let destinationDevice: UInt64?
+
     init(
         destination: String, root: MirrorRoot, allowLinks: Bool, workers: Int = 1, manifest: ExportManifest,
         result: ExportResult
     ) {
+        self.destinationDevice = ExportFileSystem.device(of: destination)
         self.destination = destination
         self.root = root
         self.allowLinks = allowLinks
@@ -68,6 +73,14 @@ final class ExportExecutor: @unchecked Sendable {
     }
 
     private func absolute(_ relative: String) -> String { destination + "/" + relative }
+
+    /// Whether the destination folder went away since the run started (see ``destinationDevice``).
+    private var destinationIsGone: Bool {
+        ExportFileSystem.device(of: destination) != destinationDevice
+    }
+
+    /// Set once the run stopped because the destination went away: nothing more is written there.
+    private var stoppedAsGone = false
 
     func run(
         _ plan: ExportPlan, progress: (@Sendable (ExportProgress) -> Void)?, events: (@Sendable (ExportEvent) -> Void)?
@@ -90,9 +103,8 @@ final class ExportExecutor: @unchecked Sendable {
             }
         } catch {
             var notMade = plan.steps.count - lock.withLock { state.filesDone }
-            if error.number == ExportFileSystem.Failure.gone(destination).number
-                && ExportFileSystem.fact(destination) == .missing
-            {
+            if error.number == ExportFileSystem.Failure.gone(destination).number && destinationIsGone {
+                stoppedAsGone = true
                 let counted = failedAtDestination
                 result.failed.removeAll { counted.contains($0.path) }
                 notMade += counted.count
@@ -113,8 +125,9 @@ final class ExportExecutor: @unchecked Sendable {
         return result
     }
 
-    /// Steps that failed at the destination (under `lock`): when the destination turns out to be gone, they were its
-    /// going (another worker saw it first), and the one line that stops the run stands for them.
+    /// Steps that failed at the destination as a destination going away makes them fail (missing folders, I/O
+    /// errors; under `lock`): when it turns out to be gone, they were its going (another worker met it first), and
+    /// the one line that stops the run stands for them.
     private var failedAtDestination = Set<String>()
 
     /// Progress of the run (under `lock`).
@@ -141,12 +154,16 @@ final class ExportExecutor: @unchecked Sendable {
             }
         } catch  where !error.stopsTheRun {
             // A destination that went away (a stick pulled out) fails every file alike: the run stops.
-            if error.atDestination && ExportFileSystem.fact(destination) == .missing {
-                throw ExportFileSystem.Failure.gone(destination)
-            }
+            if error.atDestination && destinationIsGone { throw ExportFileSystem.Failure.gone(destination) }
             lock.withLock {
-                if case .copy(let target, _) = step { missedKeys.insert(target.key) }
-                if error.atDestination { failedAtDestination.insert(step.path) }
+                switch step {
+                case .copy(let target, _), .move(_, let target): missedKeys.insert(target.key)
+                case .delete: break
+                }
+                // What the destination's going away looks like to a worker that met it before the other did.
+                if error.atDestination && ExportFileSystem.Failure.goneNumbers.contains(error.number) {
+                    failedAtDestination.insert(step.path)
+                }
                 result.failed.append(ExportIssue(path: step.path, reason: error.message))
             }
             events?(ExportEvent(action: "failed", path: step.path, detail: error.message))
@@ -207,11 +224,16 @@ final class ExportExecutor: @unchecked Sendable {
     ) throws(ExportFileSystem.Failure) {
         var target = planned
         if case .playlist(let list) = target.content {
-            target.content = .playlist(list.without(keys: lock.withLock { missedKeys }))
+            let kept = list.without(keys: lock.withLock { missedKeys })
+            // Every file it lists was skipped or failed: no playlist of nothing (the layout never makes one).
+            if kept.entries.isEmpty { return }
+            target.content = .playlist(kept)
         }
         let final = absolute(target.path)
         let folder = ExportFileSystem.parent(of: final)
         if !lock.withLock({ knownFolders.contains(folder) }) {
+            // Never made again on whatever is left at the destination's path (an empty mount point).
+            if destinationIsGone { throw ExportFileSystem.Failure.gone(destination) }
             try ExportFileSystem.makeFolders(folder, below: destination)
             lock.withLock { _ = knownFolders.insert(folder) }
         }
@@ -320,14 +342,19 @@ final class ExportExecutor: @unchecked Sendable {
         guard let entry = manifest.files[from], ExportFileSystem.fact(absolute(from)) == .file(size: entry.size),
             ExportFileSystem.fact(absolute(target.path)) == .missing
         else {
+            if destinationIsGone { throw ExportFileSystem.Failure.gone(destination) }
             let issue = ExportIssue(
                 path: target.path, reason: "not moved from \(from): one of the two changed meanwhile")
-            result.skipped.append(issue)
+            lock.withLock {
+                missedKeys.insert(target.key)
+                result.skipped.append(issue)
+            }
             events?(ExportEvent(action: "skipped", path: target.path, detail: issue.reason))
             return
         }
         let final = absolute(target.path)
         let folder = ExportFileSystem.parent(of: final)
+        if destinationIsGone { throw ExportFileSystem.Failure.gone(destination) }
         try ExportFileSystem.makeFolders(folder, below: destination)
         try append(ExportManifest.JournalLine(op: "put", path: target.path, entry: entry))
         guard rename(absolute(from), final) == 0 else {
@@ -346,9 +373,13 @@ final class ExportExecutor: @unchecked Sendable {
         throws(ExportFileSystem.Failure)
     {
         guard let entry = manifest.files[path], ExportFileSystem.fact(absolute(path)) == .file(size: entry.size) else {
+            if destinationIsGone { throw ExportFileSystem.Failure.gone(destination) }
             manifest.files[path] = nil
             return
         }
+        // The old name of a renamed file goes only once the new name holds it: a copy to the new name that was
+        // skipped or failed in this run keeps the old one.
+        if reason == ExportPlanner.renamedReason && lock.withLock({ missedKeys.contains(entry.key) }) { return }
         guard unlink(absolute(path)) == 0 else {
             throw ExportFileSystem.Failure(number: errno, what: "cannot delete \(path)")
         }
@@ -400,6 +431,14 @@ final class ExportExecutor: @unchecked Sendable {
     /// Flushes what this run wrote to the disk, then folds the journal into the manifest (written under a temporary name and
     /// renamed); the journal is removed only once the manifest is in place.
     private func finish() {
+        // The destination went away: there is nowhere to write the manifest, and the journal went with it.
+        if stoppedAsGone {
+            if journal >= 0 {
+                close(journal)
+                journal = -1
+            }
+            return
+        }
         // One flush of everything written (Swift's Glibc has no syncfs; an fsync per file costs a journal commit
         // each on ext4), before the manifest records the files as exported.
         if !written.isEmpty || !writtenFolders.isEmpty { sync() }

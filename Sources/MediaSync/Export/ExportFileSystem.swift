@@ -16,6 +16,13 @@ public enum ExportFileSystem {
         return (Int64(info.st_size), "\(info.st_size):\(nanoseconds):\(info.st_dev):\(info.st_ino)")
     }
 
+    /// The device of the folder at `path`, symbolic links followed; nil when there is none.
+    static func device(of path: String) -> UInt64? {
+        var info = stat()
+        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else { return nil }
+        return UInt64(info.st_dev)
+    }
+
     /// What is at a destination path (symbolic links are not followed).
     public static func fact(_ path: String) -> DestinationFact {
         var info = stat()
@@ -104,6 +111,9 @@ public enum ExportFileSystem {
 
         /// The destination is full.
         public var isDiskFull: Bool { number == ENOSPC || number == EDQUOT }
+
+        /// How a destination going away makes a write fail.
+        static let goneNumbers: Set<Int32> = [ENOENT, ENODEV, EIO, ESTALE, ENOTDIR, ENXIO]
 
         /// The destination folder itself is no longer there.
         public static func gone(_ destination: String) -> Failure {

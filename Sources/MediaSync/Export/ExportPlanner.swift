@@ -58,6 +58,9 @@ public struct ExportPlan: Sendable, Equatable {
 /// Compares what the destination should hold (targets) with what the export wrote before (the manifest) and what is
 /// there (facts). Pure and table-tested.
 public enum ExportPlanner {
+    /// Why the old name of a renamed file is deleted (the executor keeps it when the new name was not written).
+    public static let renamedReason = "renamed"
+
     /// The largest file FAT32 can hold: 4 GiB − 1.
     public static let fat32Limit: Int64 = 4 * 1024 * 1024 * 1024 - 1
 
@@ -110,7 +113,12 @@ public enum ExportPlanner {
         }
         for original in ordered {
             var target = original
-            if case .playlist(let list) = target.content { target.content = .playlist(list.without(keys: skippedKeys)) }
+            if case .playlist(let list) = target.content {
+                let kept = list.without(keys: skippedKeys)
+                // Every file it lists is skipped: no playlist of nothing (an exported one left is a leftover).
+                if kept.entries.isEmpty { continue }
+                target.content = .playlist(kept)
+            }
             if let limit = maximumFileSize, target.size > limit {
                 plan.skipped.append(
                     ExportIssue(
@@ -160,7 +168,9 @@ public enum ExportPlanner {
         {
             if targetKeys.contains(entry.key) {
                 // The source is still in the mirror under another name: once the new name holds it, the old goes.
-                if placedKeys.contains(entry.key) { renamed.append(.delete(path: path, reason: "renamed")) }
+                if placedKeys.contains(entry.key) {
+                    renamed.append(.delete(path: path, reason: ExportPlanner.renamedReason))
+                }
             } else {
                 leftover.append(path)
             }

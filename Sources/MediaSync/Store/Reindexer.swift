@@ -195,6 +195,18 @@ public struct Reindexer: Sendable {
         }
     }
 
+    /// Whether `name` is what the layout calls an episode's extra: `<id>.transcript.<ext>`, `<id>.chapters.json`,
+    /// `<id>.image.<ext>` (``PodcastLayout/extra(podcastId:episodeId:suffix:)``).
+    static func isExtraName(_ name: String, what: String, episodeId: String) -> Bool {
+        switch what {
+        case "chapters": return name == episodeId + ".chapters.json"
+        case "transcript", "image":
+            let prefix = episodeId + "." + what + "."
+            return name.hasPrefix(prefix) && SafeName.fileExtension(String(name.dropFirst(prefix.count))) != nil
+        default: return false
+        }
+    }
+
     /// The extras `metadata.json` lists beside an episode (transcript, chapters, image), recorded when they are on
     /// disk. Their signature is the URL they came from, which `metadata.json` does not keep: they are signed
     /// "unknown", so the next sync fetches those the feed still lists once more (small files) and retention deletes
@@ -204,9 +216,12 @@ public struct Reindexer: Sendable {
             ("transcript", episode.transcriptFile, .subtitle), ("chapters", episode.chaptersFile, .subtitle),
             ("image", episode.imageFile, .image),
         ]
+        guard SafeName.id(episode.episodeID) != nil else { return }
         for extra in extras {
-            // Only a name the layout gives an extra: `<episode-id>.<suffix>`, in the podcast's own folder.
-            guard let name = extra.file, name.hasPrefix(episode.episodeID + "."), !name.contains("/") else { continue }
+            // Only the names the layout gives extras, in the podcast's own folder (never the episode's media,
+            // another episode's file or metadata.json).
+            guard let name = extra.file, Reindexer.isExtraName(name, what: extra.what, episodeId: episode.episodeID)
+            else { continue }
             let path = PodcastLayout.folder(podcastId) + "/" + name
             guard SafeName.isContained(path), let size = size(path) else { continue }
             try executor.record(
