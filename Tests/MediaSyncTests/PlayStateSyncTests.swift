@@ -24,6 +24,16 @@ import Testing
         Mirror.using(root: fixture.root, index: fixture.index, durable: false).playState
     }
 
+    /// Selects the movie, syncs it, and marks it played here at ``watched``; the book that holds the mark.
+    @discardableResult
+    static func syncedAndMarkedPlayed(_ movie: TestItem, _ fixture: MirrorFixture) async throws -> PlayStateBook {
+        try fixture.select(.movie, movie.id)
+        _ = try await fixture.sync()
+        let book = Self.book(fixture)
+        try book.mark(try book.target(movie.id, root: fixture.root), .played, at: Self.watched)
+        return book
+    }
+
     /// The movie's `metadata.json` as written.
     static func metadataUserData(_ fixture: MirrorFixture, _ id: String) -> [String: Any]? {
         guard let path = fixture.tree().first(where: { $0.hasSuffix("metadata.json") && $0.contains(id) }) else {
@@ -45,10 +55,7 @@ import Testing
     func anOfflineMarkIsSentOnceWhenTheServerIsBack(profile: JellyfinProfile) async throws {
         try await MirrorFixture.with(Self.library(), profile: profile) { fixture, library in
             let movie = library.movies[0]
-            try fixture.select(.movie, movie.id)
-            _ = try await fixture.sync()
-            let book = Self.book(fixture)
-            try book.mark(try book.target(movie.id, root: fixture.root), .played, at: Self.watched)
+            try await Self.syncedAndMarkedPlayed(movie, fixture)
 
             let offline = try await fixture.sync(SyncOptions(), server: try Self.unreachable(fixture))
             #expect(offline.sourceErrors.contains { $0.contains("play state of 1 items not sent") })
@@ -77,10 +84,7 @@ import Testing
     @Test func aMarkTheServerAlreadyHasIsNotSentTwice() async throws {
         try await MirrorFixture.with(Self.library()) { fixture, library in
             let movie = library.movies[0]
-            try fixture.select(.movie, movie.id)
-            _ = try await fixture.sync()
-            let book = Self.book(fixture)
-            try book.mark(try book.target(movie.id, root: fixture.root), .played, at: Self.watched)
+            try await Self.syncedAndMarkedPlayed(movie, fixture)
             // An earlier sync sent it and was killed before it noted that.
             try await fixture.client.send(.played(at: Self.watched), itemId: movie.id, routes: .unified)
             #expect(fixture.server.userData(of: movie.id)?.playCount == 1)
@@ -158,10 +162,7 @@ import Testing
     @Test func anEventForAnItemGoneFromTheServerIsDroppedWithOneLine() async throws {
         try await MirrorFixture.with(Self.library()) { fixture, library in
             let movie = library.movies[0]
-            try fixture.select(.movie, movie.id)
-            _ = try await fixture.sync()
-            let book = Self.book(fixture)
-            try book.mark(try book.target(movie.id, root: fixture.root), .played, at: Self.watched)
+            try await Self.syncedAndMarkedPlayed(movie, fixture)
             fixture.server.updateLibrary { $0.removeItem(withId: movie.id) }
             let report = try await fixture.sync()
             #expect(report.playState.filter { $0.contains(movie.id) }.count == 1)
@@ -174,10 +175,7 @@ import Testing
     @Test func aShortAnswerIsNoProofThatAnItemIsGone() async throws {
         try await MirrorFixture.with(Self.library()) { fixture, library in
             let movie = library.movies[0]
-            try fixture.select(.movie, movie.id)
-            _ = try await fixture.sync()
-            let book = Self.book(fixture)
-            try book.mark(try book.target(movie.id, root: fixture.root), .played, at: Self.watched)
+            try await Self.syncedAndMarkedPlayed(movie, fixture)
             // The batch question by id comes back empty (a proxy, a server glitch): the item is asked for alone.
             fixture.server.inject(
                 .body(
@@ -194,10 +192,7 @@ import Testing
     @Test func aRefusedMarkStaysPendingAndIsSentByALaterSync() async throws {
         try await MirrorFixture.with(Self.library()) { fixture, library in
             let movie = library.movies[0]
-            try fixture.select(.movie, movie.id)
-            _ = try await fixture.sync()
-            let book = Self.book(fixture)
-            try book.mark(try book.target(movie.id, root: fixture.root), .played, at: Self.watched)
+            try await Self.syncedAndMarkedPlayed(movie, fixture)
             fixture.server.inject(.status(403), path: "/UserPlayedItems/\(movie.id)")
             let refused = try await fixture.sync()
             #expect(refused.hasEssentialFailures)
