@@ -10,6 +10,18 @@ final class Console: Sendable {
     private let quiet: Bool
     private let isTerminal = isatty(STDERR_FILENO) == 1
     private let lastLine = Locked<Int>(0)
+    /// When a live line was last drawn (uptime nanoseconds): at most ten a second, however many updates come.
+    let lastDrawn = Locked<UInt64>(0)
+
+    /// Whether a live line is due now (the last update of a run always is).
+    func isDue(final: Bool) -> Bool {
+        let now = DispatchTime.now().uptimeNanoseconds
+        return lastDrawn.withLock { last in
+            guard final || now &- last >= 100_000_000 else { return false }
+            last = now
+            return true
+        }
+    }
 
     init(quiet: Bool) {
         self.quiet = quiet

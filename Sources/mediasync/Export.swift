@@ -143,7 +143,8 @@ struct Export: AsyncParsableCommand {
 extension Console {
     /// The live line of an export on a terminal.
     func show(export progress: ExportProgress) {
-        guard showsProgress else { return }
+        // Two updates a file, from two writers at once: drawn at most ten times a second.
+        guard showsProgress, isDue(final: progress.filesDone == progress.filesTotal) else { return }
         let fraction = progress.bytesTotal > 0 ? Double(progress.bytesDone) / Double(progress.bytesTotal) : 1
         let line = String(
             format: "%3.0f%%  %d/%d files  %@ of %@", fraction * 100, progress.filesDone, progress.filesTotal,
