@@ -1,6 +1,8 @@
 import Foundation
-import MediaSync
+import MediaSyncTestSupport
 import Testing
+
+@testable import MediaSync
 
 @Suite struct ExportPlannerTests {
     static func target(_ path: String, key: String, identity: String = "id1", size: Int64 = 10, scope: String = "media")
@@ -119,6 +121,32 @@ import Testing
             return
         }
         #expect(list.entries.map { "Podcasts/Show/" + $0.path }.sorted() == files.sorted())
+    }
+
+    @Test func aRenamedFilesOldNameStaysWhenItsNewNameWasNotWritten() throws {
+        let mirror = try TemporaryDirectory()
+        defer { mirror.remove() }
+        let destination = try TemporaryDirectory()
+        defer { destination.remove() }
+        // The export's own file at the old name; its source changed and got a new name, so the plan copies it there
+        // and then deletes the old name. The copy fails (the source went from the mirror meanwhile).
+        try FileManager.default.createDirectory(atPath: destination.file("Old"), withIntermediateDirectories: true)
+        #expect(
+            FileManager.default.createFile(
+                atPath: destination.file("Old/a.mkv"), contents: Data(repeating: 1, count: 10)))
+        let manifest = ExportManifest(files: ["Old/a.mkv": Self.entry(key: "k1")])
+        let plan = Self.plan(
+            [Self.target("New/a.mkv", key: "k1", identity: "id2")], manifest: manifest.files,
+            facts: ["Old/a.mkv": .file(size: 10)])
+        #expect(Self.actions(plan) == ["copy New/a.mkv", "delete Old/a.mkv (renamed)"])
+        let executor = ExportExecutor(
+            destination: destination.path, root: MirrorRoot(path: mirror.path), allowLinks: false, workers: 2,
+            manifest: plan.manifest, result: ExportResult(destination: destination.path, fileSystem: nil, dryRun: false)
+        )
+        let result = executor.run(plan, progress: nil, events: nil)
+        #expect(result.failed.map(\.path) == ["New/a.mkv"])
+        #expect(result.deleted.isEmpty)
+        #expect(FileManager.default.contents(atPath: destination.file("Old/a.mkv")) == Data(repeating: 1, count: 10))
     }
 
     @Test func anExportedFileTheUserChangedIsForgottenNotOverwritten() {
