@@ -120,9 +120,138 @@ public struct ExportSource: Sendable, Equatable {
     }
 }
 
-/// Why a metadata document could not be used.
-private struct ReadProblem: Error {
-    var reason: String
+/// Turns one `metadata.json` of the mirror into what the export needs of it, from the index's records and the sizes
+/// looked up before; shared by the threads of ``ExportSource/read(root:index:stat:)``.
+private struct Assembler: Sendable {
+    let root: MirrorRoot
+    let byKey: [FileKey: IndexEntry]
+    let facts: [FileKey: (size: Int64, identity: String)?]
+    let mediaKeys: [String: [IndexEntry]]
+    let subtitleKeys: [String: [IndexEntry]]
+    let stat: @Sendable (String) -> (size: Int64, identity: String)?
+
+    enum Kind {
+        case movie(ExportSource.Movie)
+        case series(ExportSource.Series)
+        case season(seriesId: String, ExportSource.Season)
+        case podcast(ExportSource.Podcast)
+        case nothing
+    }
+
+    struct Piece: Sendable {
+        var kind: Kind
+        var problems: [String]
+    }
+
+    func file(_ key: FileKey, _ problems: inout [String]) -> ExportSource.File? {
+        guard let entry = byKey[key], let absolute = root.absolute(entry.file.path) else { return nil }
+        guard let facts = facts[key] ?? stat(absolute), facts.size == entry.file.size else {
+            problems.append("\(entry.file.path): missing or not the size the index recorded (run `mediasync verify`)")
+            return nil
+        }
+        return ExportSource.File(key: key.rawValue, path: entry.file.path, size: facts.size, identity: facts.identity)
+    }
+
+    func versions(of item: BaseItem, _ problems: inout [String]) -> [ExportSource.Version] {
+        let names = Dictionary(
+            (item.mediaSources ?? []).compactMap { source in source.id.map { ($0, source.name) } },
+            uniquingKeysWith: { a, _ in a })
+        // The primary version (its id is the item's) first: it names playlists' entries.
+        let ordered = (mediaKeys[item.id] ?? []).sorted { left, right in
+            ((left.versionId ?? item.id) == item.id ? 0 : 1, left.file.key) < (
+                (right.versionId ?? item.id) == item.id ? 0 : 1, right.file.key
+            )
+        }
+        var versions: [ExportSource.Version] = []
+        for entry in ordered {
+            guard let media = file(entry.file.key, &problems) else { continue }
+            let versionId = entry.versionId ?? item.id
+            var subtitles: [ExportSource.Subtitle] = []
+            for subtitle in (subtitleKeys[item.id] ?? []).filter({ $0.versionId == versionId }).sorted(by: {
+                $0.file.key < $1.file.key
+            }) {
+                guard
+                    let parts = ExportNaming.subtitleParts(mirrorPath: subtitle.file.path, mediaPath: entry.file.path),
+                    let file = file(subtitle.file.key, &problems)
+                else { continue }
+                subtitles.append(
+                    ExportSource.Subtitle(
+                        streamIndex: parts.index, language: parts.language, forced: parts.forced, format: parts.format,
+                        file: file))
+            }
+            versions.append(
+                ExportSource.Version(
+                    versionId: versionId, name: names[versionId] ?? nil, media: media, subtitles: subtitles))
+        }
+        return versions
+    }
+
+    /// One metadata document, read through the byte-level parser into JSONValue keeping only the members the export
+    /// reads: JSONDecoder on these documents (the server's whole item objects) was most of a no-op export's time,
+    /// and building every member of them most of what was left.
+    func piece(_ entry: IndexEntry) -> Piece {
+        var problems: [String] = []
+        func failed(_ reason: String) -> Piece { Piece(kind: .nothing, problems: ["\(entry.file.path): \(reason)"]) }
+        guard let absolute = root.absolute(entry.file.path), let data = FileManager.default.contents(atPath: absolute)
+        else { return failed("cannot be read") }
+        guard let document = try? JSONValue(parsing: [UInt8](data), keepingKeys: ExportSource.metadataKeys) else {
+            return failed("not valid JSON")
+        }
+        if entry.file.key.isPodcast {
+            guard let podcastId = document["podcastID"]?.stringValue,
+                let episodesValue = document["episodes"]?.arrayValue
+            else { return failed("not a podcast's metadata") }
+            var episodes: [ExportSource.PodcastEpisode] = []
+            for episode in episodesValue {
+                guard let episodeId = episode["episodeID"]?.stringValue,
+                    let media = file(.podcastEpisode(podcastId: podcastId, episodeId: episodeId), &problems)
+                else { continue }
+                episodes.append(
+                    ExportSource.PodcastEpisode(
+                        id: episodeId, title: episode["title"]?.stringValue ?? episodeId,
+                        published: episode["published"]?.stringValue, file: media))
+            }
+            let podcast = ExportSource.Podcast(
+                id: podcastId, title: document["podcastTitle"]?.stringValue ?? podcastId, episodes: episodes)
+            return Piece(kind: .podcast(podcast), problems: problems)
+        }
+        guard let item = document["item"].flatMap(BaseItem.init) else { return failed("not an item's metadata") }
+        let displayTitle = document["displayTitle"]?.stringValue ?? item.id
+        switch document["itemType"]?.stringValue {
+        case "Movie":
+            let movie = ExportSource.Movie(
+                id: item.id, title: item.name ?? displayTitle, year: item.productionYear,
+                versions: versions(of: item, &problems),
+                poster: file(.image(itemId: item.id, type: "Primary"), &problems),
+                backdrop: file(.image(itemId: item.id, type: "Backdrop"), &problems))
+            return Piece(kind: .movie(movie), problems: problems)
+        case "Series":
+            let series = ExportSource.Series(
+                id: item.id, title: item.name ?? displayTitle, year: item.productionYear,
+                poster: file(.image(itemId: item.id, type: "Primary"), &problems),
+                backdrop: file(.image(itemId: item.id, type: "Backdrop"), &problems), seasons: [])
+            return Piece(kind: .series(series), problems: problems)
+        case "Season":
+            var episodes: [ExportSource.Episode] = []
+            for episode in (document["episodes"]?.arrayValue ?? []).compactMap(BaseItem.init) {
+                let made = ExportSource.Episode(
+                    id: episode.id, title: episode.name, number: episode.indexNumber,
+                    numberEnd: episode.raw["IndexNumberEnd"]?.intValue.map { Int($0) },
+                    runTimeSeconds: episode.runTimeTicks.map { Int($0 / 10_000_000) },
+                    versions: versions(of: episode, &problems),
+                    thumb: file(.image(itemId: episode.id, type: "Primary"), &problems))
+                if !made.versions.isEmpty { episodes.append(made) }
+            }
+            let seriesId =
+                item.seriesId ?? entry.file.path.split(separator: "/").dropFirst().first.map(String.init) ?? ""
+            let season = ExportSource.Season(
+                number: item.indexNumber ?? 0, poster: file(.image(itemId: item.id, type: "Primary"), &problems),
+                episodes: episodes)
+            return Piece(kind: .season(seriesId: seriesId, season), problems: problems)
+        default:
+            return Piece(kind: .nothing, problems: problems)
+        }
+    }
 }
 
 extension ExportSource {
@@ -138,7 +267,7 @@ extension ExportSource {
     /// (nil: missing). The files are looked at and the metadata documents read and parsed on every core.
     public static func read(
         root: MirrorRoot, index: MirrorIndex,
-        stat: @Sendable (String) -> (size: Int64, identity: String)? = ExportFileSystem.identity
+        stat: @escaping @Sendable (String) -> (size: Int64, identity: String)? = ExportFileSystem.identity
     ) throws -> ExportSource {
         let entries = try index.entries()
         var source = ExportSource()
@@ -149,19 +278,6 @@ extension ExportSource {
         var factsByKey: [FileKey: (size: Int64, identity: String)?] = [:]
         factsByKey.reserveCapacity(looked.count)
         for (entry, fact) in zip(looked, facts) { factsByKey[entry.file.key] = fact }
-        var files: [FileKey: File] = [:]
-        func file(_ key: FileKey) -> File? {
-            if let known = files[key] { return known }
-            guard let entry = byKey[key], let absolute = root.absolute(entry.file.path) else { return nil }
-            guard let facts = factsByKey[key] ?? stat(absolute), facts.size == entry.file.size else {
-                source.problems.append(
-                    "\(entry.file.path): missing or not the size the index recorded (run `mediasync verify`)")
-                return nil
-            }
-            let made = File(key: key.rawValue, path: entry.file.path, size: facts.size, identity: facts.identity)
-            files[key] = made
-            return made
-        }
         // Media and subtitle keys per item.
         var mediaKeys: [String: [IndexEntry]] = [:]
         var subtitleKeys: [String: [IndexEntry]] = [:]
@@ -173,119 +289,23 @@ extension ExportSource {
             default: break
             }
         }
-        func versions(of item: BaseItem) -> [Version] {
-            let names = Dictionary(
-                (item.mediaSources ?? []).compactMap { source in source.id.map { ($0, source.name) } },
-                uniquingKeysWith: { a, _ in a })
-            // The primary version (its id is the item's) first: it names playlists' entries.
-            return (mediaKeys[item.id] ?? []).sorted { left, right in
-                ((left.versionId ?? item.id) == item.id ? 0 : 1, left.file.key) < (
-                    (right.versionId ?? item.id) == item.id ? 0 : 1, right.file.key
-                )
-            }.compactMap { entry -> Version? in
-                guard let media = file(entry.file.key) else { return nil }
-                let versionId = entry.versionId ?? item.id
-                let subtitles = (subtitleKeys[item.id] ?? []).filter { $0.versionId == versionId }.sorted {
-                    $0.file.key < $1.file.key
-                }
-                .compactMap { subtitle -> Subtitle? in
-                    guard
-                        let parts = ExportNaming.subtitleParts(
-                            mirrorPath: subtitle.file.path, mediaPath: entry.file.path),
-                        let file = file(subtitle.file.key)
-                    else { return nil }
-                    return Subtitle(
-                        streamIndex: parts.index, language: parts.language, forced: parts.forced, format: parts.format,
-                        file: file)
-                }
-                return Version(versionId: versionId, name: names[versionId] ?? nil, media: media, subtitles: subtitles)
-            }
-        }
+        let assembler = Assembler(
+            root: root, byKey: byKey, facts: factsByKey, mediaKeys: mediaKeys, subtitleKeys: subtitleKeys, stat: stat)
+        // Each metadata document is read, parsed and turned into its movie, series, season or podcast on every core;
+        // the pieces are then put together in the index's order.
+        let metadataEntries = entries.filter { $0.file.kind == .metadata }
+        let pieces = Parallel.map(metadataEntries) { entry in assembler.piece(entry) }
         var seriesById: [String: Series] = [:]
         var seasons: [(seriesId: String, season: Season)] = []
-        let metadataEntries = entries.filter { $0.file.kind == .metadata }
-        // Read through the byte-level parser into JSONValue, keeping only the members the export reads: JSONDecoder
-        // on these documents (the server's whole item objects) was most of a no-op export's time, and building every
-        // member of them most of what was left.
-        let documents = Parallel.map(metadataEntries) { entry -> Result<JSONValue, ReadProblem> in
-            guard let absolute = root.absolute(entry.file.path),
-                let data = FileManager.default.contents(atPath: absolute)
-            else { return .failure(ReadProblem(reason: "cannot be read")) }
-            guard let document = try? JSONValue(parsing: [UInt8](data), keepingKeys: ExportSource.metadataKeys) else {
-                return .failure(ReadProblem(reason: "not valid JSON"))
-            }
-            return .success(document)
-        }
-        for (entry, read) in zip(metadataEntries, documents) {
-            let document: JSONValue
-            switch read {
-            case .success(let parsed): document = parsed
-            case .failure(let problem):
-                source.problems.append("\(entry.file.path): \(problem.reason)")
-                continue
-            }
-            if entry.file.key.isPodcast {
-                guard let podcastId = document["podcastID"]?.stringValue,
-                    let episodesValue = document["episodes"]?.arrayValue
-                else {
-                    source.problems.append("\(entry.file.path): not a podcast's metadata")
-                    continue
-                }
-                let episodes = episodesValue.compactMap { episode -> PodcastEpisode? in
-                    guard let episodeId = episode["episodeID"]?.stringValue,
-                        let media = file(.podcastEpisode(podcastId: podcastId, episodeId: episodeId))
-                    else { return nil }
-                    return PodcastEpisode(
-                        id: episodeId, title: episode["title"]?.stringValue ?? episodeId,
-                        published: episode["published"]?.stringValue,
-                        file: media)
-                }
-                source.podcasts.append(
-                    Podcast(
-                        id: podcastId, title: document["podcastTitle"]?.stringValue ?? podcastId, episodes: episodes))
-                continue
-            }
-            guard let item = document["item"].flatMap(BaseItem.init) else {
-                source.problems.append("\(entry.file.path): not an item's metadata")
-                continue
-            }
-            let metadata = (
-                itemType: document["itemType"]?.stringValue,
-                displayTitle: document["displayTitle"]?.stringValue ?? item.id,
-                episodes: document["episodes"]?.arrayValue
-            )
-            switch metadata.itemType {
-            case "Movie":
-                source.movies.append(
-                    Movie(
-                        id: item.id, title: item.name ?? metadata.displayTitle, year: item.productionYear,
-                        versions: versions(of: item), poster: file(.image(itemId: item.id, type: "Primary")),
-                        backdrop: file(.image(itemId: item.id, type: "Backdrop"))))
-            case "Series":
-                seriesById[item.id] = Series(
-                    id: item.id, title: item.name ?? metadata.displayTitle, year: item.productionYear,
-                    poster: file(.image(itemId: item.id, type: "Primary")),
-                    backdrop: file(.image(itemId: item.id, type: "Backdrop")), seasons: [])
-            case "Season":
-                let number = item.indexNumber ?? 0
-                let episodes = (metadata.episodes ?? []).compactMap(BaseItem.init).map { episode in
-                    Episode(
-                        id: episode.id, title: episode.name, number: episode.indexNumber,
-                        numberEnd: episode.raw["IndexNumberEnd"]?.intValue.map { Int($0) },
-                        runTimeSeconds: episode.runTimeTicks.map { Int($0 / 10_000_000) },
-                        versions: versions(of: episode),
-                        thumb: file(.image(itemId: episode.id, type: "Primary")))
-                }.filter { !$0.versions.isEmpty }
-                let seriesId =
-                    item.seriesId ?? entry.file.path.split(separator: "/").dropFirst().first.map(String.init) ?? ""
-                seasons.append(
-                    (
-                        seriesId,
-                        Season(
-                            number: number, poster: file(.image(itemId: item.id, type: "Primary")), episodes: episodes)
-                    ))
-            default:
-                break
+        var reported = Set<String>()
+        for piece in pieces {
+            for problem in piece.problems where reported.insert(problem).inserted { source.problems.append(problem) }
+            switch piece.kind {
+            case .movie(let movie): source.movies.append(movie)
+            case .series(let series): seriesById[series.id] = series
+            case .season(let seriesId, let season): seasons.append((seriesId, season))
+            case .podcast(let podcast): source.podcasts.append(podcast)
+            case .nothing: break
             }
         }
         for (seriesId, season) in seasons {
