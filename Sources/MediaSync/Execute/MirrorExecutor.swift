@@ -62,9 +62,7 @@ public final class MirrorExecutor: @unchecked Sendable {
     /// Stores what a sync's listings learned, for the next sync to start from: each podcast's feed state (validators,
     /// a move, the check's time and error, the parsed feed) and the media sources of items listed anew. A sync does
     /// this once its plan is made, so a dry run (the plan printed) stores none of it.
-    func saveListingState(
-        feeds: [(subscription: Subscription, feed: [UInt8]?)], mediaSources: [String: MediaSourceCache.Entry]
-    ) throws {
+    func saveListingState(feeds: [PodcastSource.FeedUpdate], mediaSources: [String: MediaSourceCache.Entry]) throws {
         for update in feeds { try index.save(update.subscription, feed: update.feed) }
         try index.saveMediaSources(mediaSources)
     }

@@ -79,6 +79,11 @@ final class ExportExecutor: @unchecked Sendable {
         ExportFileSystem.device(of: destination) != destinationDevice
     }
 
+    /// Throws the one failure that stops the run when the destination went away.
+    private func stopIfGone() throws(ExportFileSystem.Failure) {
+        if destinationIsGone { throw ExportFileSystem.Failure.gone(destination) }
+    }
+
     /// Set once the run stopped because the destination went away: nothing more is written there.
     private var stoppedAsGone = false
 
@@ -154,7 +159,7 @@ final class ExportExecutor: @unchecked Sendable {
             }
         } catch  where !error.stopsTheRun {
             // A destination that went away (a stick pulled out) fails every file alike: the run stops.
-            if error.atDestination && destinationIsGone { throw ExportFileSystem.Failure.gone(destination) }
+            if error.atDestination { try stopIfGone() }
             lock.withLock {
                 switch step {
                 case .copy(let target, _), .move(_, let target): missedKeys.insert(target.key)
@@ -233,7 +238,7 @@ final class ExportExecutor: @unchecked Sendable {
         let folder = ExportFileSystem.parent(of: final)
         if !lock.withLock({ knownFolders.contains(folder) }) {
             // Never made again on whatever is left at the destination's path (an empty mount point).
-            if destinationIsGone { throw ExportFileSystem.Failure.gone(destination) }
+            try stopIfGone()
             try ExportFileSystem.makeFolders(folder, below: destination)
             lock.withLock { _ = knownFolders.insert(folder) }
         }
@@ -342,7 +347,7 @@ final class ExportExecutor: @unchecked Sendable {
         guard let entry = manifest.files[from], ExportFileSystem.fact(absolute(from)) == .file(size: entry.size),
             ExportFileSystem.fact(absolute(target.path)) == .missing
         else {
-            if destinationIsGone { throw ExportFileSystem.Failure.gone(destination) }
+            try stopIfGone()
             let issue = ExportIssue(
                 path: target.path, reason: "not moved from \(from): one of the two changed meanwhile")
             lock.withLock {
@@ -354,7 +359,7 @@ final class ExportExecutor: @unchecked Sendable {
         }
         let final = absolute(target.path)
         let folder = ExportFileSystem.parent(of: final)
-        if destinationIsGone { throw ExportFileSystem.Failure.gone(destination) }
+        try stopIfGone()
         try ExportFileSystem.makeFolders(folder, below: destination)
         try append(ExportManifest.JournalLine(op: "put", path: target.path, entry: entry))
         guard rename(absolute(from), final) == 0 else {
@@ -373,7 +378,7 @@ final class ExportExecutor: @unchecked Sendable {
         throws(ExportFileSystem.Failure)
     {
         guard let entry = manifest.files[path], ExportFileSystem.fact(absolute(path)) == .file(size: entry.size) else {
-            if destinationIsGone { throw ExportFileSystem.Failure.gone(destination) }
+            try stopIfGone()
             manifest.files[path] = nil
             return
         }

@@ -123,7 +123,6 @@ public enum ExportFileSystem {
         public var message: String { "\(what): \(String(cString: strerror(number)))" }
     }
 
-    /// Creates `folder` and its parents (an existing folder is fine).
     /// The folder of a path made by joining names with `/` (`/` for a name at the top, "" for a bare name): what
     /// `NSString.deletingLastPathComponent` gives for such paths, at a fraction of its cost (it runs for every file).
     static func parent(of path: String) -> String {
@@ -131,6 +130,7 @@ public enum ExportFileSystem {
         return slash == path.utf8.startIndex ? "/" : String(path[..<slash])
     }
 
+    /// Creates `folder` and its parents (an existing folder is fine).
     /// With `root`, only folders below it are made: a root that is gone (a disk pulled out, its mount point
     /// removed) is a failure that stops the run, never made again on whatever file system is left there.
     public static func makeFolders(_ folder: String, below root: String? = nil) throws(Failure) {

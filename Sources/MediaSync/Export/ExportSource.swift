@@ -125,10 +125,10 @@ public struct ExportSource: Sendable, Equatable {
 private struct Assembler: Sendable {
     let root: MirrorRoot
     let byKey: [FileKey: IndexEntry]
-    let facts: [FileKey: (size: Int64, identity: String)?]
+    /// Size and identity of every file the index names that is on disk (looked at once, before).
+    let facts: [FileKey: (size: Int64, identity: String)]
     let mediaKeys: [String: [IndexEntry]]
     let subtitleKeys: [String: [IndexEntry]]
-    let stat: @Sendable (String) -> (size: Int64, identity: String)?
 
     enum Kind {
         case movie(ExportSource.Movie)
@@ -144,8 +144,8 @@ private struct Assembler: Sendable {
     }
 
     func file(_ key: FileKey, _ problems: inout [String]) -> ExportSource.File? {
-        guard let entry = byKey[key], let absolute = root.absolute(entry.file.path) else { return nil }
-        guard let facts = facts[key] ?? stat(absolute), facts.size == entry.file.size else {
+        guard let entry = byKey[key] else { return nil }
+        guard let facts = facts[key], facts.size == entry.file.size else {
             problems.append("\(entry.file.path): missing or not the size the index recorded (run `mediasync verify`)")
             return nil
         }
@@ -275,7 +275,7 @@ extension ExportSource {
         for entry in entries { byKey[entry.file.key] = entry }
         let looked = entries.filter { $0.file.kind != .metadata }
         let facts = Parallel.map(looked) { entry in root.absolute(entry.file.path).flatMap(stat) }
-        var factsByKey: [FileKey: (size: Int64, identity: String)?] = [:]
+        var factsByKey: [FileKey: (size: Int64, identity: String)] = [:]
         factsByKey.reserveCapacity(looked.count)
         for (entry, fact) in zip(looked, facts) { factsByKey[entry.file.key] = fact }
         // Media and subtitle keys per item.
@@ -290,7 +290,7 @@ extension ExportSource {
             }
         }
         let assembler = Assembler(
-            root: root, byKey: byKey, facts: factsByKey, mediaKeys: mediaKeys, subtitleKeys: subtitleKeys, stat: stat)
+            root: root, byKey: byKey, facts: factsByKey, mediaKeys: mediaKeys, subtitleKeys: subtitleKeys)
         // Each metadata document is read, parsed and turned into its movie, series, season or podcast on every core;
         // the pieces are then put together in the index's order.
         let metadataEntries = entries.filter { $0.file.kind == .metadata }

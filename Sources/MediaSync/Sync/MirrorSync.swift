@@ -203,7 +203,7 @@ public final class MirrorSync: Sendable {
         }
         // What the listings learned, for the next sync to start from: the dry run above stopped before this.
         try executor.saveListingState(
-            feeds: sources[.podcasts]?.feedUpdates.map { ($0.subscription, $0.feed) } ?? [],
+            feeds: sources[.podcasts]?.feedUpdates ?? [],
             mediaSources: sources[.media]?.items?.mediaSourceUpdates ?? [:])
         // A user without the download permission: one clear line up front, not one 403 per file
         // (`Policy.EnableContentDownloading`; the server checks it before it looks the item up).
