@@ -149,6 +149,36 @@ import Testing
         #expect(FileManager.default.contents(atPath: destination.file("Old/a.mkv")) == Data(repeating: 1, count: 10))
     }
 
+    @Test(arguments: [false, true])
+    func aFileThatAppearsAfterThePlanIsLeftAlone(links: Bool) throws {
+        // The plan saw the name free; by the time the executor gets there the user put a file of their own at it.
+        let mirror = try TemporaryDirectory()
+        defer { mirror.remove() }
+        let destination = try TemporaryDirectory()
+        defer { destination.remove() }
+        try FileManager.default.createDirectory(atPath: mirror.file("Downloads"), withIntermediateDirectories: true)
+        #expect(
+            FileManager.default.createFile(
+                atPath: mirror.file("Downloads/k1"), contents: Data(repeating: 7, count: 10)))
+        let plan = Self.plan([Self.target("A/a.mkv", key: "k1")])
+        #expect(Self.actions(plan) == ["copy A/a.mkv"])
+        try FileManager.default.createDirectory(atPath: destination.file("A"), withIntermediateDirectories: true)
+        #expect(FileManager.default.createFile(atPath: destination.file("A/a.mkv"), contents: Data("mine".utf8)))
+        let executor = ExportExecutor(
+            destination: destination.path, root: MirrorRoot(path: mirror.path), allowLinks: links, workers: 1,
+            manifest: plan.manifest, result: ExportResult(destination: destination.path, fileSystem: nil, dryRun: false)
+        )
+        let result = executor.run(plan, progress: nil, events: nil)
+        #expect(result.exported.isEmpty)
+        #expect(result.skipped.map(\.path) == ["A/a.mkv"])
+        #expect(FileManager.default.contents(atPath: destination.file("A/a.mkv")) == Data("mine".utf8))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: destination.file("A")) == ["a.mkv"])
+        let manifest = try ExportManifest(
+            parsing: [UInt8](
+                FileManager.default.contents(atPath: destination.file(ExportManifest.fileName)) ?? Data()))
+        #expect(manifest.files.isEmpty, "the user's file is not recorded as the export's")
+    }
+
     @Test func anExportedFileTheUserChangedIsForgottenNotOverwritten() {
         // The manifest's file was replaced by one of another size: the export no longer owns it.
         let a = Self.target("A/a.mkv", key: "k1")

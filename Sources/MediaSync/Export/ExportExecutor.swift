@@ -250,10 +250,8 @@ final class ExportExecutor: @unchecked Sendable {
                 throw ExportFileSystem.Failure(
                     number: EINVAL, what: "refusing the mirror path \(file.path)", atDestination: false)
             }
-            guard ExportFileSystem.fact(final) == .missing else {
-                skipUsersFile(target, events: events)
-                return
-            }
+            // No look at `final` first: the plan saw it free, and a file that appeared since makes the name's
+            // `link`/`linkat` fail with EEXIST (caught below), never replaced.
             var journaled = false
             do throws(ExportFileSystem.Failure) {
                 let placed = try ExportFileSystem.placeNew(

@@ -30,6 +30,20 @@ public enum ExportFileSystem {
         return (info.st_mode & S_IFMT) == S_IFREG ? .file(size: Int64(info.st_size)) : .other
     }
 
+    /// Whether `path` is a folder with nothing in it (false when it cannot be read).
+    public static func isEmptyFolder(_ path: String) -> Bool {
+        guard let folder = opendir(path) else { return false }
+        defer { closedir(folder) }
+        errno = 0
+        while let entry = readdir(folder) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                Array(raw.prefix { $0 != 0 })
+            }
+            if name != [0x2E] && name != [0x2E, 0x2E] { return false }
+        }
+        return errno == 0
+    }
+
     // MARK: File system type
 
     /// The type of the file system holding `path` (`ext4`, `vfat`, `exfat`, `tmpfs`…), from `/proc/self/mountinfo`.

@@ -132,9 +132,10 @@ public enum ExportLayout {
     }
 
     static func movies(_ movies: [ExportSource.Movie]) -> [ExportTarget] {
-        var targets: [ExportTarget] = []
         let suffixes = ExportNaming.resolve(movies.map { ($0.id, ExportNaming.titled($0.title, year: $0.year)) })
-        for movie in movies {
+        // Each movie's names depend on nothing but the movie and its suffix: made on every core, kept in order.
+        return Parallel.map(movies) { movie in
+            var targets: [ExportTarget] = []
             let folderName = ExportNaming.component(
                 ExportNaming.titled(movie.title, year: movie.year), suffix: suffixes[movie.id] ?? "")
             let folder = "Movies/" + folderName
@@ -145,8 +146,8 @@ public enum ExportLayout {
             if let backdrop = movie.backdrop {
                 targets.append(file(folder + "/backdrop.jpg", backdrop, scope: "media"))
             }
-        }
-        return targets
+            return targets
+        }.flatMap { $0 }
     }
 
     /// Media and subtitles of one item's versions: `stem.ext` for one version; with several, `stem - label.ext`
@@ -182,9 +183,10 @@ public enum ExportLayout {
     }
 
     static func series(_ allSeries: [ExportSource.Series], playlists: Bool) -> [ExportTarget] {
-        var targets: [ExportTarget] = []
         let suffixes = ExportNaming.resolve(allSeries.map { ($0.id, ExportNaming.titled($0.title, year: $0.year)) })
-        for series in allSeries {
+        // Each series' names depend on nothing but the series and its suffix: made on every core, kept in order.
+        return Parallel.map(allSeries) { series in
+            var targets: [ExportTarget] = []
             let folder =
                 "Shows/"
                 + ExportNaming.component(
@@ -240,8 +242,8 @@ public enum ExportLayout {
                             content: .playlist(ExportPlaylist(entries))))
                 }
             }
-        }
-        return targets
+            return targets
+        }.flatMap { $0 }
     }
 
     static func podcasts(_ podcasts: [ExportSource.Podcast], playlists: Bool) -> [ExportTarget] {
@@ -292,14 +294,16 @@ public enum ExportLayout {
     /// The last safety net: two targets whose paths still fold alike (two subtitles of one language, names cut to
     /// the same 255 bytes) — the one with the smaller key keeps the path, the others get a disambiguator.
     static func separateCollisions(_ targets: [ExportTarget]) -> [ExportTarget] {
+        let folded = Parallel.map(targets) { ExportNaming.foldKey($0.path) }
         var groups: [String: [Int]] = [:]
-        for (position, target) in targets.enumerated() {
-            groups[ExportNaming.foldKey(target.path), default: []].append(position)
+        groups.reserveCapacity(targets.count)
+        for (position, key) in folded.enumerated() {
+            groups[key, default: []].append(position)
         }
         var result = targets
-        var used = Set(groups.keys)
-        for key in groups.keys.sorted() {
-            guard let members = groups[key], members.count > 1 else { continue }
+        var used = Set(folded)
+        for key in groups.filter({ $0.value.count > 1 }).keys.sorted() {
+            guard let members = groups[key] else { continue }
             for position in members.sorted(by: { targets[$0].key < targets[$1].key }).dropFirst() {
                 let path = targets[position].path
                 let slash = path.lastIndex(of: "/").map { path.index(after: $0) } ?? path.startIndex

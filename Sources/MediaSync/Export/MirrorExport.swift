@@ -143,38 +143,21 @@ public struct MirrorExport: Sendable {
                     "another mediasync export is writing to \(destination); try again when it has finished")
             }
         }
-        var manifest = try loadManifest()
-        let journalPath = destination + "/" + ExportManifest.journalName
-        if let journal = FileManager.default.contents(atPath: journalPath) {
-            let temporaries = manifest.replay(ExportManifest.journalLines(journal)) { path in
-                if case .file(let size) = ExportFileSystem.fact(destination + "/" + path) { return size }
-                return nil
-            }
-            if !options.dryRun {
-                for temporary in temporaries where SafeName.isContained(temporary) {
-                    let name = temporary.split(separator: "/").last.map(String.init) ?? ""
-                    let path = destination + "/" + temporary
-                    if name.hasPrefix(ExportExecutor.temporaryPrefix), case .file = ExportFileSystem.fact(path) {
-                        unlink(path)
-                    }
-                }
-                do {
-                    try ExportExecutor.save(manifest, destination: destination)
-                    unlink(journalPath)
-                } catch {
-                    throw SyncError.fileSystem("cannot finish the last export's record in \(destination): \(error)")
-                }
-            }
-        }
-
+        // The mirror is read while the manifest is loaded (and the last run's journal finished).
+        let (source, manifest) = try Parallel.both(
+            { [root, index] in try ExportSource.read(root: root, index: index) },
+            { [self] in try recoveredManifest(dryRun: options.dryRun) })
         let type = ExportFileSystem.type(of: exists ? destination : (destination as NSString).deletingLastPathComponent)
-        let source = try ExportSource.read(root: root, index: index)
         let targets = ExportLayout.targets(source, scope: options.only, playlists: options.playlists)
         var facts: [String: DestinationFact] = [:]
-        if exists {
-            for path in targets.map(\.path) + manifest.files.keys {
-                facts[path] = ExportFileSystem.fact(destination + "/" + path)
-            }
+        // An empty destination (a first export to a new folder or a blank stick) holds none of the paths: nothing
+        // to look at. Otherwise each path is looked at once, on every core.
+        if exists && !(manifest.files.isEmpty && ExportFileSystem.isEmptyFolder(destination)) {
+            let paths = targets.map(\.path) + manifest.files.keys
+            let destination = destination
+            let found = Parallel.map(paths) { ExportFileSystem.fact(destination + "/" + $0) }
+            facts.reserveCapacity(paths.count)
+            for (path, fact) in zip(paths, found) where fact != .missing { facts[path] = fact }
         }
         let scopes: Set<String> = options.only.map { [$0.rawValue] } ?? ["media", "podcasts"]
         let plan = ExportPlanner.plan(
@@ -209,6 +192,34 @@ public struct MirrorExport: Sendable {
             workers: options.concurrency ?? ExportOptions.defaultConcurrency(fileSystem: type), manifest: plan.manifest,
             result: result)
         return executor.run(plan, progress: progress, events: events)
+    }
+
+    /// The manifest, with the journal of a run that was interrupted replayed into it (and, unless `dryRun`, saved,
+    /// its temporary files removed).
+    private func recoveredManifest(dryRun: Bool) throws -> ExportManifest {
+        var manifest = try loadManifest()
+        let journalPath = destination + "/" + ExportManifest.journalName
+        guard let journal = FileManager.default.contents(atPath: journalPath) else { return manifest }
+        let destination = destination
+        let temporaries = manifest.replay(ExportManifest.journalLines(journal)) { path in
+            if case .file(let size) = ExportFileSystem.fact(destination + "/" + path) { return size }
+            return nil
+        }
+        if dryRun { return manifest }
+        for temporary in temporaries where SafeName.isContained(temporary) {
+            let name = temporary.split(separator: "/").last.map(String.init) ?? ""
+            let path = destination + "/" + temporary
+            if name.hasPrefix(ExportExecutor.temporaryPrefix), case .file = ExportFileSystem.fact(path) {
+                unlink(path)
+            }
+        }
+        do {
+            try ExportExecutor.save(manifest, destination: destination)
+            unlink(journalPath)
+        } catch {
+            throw SyncError.fileSystem("cannot finish the last export's record in \(destination): \(error)")
+        }
+        return manifest
     }
 
     private func loadManifest() throws -> ExportManifest {

@@ -20,4 +20,23 @@ enum Parallel {
         }
         return parts.withLock { parts in (0..<lanes).flatMap { parts[$0] ?? [] } }
     }
+
+    /// `first` on this thread while `second` runs on a thread of its own (not a dispatch worker: `map` inside either
+    /// still gets every core, where a nested `concurrentPerform` would run one lane after the other); the first
+    /// error thrown (the first's if both throw).
+    static func both<A: Sendable, B: Sendable>(
+        _ first: () throws -> A, _ second: @escaping @Sendable () throws -> B
+    ) throws -> (A, B) {
+        let b = Locked<Swift.Result<B, any Error>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            let result = Swift.Result { try second() }
+            b.withLock { $0 = result }
+            done.signal()
+        }.start()
+        let left = Swift.Result { try first() }
+        done.wait()
+        guard let right = b.withLock({ $0 }) else { throw CancellationError() }
+        return (try left.get(), try right.get())
+    }
 }
