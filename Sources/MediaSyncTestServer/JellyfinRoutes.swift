@@ -418,12 +418,26 @@ extension TestServer {
                     uniquingKeysWith: { a, _ in a })
                 : [:]
             let position = Dictionary(candidates.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { a, _ in a })
-            func less(_ a: TestItem, _ b: TestItem) -> Bool {
+            // Each item's keys are made once, and positions are sorted, not the items: a page of a 10,000-item
+            // library sorted the whole of it, making sort names in every comparison.
+            struct Keys {
+                var sortName: String
+                var name: String
+                var dateCreated: Date
+                var tie: UInt64?
+                var position: Int
+            }
+            let wantsSortName = sortBy.contains("sortname")
+            let keys = candidates.map { item in
+                Keys(
+                    sortName: wantsSortName ? JellyfinDTO.sortName(item) : "", name: item.name,
+                    dateCreated: item.dateCreated, tie: tieKey[item.id], position: position[item.id] ?? 0)
+            }
+            func less(_ a: Keys, _ b: Keys) -> Bool {
                 for key in sortBy {
                     switch key {
                     case "sortname":
-                        let (x, y) = (JellyfinDTO.sortName(a), JellyfinDTO.sortName(b))
-                        if x != y { return x < y }
+                        if a.sortName != b.sortName { return a.sortName < b.sortName }
                     case "name":
                         if a.name != b.name { return a.name < b.name }
                     case "datecreated":
@@ -432,10 +446,11 @@ extension TestServer {
                         continue
                     }
                 }
-                if let x = tieKey[a.id], let y = tieKey[b.id], x != y { return x < y }
-                return (position[a.id] ?? 0) < (position[b.id] ?? 0)
+                if let x = a.tie, let y = b.tie, x != y { return x < y }
+                return a.position < b.position
             }
-            candidates.sort(by: less)
+            let order = candidates.indices.sorted { less(keys[$0], keys[$1]) }
+            candidates = order.map { candidates[$0] }
             if (request.queryValue("sortOrder") ?? "").lowercased().hasPrefix("desc") { candidates.reverse() }
         }
         let response = page(candidates, request: request, library: library)

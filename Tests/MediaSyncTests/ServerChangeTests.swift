@@ -134,4 +134,75 @@ import Testing
             #expect(fixture.tree() == tree)
         }
     }
+
+    /// The cache's media sources are loaded abridged to what planning reads; a `metadata.json` written again (a
+    /// season, after one of its episodes was watched on another device) still holds every episode's whole media sources.
+    @Test func aMetadataFileWrittenAgainKeepsTheWholeMediaSources() async throws {
+        try await MirrorFixture.with(.golden()) { fixture, library in
+            try fixture.select(.library, library.views[1].id)
+            let first = try await fixture.sync()
+            #expect(first.failed.isEmpty, "\(first.failed)")
+            let seasonFile = try #require(
+                fixture.tree().first { path in
+                    path.hasSuffix("/metadata.json") && path.contains("/Season-")
+                        && ((fixture.json(path)?["episodes"] as? [Any])?.count ?? 0) >= 2
+                }, "a season with two episodes")
+            let before = try #require(fixture.json(seasonFile)?["episodes"] as? [[String: Any]])
+            let watched = try #require(before.first?["Id"] as? String)
+            // Watched halfway on another device: its user data changes, its `Etag` does not.
+            fixture.server.setUserData(
+                of: watched,
+                TestUserData(played: false, playCount: 1, playbackPositionTicks: 123_456_789, lastPlayedDate: Date()))
+            fixture.server.counters.reset()
+            let second = try await fixture.sync()
+            #expect(second.failed.isEmpty, "\(second.failed)")
+            #expect(fixture.server.counters.mediaSourcesBuilt == 0, "the Etag did not change: no media sources asked")
+            let after = try #require(fixture.json(seasonFile)?["episodes"] as? [[String: Any]])
+            #expect(after.count == before.count)
+            #expect(
+                ((after.first?["UserData"] as? [String: Any])?["PlaybackPositionTicks"] as? Int) == 123_456_789,
+                "written again")
+            for (old, new) in zip(before, after) {
+                // Members planning never reads (`Formats`, a stream's `BitRate`) are there as the server sent them.
+                let oldSources = try JSONSerialization.data(
+                    withJSONObject: old["MediaSources"] ?? [], options: .sortedKeys)
+                let newSources = try JSONSerialization.data(
+                    withJSONObject: new["MediaSources"] ?? [], options: .sortedKeys)
+                #expect(oldSources == newSources)
+                let oldStreams = try JSONSerialization.data(
+                    withJSONObject: old["MediaStreams"] ?? [], options: .sortedKeys)
+                let newStreams = try JSONSerialization.data(
+                    withJSONObject: new["MediaStreams"] ?? [], options: .sortedKeys)
+                #expect(oldStreams == newStreams)
+                let sources = try #require(new["MediaSources"] as? [[String: Any]])
+                #expect(sources.first?["Formats"] != nil && sources.first?["SupportsTranscoding"] != nil)
+            }
+        }
+    }
+
+    /// What a sync loads of the cache is abridged to the members planning reads; the whole fields stay stored.
+    @Test func theCacheLoadsAbridgedAndKeepsTheWhole() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let index = try MirrorIndex(path: folder.file("index.sqlite"))
+        let whole = try JSONValue(
+            parsing: Array(
+                #"{"MediaSources":[{"Id":"s1","Container":"mkv","Size":5,"ETag":"e","Protocol":"File","#.utf8)
+                + Array(
+                    #""Formats":[],"Bitrate":9,"MediaStreams":[{"Type":"Subtitle","Index":2,"IsExternal":true,"#.utf8)
+                + Array(#""Codec":"srt","TimeBase":"1/1000"}]}],"MediaStreams":[{"Type":"Video","Index":0,"#.utf8)
+                + Array(#""Width":1920}]}"#.utf8))
+        try index.saveMediaSources(["item1": MediaSourceCache.Entry(etag: "etag1", fields: whole)])
+        let loaded = try #require(try index.mediaSourceCache().entries["item1"])
+        #expect(loaded.etag == "etag1")
+        let source = try #require(loaded.fields["MediaSources"]?.arrayValue?.first)
+        #expect(source["Id"]?.stringValue == "s1" && source["Size"]?.intValue == 5 && source["ETag"] != nil)
+        #expect(source["Formats"] == nil && source["Bitrate"] == nil, "not read by planning: not loaded")
+        let stream = try #require(source["MediaStreams"]?.arrayValue?.first)
+        #expect(stream["Codec"]?.stringValue == "srt" && stream["IsExternal"]?.boolValue == true)
+        #expect(stream["TimeBase"] == nil)
+        #expect(loaded.fields["MediaStreams"]?.arrayValue?.first?["Width"] == nil)
+        #expect(index.wholeMediaSourceFields(itemId: "item1") == whole)
+        #expect(index.wholeMediaSourceFields(itemId: "item2") == nil)
+    }
 }

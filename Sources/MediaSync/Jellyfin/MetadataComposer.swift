@@ -19,14 +19,18 @@ public enum MetadataComposer {
     /// - Parameter previous: the `metadata.json` held at a path, if any: episodes whose files are kept although the
     ///   listing no longer holds them (deselected without `--delete`, not confirmed gone) stay listed in their
     ///   season and series files with the item object recorded before, so a player still finds them offline.
+    /// - Parameter wholeSources: an item's whole cached media-source fields, for the items whose listing got them
+    ///   abridged (``MirrorItems/abridgedSources``); asked only when a file is rendered.
     static func files(
-        for items: MirrorItems, entries: [IndexEntry], previous: (String) -> DownloadMetadata? = { _ in nil }
+        for items: MirrorItems, entries: [IndexEntry], previous: (String) -> DownloadMetadata? = { _ in nil },
+        wholeSources: @escaping @Sendable (String) -> JSONValue? = { _ in nil }
     ) -> [Composed] {
         var mediaByItem: [String: [IndexEntry]] = [:]
         for entry in entries where entry.file.kind == .media {
             mediaByItem[entry.file.itemId, default: []].append(entry)
         }
         let items = withKeptEpisodes(items, entries: entries, previous: previous)
+        let whole = Whole(abridged: items.abridgedSources, fields: wholeSources)
         var files: [Composed] = []
         for movie in items.movies {
             let versions = versionInfos(mediaByItem[movie.item.id] ?? [], itemId: nil)
@@ -35,7 +39,10 @@ public enum MetadataComposer {
                 itemId: movie.item.id, itemType: movie.item.type ?? "Movie",
                 displayTitle: movie.item.name ?? movie.item.id,
                 item: movie.item.raw, versions: versions)
-            files.append(file(metadata, path: LibraryLayout.movieMetadata(movie.item.id), itemId: movie.item.id))
+            files.append(
+                file(
+                    metadata, path: LibraryLayout.movieMetadata(movie.item.id), itemId: movie.item.id,
+                    whole: whole))
         }
         for series in items.series {
             var seriesVersions: [VersionInfo] = []
@@ -59,13 +66,16 @@ public enum MetadataComposer {
                     file(
                         metadata,
                         path: LibraryLayout.seasonMetadata(seriesId: series.series.id, seasonNumber: season.number),
-                        itemId: seasonId))
+                        itemId: seasonId, whole: whole))
             }
             guard !seriesVersions.isEmpty else { continue }
             let metadata = DownloadMetadata(
                 itemId: series.series.id, itemType: series.series.type ?? "Series",
                 displayTitle: series.series.name ?? series.series.id, item: series.series.raw, versions: seriesVersions)
-            files.append(file(metadata, path: LibraryLayout.seriesMetadata(series.series.id), itemId: series.series.id))
+            files.append(
+                file(
+                    metadata, path: LibraryLayout.seriesMetadata(series.series.id), itemId: series.series.id,
+                    whole: whole))
         }
         return files
     }
@@ -191,12 +201,33 @@ public enum MetadataComposer {
         return Composed(file: file) { bytes }
     }
 
-    /// A Jellyfin metadata file, signed by its inputs and rendered only when written.
-    private static func file(_ metadata: DownloadMetadata, path: String, itemId: String) -> Composed {
+    /// A Jellyfin metadata file, signed by its inputs (which abridged media sources do not change: objects with an
+    /// `Etag` count by it and the parts that change without it) and rendered, with whole media sources, only when
+    /// written.
+    private static func file(_ metadata: DownloadMetadata, path: String, itemId: String, whole: Whole) -> Composed {
         let file = RemoteFile(
             key: .metadata(itemId: itemId), path: path, kind: .metadata, content: .inline([]),
             signature: signature(of: metadata),
             itemId: itemId, essential: true)
-        return Composed(file: file) { try encode(metadata) }
+        return Composed(file: file) {
+            var completed = metadata
+            completed.item = completed.item.map(whole.completing)
+            completed.episodes = completed.episodes?.map(whole.completing)
+            return try encode(completed)
+        }
+    }
+
+    /// Puts the whole media sources back into the item objects whose listing got them abridged.
+    struct Whole: Sendable {
+        let abridged: Set<String>
+        let fields: @Sendable (String) -> JSONValue?
+
+        func completing(_ item: JSONValue) -> JSONValue {
+            guard !abridged.isEmpty, case .object(var members) = item, let id = members["Id"]?.stringValue,
+                abridged.contains(id), case .object(let whole)? = fields(id)
+            else { return item }
+            members.merge(whole) { _, whole in whole }
+            return .object(members)
+        }
     }
 }

@@ -32,6 +32,9 @@ public struct MirrorItems: Sendable, Equatable {
     public var qualities: [String: Quality] = [:]
     /// Media sources asked for by id in this expansion, to cache (see ``MediaSourceCache``).
     public var mediaSourceUpdates: [String: MediaSourceCache.Entry] = [:]
+    /// Movies and episodes whose media sources came from the cache abridged to what planning reads
+    /// (``MediaSourceCache/planningKeys``): a `metadata.json` written for them gets the whole ones.
+    public var abridgedSources: Set<String> = []
 
     public init(movies: [MovieEntry] = [], series: [SeriesEntry] = [], rejected: [String] = []) {
         self.movies = movies

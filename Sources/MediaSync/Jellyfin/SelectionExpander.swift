@@ -304,6 +304,7 @@ public struct SelectionExpander: Sendable {
             {
                 fields.merge(cached) { _, cached in cached }
                 completed[position] = BaseItem(unchecked: .object(fields), id: child.id)
+                result.abridgedSources.insert(child.id)
             } else {
                 needed.append(position)
             }

@@ -24,6 +24,15 @@ public struct MediaSourceCache: Sendable, Equatable {
         self.entries = entries
     }
 
+    /// The members of the cached fields that planning reads, at any depth: what a version's file, its signature and
+    /// its subtitles are made of (`MirrorFiles`), and what tells a file from a stream (`SelectionExpander`). The
+    /// cache is loaded keeping only these; a `metadata.json` that is written gets the whole fields
+    /// (``MirrorIndex/wholeMediaSourceFields(itemId:)``).
+    static let planningKeys: Set<String> = [
+        "MediaSources", "MediaStreams", "Id", "Name", "Container", "Size", "ETag", "Protocol", "IsRemote",
+        "RunTimeTicks", "Type", "Index", "Codec", "Language", "Title", "Path", "IsForced", "IsExternal", "IsDefault",
+    ]
+
     /// The fields cached from a full item (nil when it has no media sources).
     static func fields(of item: [String: JSONValue]) -> JSONValue? {
         guard let sources = item["MediaSources"], case .array(let list) = sources, !list.isEmpty else { return nil }
@@ -34,15 +43,21 @@ public struct MediaSourceCache: Sendable, Equatable {
 }
 
 extension MirrorIndex {
-    /// The cache of media sources (see ``MediaSourceCache``).
-    /// The rows are parsed on every core (10,000 items' media sources are a few tens of MB of JSON).
+    /// The cache of media sources (see ``MediaSourceCache``), each entry abridged to the members planning reads
+    /// (``MediaSourceCache/planningKeys``): 10,000 items' media sources are a few tens of MB of JSON, and built whole
+    /// they were most of a no-op sync's memory. Each row keeps its abridged copy beside the whole one (`planning`),
+    /// which is what is read; rows stored before it was kept are abridged as they are parsed. The rows are parsed on
+    /// every core.
     public func mediaSourceCache() throws -> MediaSourceCache {
+        let sql = "SELECT itemId, etag, COALESCE(planning, fields) AS fields FROM media_cache"
         let rows = try database.read { db in
-            try Row.fetchAll(db, sql: "SELECT itemId, etag, fields FROM media_cache").map { row in
+            try Row.fetchAll(db, sql: sql).map { row in
                 (itemId: row["itemId"] as String, etag: row["etag"] as String, fields: row["fields"] as Data)
             }
         }
-        let parsed = Parallel.map(rows) { row in try? JSONValue(parsing: Array(row.fields)) }
+        let parsed = Parallel.map(rows) { row in
+            try? JSONValue(parsing: Array(row.fields), keepingKeys: MediaSourceCache.planningKeys)
+        }
         var entries: [String: MediaSourceCache.Entry] = [:]
         entries.reserveCapacity(rows.count)
         for (row, fields) in zip(rows, parsed) {
@@ -52,16 +67,28 @@ extension MirrorIndex {
         return MediaSourceCache(entries: entries)
     }
 
+    /// One item's cached fields, whole (nil when none are cached or they cannot be read).
+    public func wholeMediaSourceFields(itemId: String) -> JSONValue? {
+        let bytes = try? database.read { db in
+            try Data.fetchOne(db, sql: "SELECT fields FROM media_cache WHERE itemId = ?", arguments: [itemId])
+        }
+        return bytes.flatMap { $0 }.flatMap { try? JSONValue(parsing: Array($0)) }
+    }
+
     /// Stores entries (replacing those of the same items) in one transaction.
     public func saveMediaSources(_ entries: [String: MediaSourceCache.Entry]) throws {
         guard !entries.isEmpty else { return }
         try database.write { db in
             let statement = try db.makeStatement(
-                sql: "INSERT OR REPLACE INTO media_cache (itemId, etag, fields) VALUES (?, ?, ?)")
+                sql: "INSERT OR REPLACE INTO media_cache (itemId, etag, fields, planning) VALUES (?, ?, ?, ?)")
             for (id, entry) in entries {
                 var bytes: [UInt8] = []
                 JSONWriter.write(entry.fields, indent: 0, into: &bytes)
-                try statement.execute(arguments: [id, entry.etag, Data(bytes)])
+                var planning: [UInt8] = []
+                if let abridged = try? JSONValue(parsing: bytes, keepingKeys: MediaSourceCache.planningKeys) {
+                    JSONWriter.write(abridged, indent: 0, into: &planning)
+                }
+                try statement.execute(arguments: [id, entry.etag, Data(bytes), planning.isEmpty ? nil : Data(planning)])
             }
         }
     }

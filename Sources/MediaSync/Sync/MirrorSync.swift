@@ -470,14 +470,16 @@ public final class MirrorSync: Sendable {
             return Source(
                 files: files,
                 metadata: { entries in
-                    MetadataComposer.files(for: items, entries: entries) { path in
-                        guard let absolute = root.absolute(path),
-                            let data = FileManager.default.contents(atPath: absolute)
-                        else {
-                            return nil
-                        }
-                        return try? JSONDecoder().decode(DownloadMetadata.self, from: data)
-                    }
+                    MetadataComposer.files(
+                        for: items, entries: entries,
+                        previous: { path in
+                            guard let absolute = root.absolute(path),
+                                let data = FileManager.default.contents(atPath: absolute)
+                            else {
+                                return nil
+                            }
+                            return try? JSONDecoder().decode(DownloadMetadata.self, from: data)
+                        }, wholeSources: { index.wholeMediaSourceFields(itemId: $0) })
                 }, items: items)
         } catch let error as JellyfinError {
             if only == .media { throw error }
