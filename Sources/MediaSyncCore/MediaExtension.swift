@@ -18,8 +18,7 @@ public enum MediaExtension {
     /// The extension for a download; `mimeType` wins when it names a known media type.
     public static func choose(mimeType: String?, container: String?) -> String {
         if let mimeType {
-            let essence =
-                mimeType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+            let essence = mimeType.split(separator: ";").first.map { trimmed($0).lowercased() } ?? ""
             if let known = byMIMEType[essence] { return known }
         }
         return fromContainer(container)
@@ -27,12 +26,29 @@ public enum MediaExtension {
 
     /// The extension from a container name or list: `mp4` when the list has it, else its first usable entry.
     public static func fromContainer(_ container: String?) -> String {
-        let names = (container ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        let names = (container ?? "").split(separator: ",").map { trimmed($0).lowercased() }
         if names.contains("mp4") { return "mp4" }
         for name in names {
             if let mapped = byContainer[name] { return mapped }
             if let safe = SafeName.fileExtension(name) { return safe }
         }
         return "bin"
+    }
+
+    /// `text` without the spaces and tabs at its ends, as Foundation's `CharacterSet.whitespaces` trims them (tab,
+    /// space, no-break space, U+1680, U+2000–U+200B, U+202F, U+205F, U+3000), without CharacterSet, which cost more
+    /// than the rest of placing a downloaded file.
+    static func trimmed(_ text: Substring) -> String {
+        func isSpace(_ scalar: Unicode.Scalar) -> Bool {
+            switch scalar.value {
+            case 0x20, 0x09, 0xA0, 0x1680, 0x2000...0x200B, 0x202F, 0x205F, 0x3000: return true
+            default: return false
+            }
+        }
+        let scalars = text.unicodeScalars
+        guard let first = scalars.firstIndex(where: { !isSpace($0) }),
+            let last = scalars.lastIndex(where: { !isSpace($0) })
+        else { return "" }
+        return String(scalars[first...last])
     }
 }

@@ -7,8 +7,8 @@ enum ContentDisposition {
         for part in header.split(separator: ";") {
             let pair = part.split(separator: "=", maxSplits: 1)
             guard pair.count == 2 else { continue }
-            let key = pair[0].trimmingCharacters(in: " ").lowercased()
-            var value = String(pair[1].trimmingCharacters(in: " "))
+            let key = pair[0].trimmed(of: " ").lowercased()
+            var value = String(pair[1].trimmed(of: " "))
             if value.hasPrefix("\""), value.hasSuffix("\""), value.count >= 2 {
                 value = String(value.dropFirst().dropLast()).replacingOccurrences(of: "\\\"", with: "\"")
             }

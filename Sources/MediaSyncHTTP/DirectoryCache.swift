@@ -22,7 +22,7 @@ final class DirectoryCache: Sendable {
     /// The staging folder for a destination (see ``StagingArea/directory(for:preferred:)``), looked up once
     /// per destination folder.
     func stagingDirectory(for destination: String) -> String {
-        let parent = (destination as NSString).deletingLastPathComponent
+        let parent = PathText.parent(of: destination)
         if let known = state.withLock({ $0.staging[parent] }) { return known }
         let directory = StagingArea.directory(for: destination, preferred: preferredStaging)
         state.withLock { $0.staging[parent] = directory }

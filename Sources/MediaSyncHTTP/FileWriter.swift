@@ -128,7 +128,7 @@ final class FileWriter: CurlResponseHandler, @unchecked Sendable {
     /// Parses `Content-Range: bytes START-END/TOTAL` (TOTAL may be `*`).
     static func parseContentRange(_ value: String?) -> (start: Int64, end: Int64, total: Int64?)? {
         guard let value else { return nil }
-        let text = value.trimmingCharacters(in: " ")
+        let text = value.trimmed(of: " ")
         guard text.lowercased().hasPrefix("bytes ") else { return nil }
         let spec = text.dropFirst(6)
         let halves = spec.split(separator: "/", maxSplits: 1)

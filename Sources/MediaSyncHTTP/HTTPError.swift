@@ -171,7 +171,7 @@ public struct HTTPError: Error, Equatable, Sendable, CustomStringConvertible {
     static func excerpt(_ body: [UInt8]) -> String? {
         let text = String(decoding: body.prefix(200), as: UTF8.self)
         let line = text.split(whereSeparator: { $0.isNewline || $0 == "\t" }).joined(separator: " ")
-            .trimmingCharacters(in: " ")
+            .trimmed(of: " ")
         guard !line.isEmpty, !line.hasPrefix("<") else { return nil }
         return String(line)
     }
@@ -186,14 +186,14 @@ public struct HTTPError: Error, Equatable, Sendable, CustomStringConvertible {
         var secrets: [String] = []
         for field in headers {
             let name = field.name.lowercased()
-            let value = field.value.trimmingCharacters(in: " ")
+            let value = field.value.trimmed(of: " ")
             if name == "authorization" || name == "proxy-authorization" {
                 let credentials = value.drop { $0 != " " }.dropFirst()
                 let parameters = credentials.split(separator: ",").compactMap { part -> (String, String)? in
                     let pair = part.split(separator: "=", maxSplits: 1)
                     guard pair.count == 2 else { return nil }
-                    let key = pair[0].trimmingCharacters(in: " ").lowercased()
-                    return (key, String(pair[1].trimmingCharacters(in: " \"")))
+                    let key = pair[0].trimmed(of: " ").lowercased()
+                    return (key, String(pair[1].trimmed(of: " \"")))
                 }
                 if parameters.isEmpty {
                     secrets.append(String(credentials))

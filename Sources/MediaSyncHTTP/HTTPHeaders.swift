@@ -43,15 +43,18 @@ public struct HTTPHeaders: Sendable, Equatable, ExpressibleByDictionaryLiteral, 
     /// Parses one raw header line (`Name: value\r\n`); nil for status lines and blank lines.
     static func parseLine(_ line: String) -> (name: String, value: String)? {
         guard let colon = line.firstIndex(of: ":") else { return nil }
-        let name = line[..<colon].trimmingCharacters(in: " \t")
+        let name = line[..<colon].trimmed(of: " \t")
         guard !name.isEmpty, !name.contains(" ") else { return nil }
-        let value = line[line.index(after: colon)...].trimmingCharacters(in: " \t\r\n")
+        let value = line[line.index(after: colon)...].trimmed(of: " \t\r\n")
         return (String(name), String(value))
     }
 }
 
 extension StringProtocol {
-    func trimmingCharacters(in set: String) -> Substring {
+    /// The text without the characters of `set`, carriage returns and line feeds at its ends. (Named apart from
+    /// Foundation's `trimmingCharacters(in:)`, which a string literal argument would pick as a CharacterSet: that
+    /// one cost more than the rest of parsing a response's header lines.)
+    func trimmed(of set: String) -> Substring {
         var slice = Substring(self)
         while let first = slice.first, set.contains(first) || first == "\r" || first == "\n" {
             slice = slice.dropFirst()

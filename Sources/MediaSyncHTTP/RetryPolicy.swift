@@ -45,7 +45,7 @@ public struct RetryPolicy: Sendable, Equatable {
 
     /// Parses a `Retry-After` value: delay-seconds or an HTTP-date, relative to `now` (seconds since 1970).
     public static func parseRetryAfter(_ value: String?, now: Double) -> Double? {
-        guard let value = value?.trimmingCharacters(in: " \t"), !value.isEmpty else { return nil }
+        guard let value = value?.trimmed(of: " \t"), !value.isEmpty else { return nil }
         if let seconds = Int(value) { return Double(max(0, seconds)) }
         guard let date = HTTPDate.parse(String(value)) else { return nil }
         return max(0, date - now)

@@ -193,7 +193,7 @@ public final class TransferEngine: Sendable {
     ) async -> AttemptResult {
         let resume = staging.resumable(for: request.destination, url: request.url)
         let partPath = staging.partPath(for: request.destination)
-        let parent = (request.destination as NSString).deletingLastPathComponent
+        let parent = PathText.parent(of: request.destination)
         // A fresh download starts as an unnamed file in its destination's folder (see AnonymousFile).
         var anonymous: Int32 = -1
         if resume == nil, (try? directories.ensure(parent)) != nil {
@@ -345,7 +345,7 @@ public final class TransferEngine: Sendable {
         guard let contentHash = streamed ?? ContentHash.hex(ofFile: readable) else {
             return .failure(HTTPError.fromErrno(errno, operation: "read", path: partPath))
         }
-        let parent = (request.destination as NSString).deletingLastPathComponent
+        let parent = PathText.parent(of: request.destination)
         do {
             try directories.ensure(parent)
             if named {

@@ -1,5 +1,7 @@
-import MediaSyncCore
+import Foundation
 import Testing
+
+@testable import MediaSyncCore
 
 @Suite struct LibraryLayoutTests {
     @Test func moviePaths() {
@@ -71,5 +73,24 @@ import Testing
         #expect(!SafeName.isContained("Downloads/../x"))
         #expect(!SafeName.isContained("Downloads//x"))
         #expect(!SafeName.isContained("Downloads/a\0"))
+    }
+
+    /// MIME types and containers are trimmed of tabs and Unicode space separators as Foundation's
+    /// `CharacterSet.whitespaces` trims them.
+    @Test func mediaExtensionsTrimLikeFoundation() {
+        #expect(MediaExtension.choose(mimeType: " video/mp4 ; codecs=avc1", container: nil) == "mp4")
+        #expect(MediaExtension.choose(mimeType: "\tVIDEO/X-MATROSKA\u{00A0}", container: nil) == "mkv")
+        #expect(MediaExtension.choose(mimeType: "\u{2003}audio/mpeg\u{3000}", container: "mkv") == "mp3")
+        #expect(MediaExtension.fromContainer("mov, mp4 ,m4a") == "mp4")
+        #expect(MediaExtension.fromContainer(" matroska,webm") == "mkv")
+        #expect(MediaExtension.fromContainer("\u{00A0}\t ") == "bin")
+        for text in [
+            "  a b  ", "\t\u{00A0}x\u{2009}", "", " ", "\n y \n", "\u{200B}z", "\u{180E}q\u{FEFF}",
+            "\u{1680}\u{202F}\u{205F}r\u{2028}",
+        ] {
+            #expect(
+                MediaExtension.trimmed(text[...]) == text.trimmingCharacters(in: .whitespaces),
+                "\(text.debugDescription)")
+        }
     }
 }

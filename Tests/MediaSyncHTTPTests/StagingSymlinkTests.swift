@@ -38,4 +38,26 @@ import Testing
         var info = stat()
         #expect(lstat(destination, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG)
     }
+
+    /// The partial file's name is made by bytes now; it is the name Foundation's path and character-set methods made
+    /// (a partial download of an earlier version is still found and resumed).
+    @Test(arguments: [
+        "/m/Downloads/abc/abc-def.mkv", "/m/Downloads/x/Amélie à Paris (2001).mp4", "/m/a b/c:d*e?.srt",
+        "/m/" + String(repeating: "long-name_", count: 8) + ".mkv", "/m/Downloads/x/", "relative.bin", "/m/日本語.mkv",
+    ])
+    func thePartialFilesNameIsTheOneFoundationMade(destination: String) {
+        let staging = StagingArea(directory: "/tmp/staging")
+        let name = (destination as NSString).lastPathComponent
+        let safe = String(
+            name.unicodeScalars.prefix(40).map { scalar -> Character in
+                let ok =
+                    scalar.isASCII
+                    && (CharacterSet.alphanumerics.contains(scalar) || "._-".unicodeScalars.contains(scalar))
+                return ok ? Character(scalar) : "_"
+            })
+        let hash = String(StagingArea.fnv1a64(destination), radix: 16)
+        #expect(
+            staging.partPath(for: destination)
+                == ("/tmp/staging" as NSString).appendingPathComponent("\(hash)-\(safe).part"))
+    }
 }

@@ -126,7 +126,7 @@ struct FilePlacer: Sendable {
     /// symlink (or under one) that leads elsewhere.
     func staysInside(_ relative: String) -> Bool {
         guard let target = root.absolute(relative) else { return false }
-        let parent = (target as NSString).deletingLastPathComponent
+        let parent = PathText.parent(of: target)
         // Asked once per folder in a run (the files of one item share a few folders).
         if checkedParents.withLock({ $0.contains(parent) }) { return true }
         var folder = parent
@@ -160,7 +160,7 @@ struct FilePlacer: Sendable {
     }
 
     private func makeParent(of path: String) throws {
-        let parent = (path as NSString).deletingLastPathComponent
+        let parent = PathText.parent(of: path)
         if checkedFolders.withLock({ $0.contains(parent) }) { return }
         do {
             try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)

@@ -107,7 +107,7 @@ public final class MirrorExecutor: @unchecked Sendable {
             journal = open(journalPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
             guard journal >= 0 else { throw SyncError.fileSystem("cannot open \(journalPath)", errno) }
         }
-        let line = Array(PlacedJournal.line(for: entry).utf8)
+        let line = PlacedJournal.bytes(for: entry)
         let written = line.withUnsafeBytes { Glibc.write(journal, $0.baseAddress, $0.count) }
         guard written == line.count else {
             throw SyncError.fileSystem("cannot write \(journalPath)", written < 0 ? errno : EIO)

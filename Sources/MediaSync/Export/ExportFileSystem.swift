@@ -1,4 +1,5 @@
 import Foundation
+import MediaSyncHTTP
 
 #if canImport(Glibc)
     import Glibc
@@ -140,8 +141,7 @@ public enum ExportFileSystem {
     /// The folder of a path made by joining names with `/` (`/` for a name at the top, "" for a bare name): what
     /// `NSString.deletingLastPathComponent` gives for such paths, at a fraction of its cost (it runs for every file).
     static func parent(of path: String) -> String {
-        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return "" }
-        return slash == path.utf8.startIndex ? "/" : String(path[..<slash])
+        PathText.parent(of: path)
     }
 
     /// Creates `folder` and its parents (an existing folder is fine).
