@@ -43,6 +43,19 @@ public enum JSONValue: Codable, Equatable, Hashable, Sendable {
     }
 
     /// The member `key` of an object, or nil.
+    /// The value with, in every object at any depth, only the members named in `keys` (what
+    /// ``init(parsing:keepingKeys:)`` builds from the same document's bytes).
+    public func keeping(_ keys: Set<String>) -> JSONValue {
+        switch self {
+        case .object(let members):
+            var kept: [String: JSONValue] = [:]
+            for (key, value) in members where keys.contains(key) { kept[key] = value.keeping(keys) }
+            return .object(kept)
+        case .array(let elements): return .array(elements.map { $0.keeping(keys) })
+        default: return self
+        }
+    }
+
     public subscript(key: String) -> JSONValue? {
         if case .object(let members) = self { return members[key] }
         return nil

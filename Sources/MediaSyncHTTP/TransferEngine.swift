@@ -191,7 +191,9 @@ public final class TransferEngine: Sendable {
         _ request: TransferRequest, staging: StagingArea, item: ItemProgress, counters: BatchCounters, rateLimit: Int?,
         number: Int, directories: DirectoryCache, buffers: BufferPool
     ) async -> AttemptResult {
-        let resume = staging.resumable(for: request.destination, url: request.url)
+        let resume =
+            number == 1 && directories.stagingWasEmpty(staging.directory)
+            ? nil : staging.resumable(for: request.destination, url: request.url)
         let partPath = staging.partPath(for: request.destination)
         let parent = PathText.parent(of: request.destination)
         // A fresh download starts as an unnamed file in its destination's folder (see AnonymousFile).

@@ -76,6 +76,7 @@ import Testing
         for bytes in documents {
             let full = try JSONValue(parsing: bytes)
             #expect(try JSONValue(parsing: bytes, keepingKeys: keys) == Self.pruned(full, keys))
+            #expect(full.keeping(keys) == Self.pruned(full, keys))
         }
     }
 

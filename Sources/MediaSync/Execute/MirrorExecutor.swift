@@ -308,13 +308,15 @@ struct TaskIdGenerator {
         }
         bytes[6] = (bytes[6] & 0x0F) | 0x40
         bytes[8] = (bytes[8] & 0x3F) | 0x80
-        let hex = bytes.map { byte -> String in
-            let text = String(byte, radix: 16)
-            return text.count == 1 ? "0" + text : text
+        // 8-4-4-4-12 lowercase hex digits, written straight into one buffer.
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        text.reserveCapacity(36)
+        for (index, byte) in bytes.enumerated() {
+            if index == 4 || index == 6 || index == 8 || index == 10 { text.append(UInt8(ascii: "-")) }
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0F)])
         }
-        .joined()
-        let characters = Array(hex)
-        return String(characters[0..<8]) + "-" + String(characters[8..<12]) + "-" + String(characters[12..<16]) + "-"
-            + String(characters[16..<20]) + "-" + String(characters[20..<32])
+        return String(decoding: text, as: UTF8.self)
     }
 }

@@ -75,20 +75,22 @@ extension MirrorIndex {
         return bytes.flatMap { $0 }.flatMap { try? JSONValue(parsing: Array($0)) }
     }
 
-    /// Stores entries (replacing those of the same items) in one transaction.
+    /// Stores entries (replacing those of the same items) in one transaction; their bytes, whole and abridged, are
+    /// made on every core first (a first sync stores every movie's and episode's).
     public func saveMediaSources(_ entries: [String: MediaSourceCache.Entry]) throws {
         guard !entries.isEmpty else { return }
+        let rows = Parallel.map(Array(entries)) { id, entry in
+            var whole: [UInt8] = []
+            JSONWriter.write(entry.fields, indent: 0, into: &whole)
+            var planning: [UInt8] = []
+            JSONWriter.write(entry.fields.keeping(MediaSourceCache.planningKeys), indent: 0, into: &planning)
+            return (id: id, etag: entry.etag, whole: Data(whole), planning: Data(planning))
+        }
         try database.write { db in
             let statement = try db.makeStatement(
                 sql: "INSERT OR REPLACE INTO media_cache (itemId, etag, fields, planning) VALUES (?, ?, ?, ?)")
-            for (id, entry) in entries {
-                var bytes: [UInt8] = []
-                JSONWriter.write(entry.fields, indent: 0, into: &bytes)
-                var planning: [UInt8] = []
-                if let abridged = try? JSONValue(parsing: bytes, keepingKeys: MediaSourceCache.planningKeys) {
-                    JSONWriter.write(abridged, indent: 0, into: &planning)
-                }
-                try statement.execute(arguments: [id, entry.etag, Data(bytes), planning.isEmpty ? nil : Data(planning)])
+            for row in rows {
+                try statement.execute(arguments: [row.id, row.etag, row.whole, row.planning])
             }
         }
     }
