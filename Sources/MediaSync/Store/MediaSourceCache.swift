@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import MediaSyncCore
+import MediaSyncServer
 
 /// Each movie's and episode's `MediaSources` and `MediaStreams` as last listed, with the item's `Etag` then
 /// (issue 10, 6). Building them is most of a real 10.11 server's work on a listing (Jellyfin issues #14336,
@@ -33,6 +34,24 @@ public struct MediaSourceCache: Sendable, Equatable {
         "RunTimeTicks", "Type", "Index", "Codec", "Language", "Title", "Path", "IsForced", "IsExternal", "IsDefault",
     ]
 
+    /// What a sync loads of an item's cached fields: ``planningKeys`` at every depth, of each version only its
+    /// subtitle streams (a version's file and subtitles are planned from them; its video and audio streams are
+    /// never read), and not the item's own `MediaStreams` (the default version's streams again).
+    static func planningCopy(of fields: JSONValue) -> JSONValue {
+        guard case .object(var members) = fields.keeping(planningKeys) else { return fields.keeping(planningKeys) }
+        members["MediaStreams"] = nil
+        if case .array(let sources)? = members["MediaSources"] {
+            members["MediaSources"] = .array(
+                sources.map { source in
+                    guard case .object(var version) = source, case .array(let streams)? = version["MediaStreams"]
+                    else { return source }
+                    version["MediaStreams"] = .array(streams.filter { MediaStream(unchecked: $0).isSubtitle })
+                    return .object(version)
+                })
+        }
+        return .object(members)
+    }
+
     /// The fields cached from a full item (nil when it has no media sources).
     static func fields(of item: [String: JSONValue]) -> JSONValue? {
         guard let sources = item["MediaSources"], case .array(let list) = sources, !list.isEmpty else { return nil }
@@ -43,20 +62,25 @@ public struct MediaSourceCache: Sendable, Equatable {
 }
 
 extension MirrorIndex {
-    /// The cache of media sources (see ``MediaSourceCache``), each entry abridged to the members planning reads
-    /// (``MediaSourceCache/planningKeys``): 10,000 items' media sources are a few tens of MB of JSON, and built whole
+    /// The cache of media sources (see ``MediaSourceCache``), each entry abridged to what planning reads
+    /// (``MediaSourceCache/planningCopy(of:)``): 10,000 items' media sources are a few tens of MB of JSON, and built whole
     /// they were most of a no-op sync's memory. Each row keeps its abridged copy beside the whole one (`planning`),
     /// which is what is read; rows stored before it was kept are abridged as they are parsed. The rows are parsed on
     /// every core.
     public func mediaSourceCache() throws -> MediaSourceCache {
-        let sql = "SELECT itemId, etag, COALESCE(planning, fields) AS fields FROM media_cache"
+        let sql =
+            "SELECT itemId, etag, COALESCE(planning, fields) AS fields, planning IS NULL AS whole FROM media_cache"
         let rows = try database.read { db in
             try Row.fetchAll(db, sql: sql).map { row in
-                (itemId: row["itemId"] as String, etag: row["etag"] as String, fields: row["fields"] as Data)
+                (
+                    itemId: row["itemId"] as String, etag: row["etag"] as String, fields: row["fields"] as Data,
+                    whole: row["whole"] as Bool
+                )
             }
         }
         let parsed = Parallel.map(rows) { row in
-            try? JSONValue(parsing: Array(row.fields), keepingKeys: MediaSourceCache.planningKeys)
+            let value = try? JSONValue(parsing: Array(row.fields), keepingKeys: MediaSourceCache.planningKeys)
+            return row.whole ? value.map(MediaSourceCache.planningCopy) : value
         }
         var entries: [String: MediaSourceCache.Entry] = [:]
         entries.reserveCapacity(rows.count)
@@ -83,7 +107,7 @@ extension MirrorIndex {
             var whole: [UInt8] = []
             JSONWriter.write(entry.fields, indent: 0, into: &whole)
             var planning: [UInt8] = []
-            JSONWriter.write(entry.fields.keeping(MediaSourceCache.planningKeys), indent: 0, into: &planning)
+            JSONWriter.write(MediaSourceCache.planningCopy(of: entry.fields), indent: 0, into: &planning)
             return (id: id, etag: entry.etag, whole: Data(whole), planning: Data(planning))
         }
         try database.write { db in
