@@ -141,6 +141,8 @@ public struct LocalSnapshot: Sendable, Equatable {
 extension LocalFile {
     /// What play state names this file by: its item, or for a podcast episode's files the episode.
     public var playStateId: String {
+        // Only a podcast's keys name an episode: the others are not parsed (this is asked of every file in a plan).
+        guard key.isPodcast else { return itemId }
         switch key.parts {
         case .podcastEpisode(_, let episodeId)?, .podcastExtra(_, let episodeId, _)?: return episodeId
         default: return itemId

@@ -11,9 +11,9 @@ import MediaSyncServer
 public enum MetadataComposer {
     /// A metadata file a sync may write: the planned file, whose signature comes from the inputs, and how to
     /// produce its bytes (only done for the files the plan writes).
-    struct Composed {
+    struct Composed: Sendable {
         var file: RemoteFile
-        var render: () throws -> [UInt8]
+        var render: @Sendable () throws -> [UInt8]
     }
 
     /// - Parameter previous: the `metadata.json` held at a path, if any: episodes whose files are kept although the
@@ -25,26 +25,26 @@ public enum MetadataComposer {
         for items: MirrorItems, entries: [IndexEntry], previous: (String) -> DownloadMetadata? = { _ in nil },
         wholeSources: @escaping @Sendable (String) -> JSONValue? = { _ in nil }
     ) -> [Composed] {
-        var mediaByItem: [String: [IndexEntry]] = [:]
+        var media: [String: [IndexEntry]] = [:]
         for entry in entries where entry.file.kind == .media {
-            mediaByItem[entry.file.itemId, default: []].append(entry)
+            media[entry.file.itemId, default: []].append(entry)
         }
+        let mediaByItem = media
         let items = withKeptEpisodes(items, entries: entries, previous: previous)
         let whole = Whole(abridged: items.abridgedSources, fields: wholeSources)
-        var files: [Composed] = []
-        for movie in items.movies {
+        // Each movie's and series' files depend on nothing else: composed and signed on every core, kept in order.
+        let movieFiles = Parallel.map(items.movies) { movie -> Composed? in
             let versions = versionInfos(mediaByItem[movie.item.id] ?? [], itemId: nil)
-            guard !versions.isEmpty else { continue }
+            guard !versions.isEmpty else { return nil }
             let metadata = DownloadMetadata(
                 itemId: movie.item.id, itemType: movie.item.type ?? "Movie",
                 displayTitle: movie.item.name ?? movie.item.id,
                 item: movie.item.raw, versions: versions)
-            files.append(
-                file(
-                    metadata, path: LibraryLayout.movieMetadata(movie.item.id), itemId: movie.item.id,
-                    whole: whole))
+            return file(
+                metadata, path: LibraryLayout.movieMetadata(movie.item.id), itemId: movie.item.id, whole: whole)
         }
-        for series in items.series {
+        let seriesFiles = Parallel.map(items.series) { series -> [Composed] in
+            var files: [Composed] = []
             var seriesVersions: [VersionInfo] = []
             for season in series.seasons {
                 var seasonVersions: [VersionInfo] = []
@@ -68,7 +68,7 @@ public enum MetadataComposer {
                         path: LibraryLayout.seasonMetadata(seriesId: series.series.id, seasonNumber: season.number),
                         itemId: seasonId, whole: whole))
             }
-            guard !seriesVersions.isEmpty else { continue }
+            guard !seriesVersions.isEmpty else { return files }
             let metadata = DownloadMetadata(
                 itemId: series.series.id, itemType: series.series.type ?? "Series",
                 displayTitle: series.series.name ?? series.series.id, item: series.series.raw, versions: seriesVersions)
@@ -76,8 +76,9 @@ public enum MetadataComposer {
                 file(
                     metadata, path: LibraryLayout.seriesMetadata(series.series.id), itemId: series.series.id,
                     whole: whole))
+            return files
         }
-        return files
+        return movieFiles.compactMap { $0 } + seriesFiles.flatMap { $0 }
     }
 
     /// The series with their kept episodes added back: media held under a series' folder whose episode the listing

@@ -10,8 +10,11 @@ public enum MirrorFiles {
     public static func files(for items: MirrorItems, server: any MediaServer) -> (
         files: [RemoteFile], rejected: [String]
     ) {
-        var builder = Builder(server: server, qualities: items.qualities)
-        for movie in items.movies {
+        // Each movie's and series' files depend on nothing else: built on every core, then put together in order
+        // (the first file of a key kept, as one builder would).
+        let qualities = items.qualities
+        let movieParts = Parallel.map(items.movies) { movie -> Builder in
+            var builder = Builder(server: server, qualities: qualities)
             let id = movie.item.id
             for version in movie.versions {
                 builder.media(item: movie.item, version: version) { versionId, fileExtension in
@@ -19,8 +22,10 @@ public enum MirrorFiles {
                 }
             }
             builder.images(of: movie.item) { LibraryLayout.movieImage(movieId: id, type: $0) }
+            return builder
         }
-        for series in items.series {
+        let seriesParts = Parallel.map(items.series) { series -> Builder in
+            var builder = Builder(server: server, qualities: qualities)
             let seriesId = series.series.id
             builder.images(of: series.series) { LibraryLayout.seriesImage(seriesId: seriesId, type: $0) }
             for season in series.seasons {
@@ -46,8 +51,16 @@ public enum MirrorFiles {
                     }
                 }
             }
+            return builder
         }
-        return (builder.files, builder.rejected)
+        var files: [RemoteFile] = []
+        var rejected: [String] = []
+        var keys = Set<FileKey>()
+        for part in movieParts + seriesParts {
+            files += part.files.filter { keys.insert($0.key).inserted }
+            rejected += part.rejected
+        }
+        return (files, rejected)
     }
 
     /// The signature of a version: a different MediaSource `ETag` or `Size` means the file changed on the server.

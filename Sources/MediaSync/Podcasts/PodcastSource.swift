@@ -199,7 +199,7 @@ struct PodcastSource: Sendable {
         var heldByPodcast: [String: [IndexEntry]] = [:]
         // Extras by podcast and episode, then what they are (transcript, chapters, image).
         var extras: [String: [String: String]] = [:]
-        for entry in entries {
+        for entry in entries where entry.file.key.isPodcast {
             switch entry.file.key.parts {
             case .podcastExtra(let podcastId, let episodeId, let what):
                 extras["\(podcastId):\(episodeId)", default: [:]][what] = String(
