@@ -30,6 +30,19 @@ public enum JellyfinID {
     }
 
     private static func problem(with id: String) -> String? {
+        // Most ids are hex or GUID text: one pass over the bytes says they are fine.
+        var plainCount = 0
+        for byte in id.utf8 {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "-"), UInt8(ascii: "_"):
+                plainCount += 1
+            default:
+                plainCount = -1
+            }
+            if plainCount < 0 { break }
+        }
+        if plainCount > 0 && plainCount <= maxLength { return nil }
         if id.isEmpty { return "empty" }
         if id.unicodeScalars.count > maxLength { return "longer than \(maxLength) characters" }
         // Byte scans: `String.contains(String)` goes through Foundation's locale-aware search.
