@@ -47,17 +47,8 @@ import Testing
     ])
     func thePartialFilesNameIsTheOneFoundationMade(destination: String) {
         let staging = StagingArea(directory: "/tmp/staging")
-        let name = (destination as NSString).lastPathComponent
-        let safe = String(
-            name.unicodeScalars.prefix(40).map { scalar -> Character in
-                let ok =
-                    scalar.isASCII
-                    && (CharacterSet.alphanumerics.contains(scalar) || "._-".unicodeScalars.contains(scalar))
-                return ok ? Character(scalar) : "_"
-            })
-        let hash = String(StagingArea.fnv1a64(destination), radix: 16)
         #expect(
             staging.partPath(for: destination)
-                == ("/tmp/staging" as NSString).appendingPathComponent("\(hash)-\(safe).part"))
+                == StagingNames.partPath(staging: "/tmp/staging", destination: destination))
     }
 }

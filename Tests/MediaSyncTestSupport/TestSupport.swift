@@ -100,3 +100,25 @@ public enum TreeReading {
         return (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
     }
 }
+
+/// The transfer engine's staging names, computed apart from it with Foundation's path and character-set methods (the
+/// names it made before it worked by bytes): what tests plant at, and what its own naming is checked against.
+public enum StagingNames {
+    /// Where the engine keeps the partial file of `destination` in the staging folder `staging`.
+    public static func partPath(staging: String, destination: String) -> String {
+        let name = (destination as NSString).lastPathComponent
+        let safe = String(
+            name.unicodeScalars.prefix(40).map { scalar -> Character in
+                let ok =
+                    scalar.isASCII
+                    && (CharacterSet.alphanumerics.contains(scalar) || "._-".unicodeScalars.contains(scalar))
+                return ok ? Character(scalar) : "_"
+            })
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in destination.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        return (staging as NSString).appendingPathComponent("\(String(hash, radix: 16))-\(safe).part")
+    }
+}

@@ -343,7 +343,7 @@ import Testing
             // The partial file a resume would append to, named as the engine names it, planted as a symlink.
             try plantSentinels(["victim"])
             let destination = world.root.path + "/Downloads/\(added.id)/" + addedMedia
-            let part = HostileWorld.partPath(staging: world.root.stagingDirectory, destination: destination)
+            let part = StagingNames.partPath(staging: world.root.stagingDirectory, destination: destination)
             try fm.createDirectory(atPath: world.root.stagingDirectory, withIntermediateDirectories: true)
             let url = try world.client.downloadURL(mediaSourceId: added.mediaSources[0].id)
             fm.createFile(
@@ -542,24 +542,6 @@ final class HostileWorld: Sendable {
             \(entries)
             </channel></rss>
             """.utf8)
-    }
-
-    /// Where the transfer engine keeps the partial file of `destination` (StagingArea's naming).
-    static func partPath(staging: String, destination: String) -> String {
-        let name = (destination as NSString).lastPathComponent
-        let safe = String(
-            name.unicodeScalars.prefix(40).map { scalar -> Character in
-                let ok =
-                    scalar.isASCII
-                    && (CharacterSet.alphanumerics.contains(scalar) || "._-".unicodeScalars.contains(scalar))
-                return ok ? Character(scalar) : "_"
-            })
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in destination.utf8 {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01b3
-        }
-        return staging + "/\(String(hash, radix: 16))-\(safe).part"
     }
 
     /// Whether `text` holds `fragment`'s exact UTF-8 bytes (String.contains would equate NFC and NFD).
