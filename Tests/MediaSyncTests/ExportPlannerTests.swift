@@ -123,60 +123,75 @@ import Testing
         #expect(list.entries.map { "Podcasts/Show/" + $0.path }.sorted() == files.sorted())
     }
 
-    @Test func aRenamedFilesOldNameStaysWhenItsNewNameWasNotWritten() throws {
+    /// Runs `plan` with a real executor from an empty mirror folder to an empty destination folder, which `prepare`
+    /// fills first (given the mirror's and the destination's folders); `check` sees the result and the destination.
+    static func execute(
+        _ plan: (_ mirror: TemporaryDirectory, _ destination: TemporaryDirectory) throws -> ExportPlan,
+        links: Bool = false, workers: Int = 2,
+        check: (ExportResult, TemporaryDirectory) throws -> Void
+    ) throws {
         let mirror = try TemporaryDirectory()
         defer { mirror.remove() }
         let destination = try TemporaryDirectory()
         defer { destination.remove() }
-        // The export's own file at the old name; its source changed and got a new name, so the plan copies it there
-        // and then deletes the old name. The copy fails (the source went from the mirror meanwhile).
-        try FileManager.default.createDirectory(atPath: destination.file("Old"), withIntermediateDirectories: true)
-        #expect(
-            FileManager.default.createFile(
-                atPath: destination.file("Old/a.mkv"), contents: Data(repeating: 1, count: 10)))
-        let manifest = ExportManifest(files: ["Old/a.mkv": Self.entry(key: "k1")])
-        let plan = Self.plan(
-            [Self.target("New/a.mkv", key: "k1", identity: "id2")], manifest: manifest.files,
-            facts: ["Old/a.mkv": .file(size: 10)])
-        #expect(Self.actions(plan) == ["copy New/a.mkv", "delete Old/a.mkv (renamed)"])
+        let made = try plan(mirror, destination)
         let executor = ExportExecutor(
-            destination: destination.path, root: MirrorRoot(path: mirror.path), allowLinks: false, workers: 2,
-            manifest: plan.manifest, result: ExportResult(destination: destination.path, fileSystem: nil, dryRun: false)
+            destination: destination.path, root: MirrorRoot(path: mirror.path), allowLinks: links, workers: workers,
+            manifest: made.manifest, result: ExportResult(destination: destination.path, fileSystem: nil, dryRun: false)
         )
-        let result = executor.run(plan, progress: nil, events: nil)
-        #expect(result.failed.map(\.path) == ["New/a.mkv"])
-        #expect(result.deleted.isEmpty)
-        #expect(FileManager.default.contents(atPath: destination.file("Old/a.mkv")) == Data(repeating: 1, count: 10))
+        try check(executor.run(made, progress: nil, events: nil), destination)
+    }
+
+    @Test func aRenamedFilesOldNameStaysWhenItsNewNameWasNotWritten() throws {
+        try Self.execute { _, destination in
+            // The export's own file at the old name; its source changed and got a new name, so the plan copies it
+            // there and then deletes the old name. The copy fails (the source went from the mirror meanwhile).
+            try FileManager.default.createDirectory(atPath: destination.file("Old"), withIntermediateDirectories: true)
+            #expect(
+                FileManager.default.createFile(
+                    atPath: destination.file("Old/a.mkv"), contents: Data(repeating: 1, count: 10)))
+            let plan = Self.plan(
+                [Self.target("New/a.mkv", key: "k1", identity: "id2")], manifest: ["Old/a.mkv": Self.entry(key: "k1")],
+                facts: ["Old/a.mkv": .file(size: 10)])
+            #expect(Self.actions(plan) == ["copy New/a.mkv", "delete Old/a.mkv (renamed)"])
+            return plan
+        } check: { result, destination in
+            #expect(result.failed.map(\.path) == ["New/a.mkv"])
+            #expect(result.deleted.isEmpty)
+            #expect(
+                FileManager.default.contents(atPath: destination.file("Old/a.mkv")) == Data(repeating: 1, count: 10))
+        }
     }
 
     @Test(arguments: [false, true])
     func aFileThatAppearsAfterThePlanIsLeftAlone(links: Bool) throws {
-        // The plan saw the name free; by the time the executor gets there the user put a file of their own at it.
-        let mirror = try TemporaryDirectory()
-        defer { mirror.remove() }
-        let destination = try TemporaryDirectory()
-        defer { destination.remove() }
-        try FileManager.default.createDirectory(atPath: mirror.file("Downloads"), withIntermediateDirectories: true)
-        #expect(
-            FileManager.default.createFile(
-                atPath: mirror.file("Downloads/k1"), contents: Data(repeating: 7, count: 10)))
-        let plan = Self.plan([Self.target("A/a.mkv", key: "k1")])
-        #expect(Self.actions(plan) == ["copy A/a.mkv"])
-        try FileManager.default.createDirectory(atPath: destination.file("A"), withIntermediateDirectories: true)
-        #expect(FileManager.default.createFile(atPath: destination.file("A/a.mkv"), contents: Data("mine".utf8)))
-        let executor = ExportExecutor(
-            destination: destination.path, root: MirrorRoot(path: mirror.path), allowLinks: links, workers: 1,
-            manifest: plan.manifest, result: ExportResult(destination: destination.path, fileSystem: nil, dryRun: false)
-        )
-        let result = executor.run(plan, progress: nil, events: nil)
-        #expect(result.exported.isEmpty)
-        #expect(result.skipped.map(\.path) == ["A/a.mkv"])
-        #expect(FileManager.default.contents(atPath: destination.file("A/a.mkv")) == Data("mine".utf8))
-        #expect(try FileManager.default.contentsOfDirectory(atPath: destination.file("A")) == ["a.mkv"])
-        let manifest = try ExportManifest(
-            parsing: [UInt8](
-                FileManager.default.contents(atPath: destination.file(ExportManifest.fileName)) ?? Data()))
-        #expect(manifest.files.isEmpty, "the user's file is not recorded as the export's")
+        try Self.execute(
+            { mirror, destination in
+                try FileManager.default.createDirectory(
+                    atPath: mirror.file("Downloads"), withIntermediateDirectories: true)
+                #expect(
+                    FileManager.default.createFile(
+                        atPath: mirror.file("Downloads/k1"), contents: Data(repeating: 7, count: 10)))
+                let plan = Self.plan([Self.target("A/a.mkv", key: "k1")])
+                #expect(Self.actions(plan) == ["copy A/a.mkv"])
+                // The plan saw the name free; by the time the executor gets there the user put a file of their own
+                // at it.
+                try FileManager.default.createDirectory(
+                    atPath: destination.file("A"), withIntermediateDirectories: true)
+                #expect(
+                    FileManager.default.createFile(atPath: destination.file("A/a.mkv"), contents: Data("mine".utf8)))
+                return plan
+            }, links: links, workers: 1
+        ) { result, destination in
+            #expect(result.exported.isEmpty)
+            #expect(result.skipped.map(\.path) == ["A/a.mkv"])
+            #expect(FileManager.default.contents(atPath: destination.file("A/a.mkv")) == Data("mine".utf8))
+            #expect(try FileManager.default.contentsOfDirectory(atPath: destination.file("A")) == ["a.mkv"])
+            let manifest = try ExportManifest(
+                parsing: [UInt8](
+                    FileManager.default.contents(atPath: destination.file(ExportManifest.fileName)) ?? Data()))
+            #expect(manifest.files.isEmpty, "the user's file is not recorded as the export's")
+        }
     }
 
     @Test func anExportedFileTheUserChangedIsForgottenNotOverwritten() {
