@@ -181,17 +181,17 @@ import Testing
                 #expect(
                     FileManager.default.createFile(atPath: destination.file("A/a.mkv"), contents: Data("mine".utf8)))
                 return plan
-            }, links: links, workers: 1
-        ) { result, destination in
-            #expect(result.exported.isEmpty)
-            #expect(result.skipped.map(\.path) == ["A/a.mkv"])
-            #expect(FileManager.default.contents(atPath: destination.file("A/a.mkv")) == Data("mine".utf8))
-            #expect(try FileManager.default.contentsOfDirectory(atPath: destination.file("A")) == ["a.mkv"])
-            let manifest = try ExportManifest(
-                parsing: [UInt8](
-                    FileManager.default.contents(atPath: destination.file(ExportManifest.fileName)) ?? Data()))
-            #expect(manifest.files.isEmpty, "the user's file is not recorded as the export's")
-        }
+            }, links: links, workers: 1,
+            check: { result, destination in
+                #expect(result.exported.isEmpty)
+                #expect(result.skipped.map(\.path) == ["A/a.mkv"])
+                #expect(FileManager.default.contents(atPath: destination.file("A/a.mkv")) == Data("mine".utf8))
+                #expect(try FileManager.default.contentsOfDirectory(atPath: destination.file("A")) == ["a.mkv"])
+                let manifest = try ExportManifest(
+                    parsing: [UInt8](
+                        FileManager.default.contents(atPath: destination.file(ExportManifest.fileName)) ?? Data()))
+                #expect(manifest.files.isEmpty, "the user's file is not recorded as the export's")
+            })
     }
 
     @Test func anExportedFileTheUserChangedIsForgottenNotOverwritten() {
