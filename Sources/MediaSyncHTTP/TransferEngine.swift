@@ -191,9 +191,8 @@ public final class TransferEngine: Sendable {
         _ request: TransferRequest, staging: StagingArea, item: ItemProgress, counters: BatchCounters, rateLimit: Int?,
         number: Int, directories: DirectoryCache, buffers: BufferPool
     ) async -> AttemptResult {
-        let resume =
-            number == 1 && directories.stagingWasEmpty(staging.directory)
-            ? nil : staging.resumable(for: request.destination, url: request.url)
+        let unlooked = number == 1 && directories.stagingWasEmpty(staging.directory)
+        let resume = unlooked ? nil : staging.resumable(for: request.destination, url: request.url)
         let partPath = staging.partPath(for: request.destination)
         let parent = PathText.parent(of: request.destination)
         // A fresh download starts as an unnamed file in its destination's folder (see AnonymousFile).
@@ -202,9 +201,13 @@ public final class TransferEngine: Sendable {
             anonymous = NamespaceLock.shared.withLock { AnonymousFile.open(in: parent) }
         }
         let named = anonymous < 0
-        // O_NOFOLLOW: a symbolic link at the partial file's name is never written through.
-        let flags = O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | (resume == nil ? O_TRUNC : 0)
+        // O_NOFOLLOW: a symbolic link at the partial file's name is never written through. Unlooked (see
+        // `stagingWasEmpty`), the name must be new (O_EXCL): whatever is there after all (planted since, or a hard
+        // link) is discarded by a restart, never written through.
+        let flags =
+            O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | (resume == nil ? (unlooked ? O_EXCL : O_TRUNC) : 0)
         let fd = named ? NamespaceLock.shared.withLock { open(partPath, flags, 0o644) } : anonymous
+        if fd < 0 && unlooked && errno == EEXIST { return .restart }
         guard fd >= 0 else {
             return .failure(HTTPError.fromErrno(errno, operation: "create", path: partPath), madeProgress: false)
         }

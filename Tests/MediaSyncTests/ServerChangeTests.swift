@@ -1,11 +1,12 @@
 import Foundation
-import MediaSync
 import MediaSyncCore
 import MediaSyncHTTP
 import MediaSyncServer
 import MediaSyncTestServer
 import MediaSyncTestSupport
 import Testing
+
+@testable import MediaSync
 
 @Suite struct ServerChangeTests {
     @Test func aMovieDeletedOnTheServerIsLeftOverThenDeletedWithDelete() async throws {
@@ -206,5 +207,53 @@ import Testing
         #expect(source["MediaStreams"]?.arrayValue?.count == 1, "a version's video and audio streams are not loaded")
         #expect(index.wholeMediaSourceFields(itemId: "item1") == whole)
         #expect(index.wholeMediaSourceFields(itemId: "item2") == nil)
+    }
+
+    /// The season file of a listed episode whose sources came abridged and of a kept one (deselected, its file
+    /// still held): the listed one gets its whole sources back, the kept one is written as it was recorded, and
+    /// whole sources that cannot be read fail the file instead of writing it abridged.
+    @Test func onlyListedEpisodesGetTheirWholeSourcesBack() throws {
+        func episode(_ id: String, source: String) -> JSONValue {
+            .object([
+                "Id": .string(id), "Type": .string("Episode"), "Etag": .string("etag-\(id)"),
+                "MediaSources": .array([.object(["Id": .string(source)])]),
+            ])
+        }
+        let listed = try #require(BaseItem(episode("a", source: "abridged")))
+        let series = try #require(BaseItem(.object(["Id": .string("s"), "Type": .string("Series")])))
+        let season = try #require(
+            BaseItem(.object(["Id": .string("s1"), "Type": .string("Season"), "IndexNumber": .number(1)])))
+        var items = MirrorItems(series: [
+            SeriesEntry(
+                series: series,
+                seasons: [SeasonEntry(number: 1, season: season, episodes: [EpisodeEntry(item: listed, versions: [])])])
+        ])
+        items.abridgedSources = ["a", "b"]
+        let entries = ["a", "b"].map { id in
+            IndexEntry(
+                file: LocalFile(
+                    key: .media(itemId: id, versionId: id),
+                    path: LibraryLayout.episodeMedia(
+                        seriesId: "s", seasonNumber: 1, episodeId: id, versionId: id, fileExtension: "mkv"),
+                    kind: .media, size: 1, signature: "sig", itemId: id),
+                versionId: id, mediaSourceId: id, container: "mkv", downloadedAt: "2026-01-01T00:00:00Z", taskId: "t")
+        }
+        let seasonPath = LibraryLayout.seasonMetadata(seriesId: "s", seasonNumber: 1)
+        let recorded = DownloadMetadata(
+            itemId: "s1", itemType: "Season", displayTitle: "Season 1", item: nil, versions: [],
+            episodes: [episode("b", source: "recorded")])
+        func render(whole: @escaping @Sendable (String) -> JSONValue?) throws -> [UInt8] {
+            let files = MetadataComposer.files(
+                for: items, entries: entries, previous: { $0 == seasonPath ? recorded : nil }, wholeSources: whole)
+            return try #require(files.first { $0.file.path == seasonPath }).render()
+        }
+        let bytes = try render { id in .object(["MediaSources": .array([.object(["Id": .string("whole-\(id)")])])]) }
+        let episodes = try #require(try JSONValue(parsing: bytes)["episodes"]?.arrayValue)
+        let sources = Dictionary(
+            uniqueKeysWithValues: episodes.compactMap { episode in
+                episode["Id"]?.stringValue.map { ($0, episode["MediaSources"]?.arrayValue?.first?["Id"]?.stringValue) }
+            })
+        #expect(sources == ["a": "whole-a", "b": "recorded"])
+        #expect(throws: SyncError.self) { try render { _ in nil } }
     }
 }

@@ -30,8 +30,12 @@ public enum MetadataComposer {
             media[entry.file.itemId, default: []].append(entry)
         }
         let mediaByItem = media
+        // Only the listed movies and episodes get their whole media sources back: a kept episode's object is written
+        // as it was recorded, even if a listing this run got it abridged.
+        let listed = Set(
+            items.movies.map(\.item.id) + items.series.flatMap { $0.seasons.flatMap { $0.episodes.map(\.item.id) } })
         let items = withKeptEpisodes(items, entries: entries, previous: previous)
-        let whole = Whole(abridged: items.abridgedSources, fields: wholeSources)
+        let whole = Whole(abridged: items.abridgedSources.intersection(listed), fields: wholeSources)
         // Each movie's and series' files depend on nothing else: composed and signed on every core, kept in order.
         let movieFiles = Parallel.map(items.movies) { movie -> Composed? in
             let versions = versionInfos(mediaByItem[movie.item.id] ?? [], itemId: nil)
@@ -212,8 +216,8 @@ public enum MetadataComposer {
             itemId: itemId, essential: true)
         return Composed(file: file) {
             var completed = metadata
-            completed.item = completed.item.map(whole.completing)
-            completed.episodes = completed.episodes?.map(whole.completing)
+            completed.item = try completed.item.map(whole.completing)
+            completed.episodes = try completed.episodes?.map(whole.completing)
             return try encode(completed)
         }
     }
@@ -223,10 +227,15 @@ public enum MetadataComposer {
         let abridged: Set<String>
         let fields: @Sendable (String) -> JSONValue?
 
-        func completing(_ item: JSONValue) -> JSONValue {
+        /// - Throws: ``SyncError`` when an abridged item's whole fields cannot be read: the file is not written (an
+        ///   abridged one would count as current until the item changes), and the next sync writes it.
+        func completing(_ item: JSONValue) throws -> JSONValue {
             guard !abridged.isEmpty, case .object(var members) = item, let id = members["Id"]?.stringValue,
-                abridged.contains(id), case .object(let whole)? = fields(id)
+                abridged.contains(id)
             else { return item }
+            guard case .object(let whole)? = fields(id) else {
+                throw SyncError.fileSystem("the media sources of item \(id) could not be read from the index")
+            }
             members.merge(whole) { _, whole in whole }
             return .object(members)
         }
