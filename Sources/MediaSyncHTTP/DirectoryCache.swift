@@ -41,20 +41,7 @@ final class DirectoryCache: Sendable {
     /// made 12,000 `lstat` calls that all failed.
     func stagingWasEmpty(_ directory: String) -> Bool {
         if let known = state.withLock({ $0.emptyAtStart[directory] }) { return known }
-        var empty = false
-        if let folder = opendir(directory) {
-            empty = true
-            errno = 0
-            while let entry = readdir(folder) {
-                let name = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
-                if name != [0x2E] && name != [0x2E, 0x2E] {
-                    empty = false
-                    break
-                }
-            }
-            if errno != 0 { empty = false }
-            closedir(folder)
-        }
+        let empty = Folders.isEmpty(directory)
         return state.withLock { state in
             if let known = state.emptyAtStart[directory] { return known }
             state.emptyAtStart[directory] = empty

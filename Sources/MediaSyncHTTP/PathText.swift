@@ -1,9 +1,42 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Path text handled by bytes: NSString's path methods cost more than the file system calls of placing a small file.
 public enum PathText {
-    /// The folder part of an absolute or relative path whose last component is a name (`/a/b` → `/a`, `/a` → `/`,
-    /// `a` → ``), as NSString's `deletingLastPathComponent` gives it for such paths.
+    /// The folder part of a path (`/a/b` → `/a`, `/a/b/` → `/a`, `/a` → `/`, `a` → ``), as NSString's
+    /// `deletingLastPathComponent` gives it for paths made by joining names with `/`.
     public static func parent(of path: String) -> String {
-        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return "" }
-        return slash == path.utf8.startIndex ? "/" : String(path[..<slash])
+        let trimmed = withoutTrailingSlashes(path)
+        guard let slash = trimmed.utf8.lastIndex(of: UInt8(ascii: "/")) else { return "" }
+        return slash == trimmed.utf8.startIndex ? "/" : String(trimmed[..<slash])
+    }
+
+    /// The last component of a path (`/a/b` → `b`, `/a/b/` → `b`), as NSString's `lastPathComponent` gives it for
+    /// such paths.
+    public static func name(of path: String) -> Substring {
+        let trimmed = withoutTrailingSlashes(path)
+        return trimmed.lastIndex(of: "/").map { trimmed[trimmed.index(after: $0)...] } ?? trimmed
+    }
+
+    private static func withoutTrailingSlashes(_ path: String) -> Substring {
+        var trimmed = Substring(path)
+        while trimmed.utf8.count > 1 && trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+        return trimmed
+    }
+}
+
+/// What a folder holds, looked at once.
+public enum Folders {
+    /// Whether `path` is a folder with nothing in it (false when it cannot be read).
+    public static func isEmpty(_ path: String) -> Bool {
+        guard let folder = opendir(path) else { return false }
+        defer { closedir(folder) }
+        errno = 0
+        while let entry = readdir(folder) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
+            if name != [0x2E] && name != [0x2E, 0x2E] { return false }
+        }
+        return errno == 0
     }
 }

@@ -54,11 +54,8 @@ struct StagingArea: Sendable {
     func partPath(for destination: String) -> String {
         // The last path component's first 40 characters, ASCII letters, digits and `._-` kept, the rest `_` (by
         // bytes and scalars: CharacterSet and NSString's path methods were most of the cost of each placed file).
-        var trimmed = Substring(destination)
-        while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
-        let name = trimmed.lastIndex(of: "/").map { trimmed[trimmed.index(after: $0)...] } ?? trimmed
         var safe = ""
-        for scalar in name.unicodeScalars.prefix(40) {
+        for scalar in PathText.name(of: destination).unicodeScalars.prefix(40) {
             let ok =
                 scalar.isASCII
                 && (("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar)
@@ -146,14 +143,11 @@ struct StagingArea: Sendable {
     static func makeDirectories(_ path: String) throws(HTTPError) {
         if mkdir(path, 0o777) == 0 { return }
         var number = errno
-        if number == ENOENT {
-            var end = path.endIndex
-            while end > path.startIndex && path[path.index(before: end)] == "/" { end = path.index(before: end) }
-            if let slash = path[..<end].lastIndex(of: "/"), slash > path.startIndex {
-                try makeDirectories(String(path[..<slash]))
-                if mkdir(path, 0o777) == 0 { return }
-                number = errno
-            }
+        let parent = PathText.parent(of: path)
+        if number == ENOENT && !parent.isEmpty && parent != "/" {
+            try makeDirectories(parent)
+            if mkdir(path, 0o777) == 0 { return }
+            number = errno
         }
         var info = stat()
         if number == EEXIST && stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR { return }

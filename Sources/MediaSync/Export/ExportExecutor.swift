@@ -1,4 +1,5 @@
 import Foundation
+import MediaSyncHTTP
 
 #if canImport(Glibc)
     import Glibc
@@ -235,7 +236,7 @@ final class ExportExecutor: @unchecked Sendable {
             target.content = .playlist(kept)
         }
         let final = absolute(target.path)
-        let folder = ExportFileSystem.parent(of: final)
+        let folder = PathText.parent(of: final)
         if !lock.withLock({ knownFolders.contains(folder) }) {
             // Never made again on whatever is left at the destination's path (an empty mount point).
             try stopIfGone()
@@ -356,7 +357,7 @@ final class ExportExecutor: @unchecked Sendable {
             return
         }
         let final = absolute(target.path)
-        let folder = ExportFileSystem.parent(of: final)
+        let folder = PathText.parent(of: final)
         try stopIfGone()
         try ExportFileSystem.makeFolders(folder, below: destination)
         try append(ExportManifest.JournalLine(op: "put", path: target.path, entry: entry))
@@ -367,7 +368,7 @@ final class ExportExecutor: @unchecked Sendable {
         manifest.files[from] = nil
         manifest.files[target.path] = entry
         writtenFolders.insert(folder)
-        foldersToPrune.insert(ExportFileSystem.parent(of: absolute(from)))
+        foldersToPrune.insert(PathText.parent(of: absolute(from)))
         result.moved.append(target.path)
         events?(ExportEvent(action: "moved", path: target.path, detail: "from \(from)"))
     }
@@ -388,7 +389,7 @@ final class ExportExecutor: @unchecked Sendable {
         }
         manifest.files[path] = nil
         try append(ExportManifest.JournalLine(op: "del", path: path))
-        foldersToPrune.insert(ExportFileSystem.parent(of: absolute(path)))
+        foldersToPrune.insert(PathText.parent(of: absolute(path)))
         result.deleted.append(path)
         events?(ExportEvent(action: "deleted", path: path, detail: reason))
     }
@@ -400,7 +401,7 @@ final class ExportExecutor: @unchecked Sendable {
             var current = folder
             while current.hasPrefix(destination + "/") && current != destination {
                 guard rmdir(current) == 0 else { break }
-                current = ExportFileSystem.parent(of: current)
+                current = PathText.parent(of: current)
             }
         }
     }

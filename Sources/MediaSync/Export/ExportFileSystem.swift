@@ -31,20 +31,6 @@ public enum ExportFileSystem {
         return (info.st_mode & S_IFMT) == S_IFREG ? .file(size: Int64(info.st_size)) : .other
     }
 
-    /// Whether `path` is a folder with nothing in it (false when it cannot be read).
-    public static func isEmptyFolder(_ path: String) -> Bool {
-        guard let folder = opendir(path) else { return false }
-        defer { closedir(folder) }
-        errno = 0
-        while let entry = readdir(folder) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                Array(raw.prefix { $0 != 0 })
-            }
-            if name != [0x2E] && name != [0x2E, 0x2E] { return false }
-        }
-        return errno == 0
-    }
-
     // MARK: File system type
 
     /// The type of the file system holding `path` (`ext4`, `vfat`, `exfat`, `tmpfs`…), from `/proc/self/mountinfo`.
@@ -138,12 +124,6 @@ public enum ExportFileSystem {
         public var message: String { "\(what): \(String(cString: strerror(number)))" }
     }
 
-    /// The folder of a path made by joining names with `/` (`/` for a name at the top, "" for a bare name): what
-    /// `NSString.deletingLastPathComponent` gives for such paths, at a fraction of its cost (it runs for every file).
-    static func parent(of path: String) -> String {
-        PathText.parent(of: path)
-    }
-
     /// Creates `folder` and its parents (an existing folder is fine).
     /// With `root`, only folders below it are made: a root that is gone (a disk pulled out, its mount point
     /// removed) is a failure that stops the run, never made again on whatever file system is left there.
@@ -154,7 +134,7 @@ public enum ExportFileSystem {
             throw Failure(number: ENOTDIR, what: "cannot make the folder \(folder)")
         }
         if let root, folder == root || !folder.hasPrefix(root + "/") { throw Failure.gone(root) }
-        let parent = ExportFileSystem.parent(of: folder)
+        let parent = PathText.parent(of: folder)
         if parent != folder && !parent.isEmpty { try makeFolders(parent, below: root) }
         if mkdir(folder, 0o755) != 0 && errno != EEXIST {
             throw Failure(number: errno, what: "cannot make the folder \(folder)")

@@ -1,5 +1,6 @@
 import Foundation
 import MediaSyncCore
+import MediaSyncHTTP
 
 #if canImport(Glibc)
     import Glibc
@@ -152,7 +153,7 @@ public struct MirrorExport: Sendable {
         var facts: [String: DestinationFact] = [:]
         // An empty destination (a first export to a new folder or a blank stick) holds none of the paths: nothing
         // to look at. Otherwise each path is looked at once, on every core.
-        if exists && !(manifest.files.isEmpty && ExportFileSystem.isEmptyFolder(destination)) {
+        if exists && !(manifest.files.isEmpty && Folders.isEmpty(destination)) {
             let paths = targets.map(\.path) + manifest.files.keys
             let destination = destination
             let found = Parallel.map(paths) { ExportFileSystem.fact(destination + "/" + $0) }

@@ -38,7 +38,8 @@ public struct MediaSourceCache: Sendable, Equatable {
     /// subtitle streams (a version's file and subtitles are planned from them; its video and audio streams are
     /// never read), and not the item's own `MediaStreams` (the default version's streams again).
     static func planningCopy(of fields: JSONValue) -> JSONValue {
-        guard case .object(var members) = fields.keeping(planningKeys) else { return fields.keeping(planningKeys) }
+        let kept = fields.keeping(planningKeys)
+        guard case .object(var members) = kept else { return kept }
         members["MediaStreams"] = nil
         if case .array(let sources)? = members["MediaSources"] {
             members["MediaSources"] = .array(
