@@ -6,7 +6,9 @@ let package = Package(
     products: [
         .library(
             name: "MediaSync",
-            targets: ["MediaSyncCore", "MediaSyncHTTP", "MediaSyncFeeds", "MediaSyncServer", "MediaSync"]),
+            targets: [
+                "MediaSyncJSON", "MediaSyncCore", "MediaSyncHTTP", "MediaSyncFeeds", "MediaSyncServer", "MediaSync",
+            ]),
         .executable(name: "mediasync", targets: ["mediasync"]),
         // A test and demo tool, not part of the library's API.
         .executable(name: "mediasync-test-server", targets: ["mediasync-test-server"]),
@@ -29,15 +31,17 @@ let package = Package(
         ),
         .target(name: "MediaSyncHTTP", dependencies: ["CCurl"]),
         .target(name: "MediaSyncFeeds", dependencies: ["CLibXML2"]),
-        .target(name: "MediaSyncCore"),
-        .target(name: "MediaSyncServer", dependencies: ["MediaSyncCore", "MediaSyncHTTP"]),
+        // JSON's parser, value and writers: the library reads and writes with them, the test server answers with them.
+        .target(name: "MediaSyncJSON"),
+        .target(name: "MediaSyncCore", dependencies: ["MediaSyncJSON"]),
+        .target(name: "MediaSyncServer", dependencies: ["MediaSyncJSON", "MediaSyncCore", "MediaSyncHTTP"]),
         .target(
             name: "MediaSync",
             dependencies: [
-                "MediaSyncCore", "MediaSyncHTTP", "MediaSyncFeeds", "MediaSyncServer",
+                "MediaSyncJSON", "MediaSyncCore", "MediaSyncHTTP", "MediaSyncFeeds", "MediaSyncServer",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
-        .target(name: "MediaSyncTestServer", dependencies: ["MediaSyncCore"]),
+        .target(name: "MediaSyncTestServer", dependencies: ["MediaSyncJSON", "MediaSyncCore"]),
         .executableTarget(
             name: "mediasync",
             dependencies: [
@@ -59,13 +63,16 @@ let package = Package(
         .testTarget(
             name: "MediaSyncHTTPTests", dependencies: ["MediaSyncHTTP", "MediaSyncTestServer", "MediaSyncTestSupport"]),
         .testTarget(name: "MediaSyncFeedsTests", dependencies: ["MediaSyncFeeds", "MediaSyncCore"]),
-        .testTarget(name: "MediaSyncCoreTests", dependencies: ["MediaSyncCore"]),
+        .testTarget(name: "MediaSyncCoreTests", dependencies: ["MediaSyncJSON", "MediaSyncCore"]),
+        .testTarget(name: "MediaSyncJSONTests", dependencies: ["MediaSyncJSON"]),
         .testTarget(
             name: "MediaSyncServerTests",
-            dependencies: ["MediaSyncServer", "MediaSyncCore", "MediaSyncHTTP", "MediaSyncTestServer"]),
+            dependencies: ["MediaSyncServer", "MediaSyncJSON", "MediaSyncCore", "MediaSyncHTTP", "MediaSyncTestServer"]),
         .testTarget(
-            name: "MediaSyncTests", dependencies: ["MediaSync", "MediaSyncTestServer", "MediaSyncTestSupport"]),
-        .testTarget(name: "MediaSyncTestServerTests", dependencies: ["MediaSyncTestServer", "MediaSyncCore"]),
+            name: "MediaSyncTests",
+            dependencies: ["MediaSync", "MediaSyncJSON", "MediaSyncTestServer", "MediaSyncTestSupport"]),
+        .testTarget(
+            name: "MediaSyncTestServerTests", dependencies: ["MediaSyncTestServer", "MediaSyncJSON", "MediaSyncCore"]),
         .testTarget(
             name: "mediasyncCLITests",
             dependencies: [

@@ -1,3 +1,5 @@
+import MediaSyncJSON
+
 /// The `metadata.json` written at each level of the layout (seed 000's `DownloadMetadata`).
 public struct DownloadMetadata: Codable, Equatable, Sendable {
     /// The item this file describes (movie, series or season).

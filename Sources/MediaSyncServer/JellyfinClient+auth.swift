@@ -1,6 +1,6 @@
 import Foundation
-import MediaSyncCore
 import MediaSyncHTTP
+import MediaSyncJSON
 
 extension JellyfinClient {
     /// The anonymous facts about the server (`GET /System/Info/Public`), checking that it is Jellyfin.

@@ -1,5 +1,3 @@
-import MediaSyncCore
-
 extension JellyfinClient {
     /// The fields asked for on seasons.
     static let seasonFields = ["Etag", "Path", "DateCreated", "ParentId", "ProviderIds"]

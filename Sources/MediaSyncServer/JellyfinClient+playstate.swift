@@ -1,5 +1,6 @@
 import Foundation
 import MediaSyncCore
+import MediaSyncJSON
 
 /// A change of the user's play state of one item, as a client sends it.
 public enum PlayStateChange: Sendable, Equatable {

@@ -1,5 +1,5 @@
 import Foundation
-import MediaSyncCore
+import MediaSyncJSON
 
 extension JellyfinClient {
     /// Whether Quick Connect is turned on (`GET /QuickConnect/Enabled`, a bare JSON `true` or `false`).

@@ -1,5 +1,5 @@
 import Foundation
-import MediaSyncCore
+import MediaSyncJSON
 
 /// What the server offers for one version under a `DeviceProfile` (`PlaybackInfo`).
 public struct TranscodeOffer: Sendable, Equatable {

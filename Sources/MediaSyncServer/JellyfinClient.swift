@@ -1,6 +1,6 @@
 import Foundation
-import MediaSyncCore
 import MediaSyncHTTP
+import MediaSyncJSON
 
 /// Talks to one Jellyfin server as one user: sign-in, browsing, and the URLs of media, images and subtitles.
 ///

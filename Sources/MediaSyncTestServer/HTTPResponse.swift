@@ -1,4 +1,5 @@
 import Foundation
+import MediaSyncJSON
 
 /// A response to write: status, headers and a slice of a (shared, copy-on-write) byte array.
 struct HTTPResponse: Sendable {

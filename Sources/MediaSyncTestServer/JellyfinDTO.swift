@@ -1,4 +1,5 @@
 import Foundation
+import MediaSyncJSON
 
 #if canImport(Glibc)
     import Glibc
@@ -83,7 +84,7 @@ enum JellyfinDTO {
         if let seasonName = item.seasonName { m.append(JSONMember("SeasonName", .string(seasonName))) }
         if isVideo { m.append(JSONMember("VideoType", .string(item.mediaSources.first?.videoType ?? "VideoFile"))) }
         let tags = item.imageTags.sorted { $0.key < $1.key }.map { JSONMember($0.key, .string($0.value)) }
-        m.append(JSONMember("ImageTags", .object(tags)))
+        m.append(JSONMember("ImageTags", .members(tags)))
         m.append(JSONMember("BackdropImageTags", .array(item.backdropImageTags.map { .string($0) })))
         m.append(JSONMember("LocationType", .string(item.locationType)))
         m.append(JSONMember("MediaType", .string(isVideo ? "Video" : "Unknown")))
@@ -93,7 +94,7 @@ enum JellyfinDTO {
         if wants("mediastreams"), let first = item.mediaSources.first {
             m.append(JSONMember("MediaStreams", mediaStreams(first, item: item)))
         }
-        return .object(m)
+        return .members(m)
     }
 
     static func userData(_ item: TestItem, library: TestLibrary) -> JSONValue {
@@ -109,7 +110,7 @@ enum JellyfinDTO {
         }
         m.append(JSONMember("Played", .bool(item.played)))
         m.append(JSONMember("Key", .string(item.id)))
-        return .object(m)
+        return .members(m)
     }
 
     /// MediaStreams: H.264 video, AC-3 audio, external SRT subtitle (string `Type`s as the live server sends).

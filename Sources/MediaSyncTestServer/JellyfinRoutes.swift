@@ -1,5 +1,6 @@
 import Foundation
 import MediaSyncCore
+import MediaSyncJSON
 
 /// The Jellyfin-compatible API routes of the test server.
 extension TestServer {
@@ -180,7 +181,7 @@ extension TestServer {
             }
             let playSession = SplitMix64.hexID(seed: library.seed, label: "playsession-\(item.id)-\(allRequests.count)")
             // A `DeviceProfile` in the body decides direct play or a transcode (`MediaInfoController` L116–216).
-            let deviceProfile = method == "POST" ? JSONValue.parse(request.body)?["DeviceProfile"] : nil
+            let deviceProfile = method == "POST" ? JSONValue.parse(request.body)?.field("DeviceProfile") : nil
             return .json(
                 .object([
                     JSONMember(
@@ -254,8 +255,8 @@ extension TestServer {
 
     func authenticateByName(_ request: RecordedRequest, library: TestLibrary) -> HTTPResponse {
         guard let body = JSONValue.parse(request.body) else { return .empty(400) }
-        let name = body["Username"]?.stringValue ?? ""
-        let password = body["Pw"]?.stringValue ?? ""
+        let name = body.field("Username")?.stringValue ?? ""
+        let password = body.field("Pw")?.stringValue ?? ""
         guard name.lowercased() == library.userName.lowercased(), password == library.password else {
             return .empty(401)
         }
@@ -312,7 +313,7 @@ extension TestServer {
     }
 
     func authenticateWithQuickConnect(_ request: RecordedRequest, library: TestLibrary) -> HTTPResponse {
-        guard let body = JSONValue.parse(request.body), let secret = body["Secret"]?.stringValue else {
+        guard let body = JSONValue.parse(request.body), let secret = body.field("Secret")?.stringValue else {
             return .empty(400)
         }
         let polls = lock.withLock { state.quickConnectPolls[secret] }

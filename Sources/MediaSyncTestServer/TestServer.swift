@@ -1,4 +1,5 @@
 import Foundation
+import MediaSyncJSON
 
 #if canImport(Glibc)
     import Glibc

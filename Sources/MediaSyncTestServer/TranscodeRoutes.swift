@@ -1,5 +1,6 @@
 import Foundation
 import MediaSyncCore
+import MediaSyncJSON
 
 extension HTTPResponse {
     static func bytes(_ bytes: [UInt8], contentType: String) -> HTTPResponse {
@@ -71,48 +72,47 @@ extension TestServer {
     }
 
     static func directPlays(_ source: TestMediaSource, bitrate: Int64, profile: JSONValue) -> Bool {
-        if case .int(let limit)? = profile["MaxStreamingBitrate"], bitrate > limit { return false }
-        if case .double(let limit)? = profile["MaxStreamingBitrate"], Double(bitrate) > limit { return false }
+        if case .number(let limit)? = profile.field("MaxStreamingBitrate"), Double(bitrate) > limit { return false }
         func list(_ value: JSONValue?) -> [String] {
             (value?.stringValue ?? "").lowercased().split(separator: ",").map {
                 $0.trimmingCharacters(in: .whitespaces)
             }
         }
-        guard case .array(let directPlay)? = profile["DirectPlayProfiles"] else { return false }
+        guard case .array(let directPlay)? = profile.field("DirectPlayProfiles") else { return false }
         let container = source.container.lowercased()
         let taken = directPlay.contains { entry in
-            let containers = list(entry["Container"])
-            let videos = list(entry["VideoCodec"])
-            let audios = list(entry["AudioCodec"])
-            return (entry["Type"]?.stringValue ?? "Video") == "Video"
+            let containers = list(entry.field("Container"))
+            let videos = list(entry.field("VideoCodec"))
+            let audios = list(entry.field("AudioCodec"))
+            return (entry.field("Type")?.stringValue ?? "Video") == "Video"
                 && (containers.isEmpty
                     || containers.contains { container.split(separator: ",").map(String.init).contains($0) })
                 && (videos.isEmpty || videos.contains(sourceVideo.codec))
                 && (audios.isEmpty || audios.contains(sourceVideo.audio))
         }
         guard taken else { return false }
-        guard case .array(let codecProfiles)? = profile["CodecProfiles"] else { return true }
-        for codecProfile in codecProfiles where codecProfile["Type"]?.stringValue == "Video" {
-            let codecs = list(codecProfile["Codec"])
+        guard case .array(let codecProfiles)? = profile.field("CodecProfiles") else { return true }
+        for codecProfile in codecProfiles where codecProfile.field("Type")?.stringValue == "Video" {
+            let codecs = list(codecProfile.field("Codec"))
             guard codecs.isEmpty || codecs.contains(sourceVideo.codec) else { continue }
-            guard case .array(let conditions)? = codecProfile["Conditions"] else { continue }
+            guard case .array(let conditions)? = codecProfile.field("Conditions") else { continue }
             for condition in conditions {
-                let value = Int64(condition["Value"]?.stringValue ?? "") ?? Int64.max
+                let value = Int64(condition.field("Value")?.stringValue ?? "") ?? Int64.max
                 let actual: Int64
-                switch condition["Property"]?.stringValue {
+                switch condition.field("Property")?.stringValue {
                 case "Height": actual = Int64(sourceVideo.height)
                 case "Width": actual = Int64(sourceVideo.width)
                 case "VideoBitrate": actual = bitrate
                 default: continue
                 }
                 let holds: Bool
-                switch condition["Condition"]?.stringValue {
+                switch condition.field("Condition")?.stringValue {
                 case "LessThanEqual": holds = actual <= value
                 case "GreaterThanEqual": holds = actual >= value
                 case "Equals": holds = actual == value
                 default: holds = true
                 }
-                if !holds, condition["IsRequired"] != .bool(false) { return false }
+                if !holds, condition.field("IsRequired") != .bool(false) { return false }
             }
         }
         return true
@@ -133,24 +133,25 @@ extension TestServer {
             return dto.setting("SupportsDirectPlay", .bool(true)).setting("SupportsTranscoding", .bool(true))
         }
         var transcoding: [String: String] = [:]
-        if case .array(let profiles)? = profile["TranscodingProfiles"],
+        if case .array(let profiles)? = profile.field("TranscodingProfiles"),
             let video = profiles.first(where: { $0["Type"]?.stringValue == "Video" })
         {
-            transcoding["VideoCodec"] = video["VideoCodec"]?.stringValue?.split(separator: ",").first.map(String.init)
-            transcoding["AudioCodec"] = video["AudioCodec"]?.stringValue?.split(separator: ",").first.map(String.init)
+            transcoding["VideoCodec"] = video.field("VideoCodec")?.stringValue?.split(separator: ",").first.map(
+                String.init)
+            transcoding["AudioCodec"] = video.field("AudioCodec")?.stringValue?.split(separator: ",").first.map(
+                String.init)
         }
         var maxHeight: String?
-        if case .array(let codecProfiles)? = profile["CodecProfiles"] {
+        if case .array(let codecProfiles)? = profile.field("CodecProfiles") {
             for codecProfile in codecProfiles {
-                guard case .array(let conditions)? = codecProfile["Conditions"] else { continue }
-                for condition in conditions where condition["Property"]?.stringValue == "Height" {
-                    maxHeight = condition["Value"]?.stringValue
+                guard case .array(let conditions)? = codecProfile.field("Conditions") else { continue }
+                for condition in conditions where condition.field("Property")?.stringValue == "Height" {
+                    maxHeight = condition.field("Value")?.stringValue
                 }
             }
         }
         var limit = "8000000"
-        if case .int(let value)? = profile["MaxStreamingBitrate"] { limit = String(value) }
-        if case .double(let value)? = profile["MaxStreamingBitrate"] { limit = String(Int64(value)) }
+        if let value = profile.field("MaxStreamingBitrate")?.intValue { limit = String(value) }
         var query: [(String, String)] = [
             ("DeviceId", TestServer.authorizationParameters(request.headers["authorization"])?["deviceid"] ?? ""),
             ("MediaSourceId", source.id), ("VideoCodec", transcoding["VideoCodec"] ?? "h264"),

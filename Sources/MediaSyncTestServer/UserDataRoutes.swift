@@ -1,4 +1,5 @@
 import Foundation
+import MediaSyncJSON
 
 /// One user's play state of an item, as the test server keeps it (`UserItemData`).
 public struct TestUserData: Sendable, Equatable {
@@ -115,8 +116,10 @@ extension TestServer {
             for member in members {
                 switch (member.key.lowercased(), member.value) {
                 case ("played", .bool(let value)): data.played = value
-                case ("playcount", .int(let value)): data.playCount = Int(value)
-                case ("playbackpositionticks", .int(let value)): data.playbackPositionTicks = value
+                case ("playcount", .number(let value)) where value.rounded() == value && abs(value) < 2e9:
+                    data.playCount = Int(value)
+                case ("playbackpositionticks", .number(let value)) where value.rounded() == value && abs(value) < 9e18:
+                    data.playbackPositionTicks = Int64(value)
                 case ("playbackpositionticks", .string(let value)):
                     guard let ticks = Int64(value) else { return .empty(400) }
                     data.playbackPositionTicks = ticks
@@ -171,7 +174,7 @@ extension TestServer {
         members.append(JSONMember("Key", .string(id)))
         members.append(
             JSONMember("ItemId", .string(profile == .v10_11 ? id : "00000000000000000000000000000000")))
-        return .json(.object(members))
+        return .json(.members(members))
     }
 
     /// `LegacyDateTimeModelBinder`: `yyyyMMddHHmmss` (UTC) or ISO 8601.

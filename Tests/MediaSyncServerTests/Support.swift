@@ -1,6 +1,7 @@
 import Foundation
 import MediaSyncCore
 import MediaSyncHTTP
+import MediaSyncJSON
 import MediaSyncServer
 import MediaSyncTestServer
 import Testing

@@ -1,5 +1,6 @@
 import Foundation
 import MediaSyncCore
+import MediaSyncJSON
 import MediaSyncServer
 import Testing
 

@@ -1,4 +1,5 @@
 import Foundation
+import MediaSyncJSON
 import Testing
 
 @testable import MediaSyncTestServer

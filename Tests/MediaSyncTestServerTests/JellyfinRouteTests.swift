@@ -1,4 +1,5 @@
 import Foundation
+import MediaSyncJSON
 import Testing
 
 @testable import MediaSyncTestServer
@@ -79,7 +80,7 @@ import Testing
                 headers: [auth])
             #expect(r.status == 200)
             guard let json = r.json, case .array(let page)? = json["Items"],
-                case .int(let t)? = json["TotalRecordCount"]
+                let t = json["TotalRecordCount"]?.intValue
             else {
                 Issue.record("bad page")
                 return

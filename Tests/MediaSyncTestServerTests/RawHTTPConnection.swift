@@ -1,4 +1,5 @@
 import Foundation
+import MediaSyncJSON
 
 @testable import MediaSyncTestServer
 

@@ -2,6 +2,7 @@ import Foundation
 import MediaSync
 import MediaSyncCore
 import MediaSyncHTTP
+import MediaSyncJSON
 import MediaSyncServer
 import MediaSyncTestServer
 import Testing

@@ -1,6 +1,7 @@
 import Foundation
 import MediaSync
 import MediaSyncCore
+import MediaSyncJSON
 import MediaSyncServer
 import MediaSyncTestServer
 import MediaSyncTestSupport

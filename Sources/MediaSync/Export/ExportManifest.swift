@@ -1,5 +1,6 @@
 import Foundation
 import MediaSyncCore
+import MediaSyncJSON
 
 /// What an export wrote to a destination, kept there as `.mediasync-export.json`: each exported file by its path
 /// relative to the destination. Only files listed here are ever replaced, moved or deleted by a later export.

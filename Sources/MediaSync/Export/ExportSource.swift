@@ -1,5 +1,6 @@
 import Foundation
 import MediaSyncCore
+import MediaSyncJSON
 import MediaSyncServer
 
 /// What the mirror holds, as the export sees it: read from the index and the `metadata.json` files only.

@@ -1,4 +1,5 @@
 import MediaSyncCore
+import MediaSyncJSON
 import MediaSyncServer
 
 /// What a Jellyfin mirror needs from the server. ``JellyfinClient`` provides it.

@@ -1,6 +1,7 @@
 import Foundation
 import MediaSyncCore
 import MediaSyncHTTP
+import MediaSyncJSON
 import MediaSyncServer
 
 /// Builds the `metadata.json` files of seed 000 from the server's items and the versions the index holds.
@@ -236,7 +237,7 @@ public enum MetadataComposer {
             guard case .object(let whole)? = fields(id) else {
                 throw SyncError.fileSystem("the media sources of item \(id) could not be read from the index")
             }
-            members.merge(whole) { _, whole in whole }
+            members.merge(whole)
             return .object(members)
         }
     }

@@ -302,7 +302,7 @@ public struct SelectionExpander: Sendable {
             if let etag = child.etag, let entry = entries[child.id], entry.etag == etag,
                 case .object(var fields) = child.raw, case .object(let cached) = entry.fields
             {
-                fields.merge(cached) { _, cached in cached }
+                fields.merge(cached)
                 completed[position] = BaseItem(unchecked: .object(fields), id: child.id)
                 result.abridgedSources.insert(child.id)
             } else {

@@ -1,5 +1,6 @@
 import Foundation
 import MediaSyncCore
+import MediaSyncJSON
 
 #if canImport(Glibc)
     import Glibc

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import MediaSyncCore
+import MediaSyncJSON
 import MediaSyncServer
 
 /// Each movie's and episode's `MediaSources` and `MediaStreams` as last listed, with the item's `Etag` then
@@ -54,9 +55,9 @@ public struct MediaSourceCache: Sendable, Equatable {
     }
 
     /// The fields cached from a full item (nil when it has no media sources).
-    static func fields(of item: [String: JSONValue]) -> JSONValue? {
+    static func fields(of item: JSONObject) -> JSONValue? {
         guard let sources = item["MediaSources"], case .array(let list) = sources, !list.isEmpty else { return nil }
-        var fields: [String: JSONValue] = ["MediaSources": sources]
+        var fields: JSONObject = ["MediaSources": sources]
         if let streams = item["MediaStreams"] { fields["MediaStreams"] = streams }
         return .object(fields)
     }

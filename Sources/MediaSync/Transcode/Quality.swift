@@ -1,5 +1,6 @@
 import Foundation
 import MediaSyncCore
+import MediaSyncJSON
 
 /// The quality a selection is kept at: the original file, or the server's transcode within these caps
 /// (seed 000's `VersionInfo.isStatic: false`).

@@ -1,4 +1,4 @@
-import MediaSyncCore
+import MediaSyncJSON
 
 /// The answer to a sign-in (`AuthenticationResult`): the user, the session and the access token.
 ///

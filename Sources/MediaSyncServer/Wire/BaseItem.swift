@@ -1,4 +1,4 @@
-import MediaSyncCore
+import MediaSyncJSON
 
 /// Any item the server lists (`BaseItemDto`): a movie, series, season, episode, folder, song…
 ///

@@ -1,4 +1,4 @@
-import MediaSyncCore
+import MediaSyncJSON
 
 /// One version of an item (`MediaSourceInfo`), from `MediaSources` or `PlaybackInfo`.
 ///

@@ -1,4 +1,4 @@
-import MediaSyncCore
+import MediaSyncJSON
 
 /// One stream of a version (`MediaStream`): video, audio, subtitle…
 public struct MediaStream: JSONObjectWrapper, Hashable, Sendable {

@@ -1,4 +1,4 @@
-import MediaSyncCore
+import MediaSyncJSON
 
 /// The answer of `/Items/{id}/PlaybackInfo` (`PlaybackInfoResponse`).
 public struct PlaybackInfoResponse: Decodable, Sendable {

@@ -1,4 +1,4 @@
-import MediaSyncCore
+import MediaSyncJSON
 
 /// What `/System/Info/Public` (anonymous) and `/System/Info` say about the server (`PublicSystemInfo`).
 public struct PublicSystemInfo: Codable, Hashable, Sendable {

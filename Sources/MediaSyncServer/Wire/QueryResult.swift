@@ -1,4 +1,4 @@
-import MediaSyncCore
+import MediaSyncJSON
 
 /// One page of a listing (`BaseItemDtoQueryResult`): `Items`, `TotalRecordCount`, `StartIndex`.
 public struct QueryResult<Item: Sendable>: Sendable {

@@ -1,4 +1,4 @@
-import MediaSyncCore
+import MediaSyncJSON
 
 /// A Quick Connect request (`QuickConnectResult`): the code to show and whether it was approved.
 ///

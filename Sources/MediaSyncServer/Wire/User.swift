@@ -1,4 +1,4 @@
-import MediaSyncCore
+import MediaSyncJSON
 
 /// A user account (`UserDto`), from `/Users`, `/Users/Me` or an ``AuthenticationResult``.
 public struct User: IdentifiedWireObject, Hashable, Sendable {

@@ -1,4 +1,4 @@
-import MediaSyncCore
+import MediaSyncJSON
 
 /// The signed-in user's state for one item (`UserItemDataDto`).
 public struct UserData: JSONObjectWrapper, Hashable, Sendable {

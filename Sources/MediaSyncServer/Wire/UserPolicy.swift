@@ -1,4 +1,4 @@
-import MediaSyncCore
+import MediaSyncJSON
 
 /// What a user may do (`UserPolicy`), as far as mirroring is concerned.
 public struct UserPolicy: JSONObjectWrapper, Hashable, Sendable {

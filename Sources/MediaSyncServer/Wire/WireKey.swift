@@ -1,4 +1,4 @@
-import MediaSyncCore
+import MediaSyncJSON
 
 /// A coding key built from any string: the wire types decode PascalCase keys explicitly by name.
 struct WireKey: CodingKey {

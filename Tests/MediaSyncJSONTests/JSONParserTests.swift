@@ -1,5 +1,5 @@
 import Foundation
-import MediaSyncCore
+import MediaSyncJSON
 import Testing
 
 @Suite struct JSONParserTests {
@@ -56,7 +56,7 @@ import Testing
     private static func pruned(_ value: JSONValue, _ keys: Set<String>) -> JSONValue {
         switch value {
         case .object(let members):
-            var kept: [String: JSONValue] = [:]
+            var kept: JSONObject = [:]
             for (key, member) in members where keys.contains(key) { kept[key] = pruned(member, keys) }
             return .object(kept)
         case .array(let elements): return .array(elements.map { pruned($0, keys) })
@@ -138,26 +138,5 @@ import Testing
             "Zb": .bool(false), "_x": .null, "é": .string(""),
         ])
         #expect(try JSONWriter.prettyBytes(value) == JSONWriterTests.foundation(value))
-    }
-
-    @Test func writesWhatJSONEncoderWritesForTheMetadataFiles() throws {
-        let item = try JSONValue(
-            parsing: Array(#"{"Id":"abc","Name":"A/B","RunTimeTicks":636000000000,"UserData":{"Played":false}}"#.utf8))
-        let version = VersionInfo(
-            versionId: "v1", container: "mkv", isStatic: true, mediaSourceId: "m1",
-            downloadDate: "2026-11-23T06:00:00Z",
-            taskId: "t", itemId: "e1")
-        let download = DownloadMetadata(
-            itemId: "abc", itemType: "Season", displayTitle: "Season 1", item: item, versions: [version, version],
-            episodes: [item])
-        #expect(try JSONWriter.prettyBytes(download) == JSONWriterTests.foundation(download))
-        let podcast = PodcastMetadata(
-            podcastID: "p", podcastTitle: "Show", feedURL: "https://example.org/feed.xml",
-            episodes: [
-                .init(
-                    episodeID: "e", title: "T", fileName: "e.mp3", fileSize: 12_345_678_901, downloadDate: "d",
-                    guid: "g", published: nil)
-            ])
-        #expect(try JSONWriter.prettyBytes(podcast) == JSONWriterTests.foundation(podcast))
     }
 }

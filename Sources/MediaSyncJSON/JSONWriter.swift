@@ -45,23 +45,59 @@ public enum JSONWriter {
         case .object(let members):
             output.append(UInt8(ascii: "{"))
             output.append(0x0A)
-            let keys = members.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-            for (position, key) in keys.enumerated() {
+            let sorted = members.members.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+            for (position, member) in sorted.enumerated() {
                 pad(indent + 2, &output)
-                writeString(key, into: &output)
+                writeString(member.key, into: &output)
                 output.append(contentsOf: " : ".utf8)
-                write(members[key] ?? .null, indent: indent + 2, into: &output)
-                if position < keys.count - 1 { output.append(UInt8(ascii: ",")) }
+                write(member.value, indent: indent + 2, into: &output)
+                if position < sorted.count - 1 { output.append(UInt8(ascii: ",")) }
                 output.append(0x0A)
             }
-            if keys.isEmpty { output.append(0x0A) }
+            if sorted.isEmpty { output.append(0x0A) }
             pad(indent, &output)
             output.append(UInt8(ascii: "}"))
         }
     }
 
+    /// Compact bytes (no whitespace), object members in their order: what ASP.NET's System.Text.Json writes for a
+    /// Jellyfin answer.
+    public static func compactBytes(_ value: JSONValue) -> [UInt8] {
+        var output: [UInt8] = []
+        output.reserveCapacity(256)
+        writeCompact(value, into: &output)
+        return output
+    }
+
+    /// Appends the value without whitespace, object members in their order.
+    public static func writeCompact(_ value: JSONValue, into output: inout [UInt8]) {
+        switch value {
+        case .null: output.append(contentsOf: "null".utf8)
+        case .bool(let flag): output.append(contentsOf: (flag ? "true" : "false").utf8)
+        case .number(let number):
+            output.append(contentsOf: number.isFinite ? format(number).utf8 : "null".utf8)
+        case .string(let text): writeString(text, into: &output)
+        case .array(let elements):
+            output.append(UInt8(ascii: "["))
+            for (position, element) in elements.enumerated() {
+                if position > 0 { output.append(UInt8(ascii: ",")) }
+                writeCompact(element, into: &output)
+            }
+            output.append(UInt8(ascii: "]"))
+        case .object(let object):
+            output.append(UInt8(ascii: "{"))
+            for (position, member) in object.members.enumerated() {
+                if position > 0 { output.append(UInt8(ascii: ",")) }
+                writeString(member.key, into: &output)
+                output.append(UInt8(ascii: ":"))
+                writeCompact(member.value, into: &output)
+            }
+            output.append(UInt8(ascii: "}"))
+        }
+    }
+
     /// Whole numbers as integers (as ``JSONValue`` encodes them), others as Swift prints them minus a ".0".
-    static func format(_ number: Double) -> String {
+    public static func format(_ number: Double) -> String {
         if number.rounded() == number, abs(number) < 9.0e15 { return String(Int64(number)) }
         let text = number.description
         return text.hasSuffix(".0") ? String(text.dropLast(2)) : text
@@ -116,7 +152,7 @@ private final class Node {
         switch content {
         case .empty: return .object([:])
         case .value(let value): return value
-        case .object(let members): return .object(members.mapValues(\.value))
+        case .object(let members): return .object(JSONObject(members.mapValues(\.value)))
         case .array(let elements): return .array(elements.map(\.value))
         }
     }

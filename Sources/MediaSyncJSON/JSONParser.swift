@@ -116,13 +116,10 @@ private struct JSONByteParser {
             offset += 1
             return .object([:])
         }
-        // Gathered first, then hashed into a table of the right size (growing one rehashes every key).
-        var pairs: [(String, JSONValue)] = []
-        pairs.reserveCapacity(16)
+        var members: [JSONMember] = []
+        members.reserveCapacity(16)
         func finish() -> JSONValue {
-            var members = [String: JSONValue](minimumCapacity: pairs.count)
-            for (key, value) in pairs { members[key] = value }
-            return .object(members)
+            .object(JSONParsing.distinct(members))
         }
         while true {
             skipWhitespace()
@@ -137,7 +134,7 @@ private struct JSONByteParser {
             if let keeping, !keeping.contains(key) {
                 try skip(depth: depth + 1)
             } else {
-                pairs.append((key, try value(depth: depth + 1)))
+                members.append(JSONMember(key, try value(depth: depth + 1)))
             }
             skipWhitespace()
             let next = try peek()
@@ -375,5 +372,28 @@ private struct JSONByteParser {
         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<offset]), as: UTF8.self)
         guard let value = Double(text), value.isFinite else { throw JSONParseError.invalidNumber(offset: start) }
         return value
+    }
+}
+
+enum JSONParsing {
+    /// An object of parsed members; a key given twice keeps its first place and its last value (as a dictionary
+    /// filled in document order would). Small objects are checked pairwise, larger ones through a set.
+    static func distinct(_ members: [JSONMember]) -> JSONObject {
+        var repeated = false
+        if members.count <= 16 {
+            outer: for later in 1..<max(members.count, 1) {
+                for earlier in 0..<later where members[earlier].key == members[later].key {
+                    repeated = true
+                    break outer
+                }
+            }
+        } else {
+            var seen = Set<String>(minimumCapacity: members.count)
+            for member in members where !seen.insert(member.key).inserted {
+                repeated = true
+                break
+            }
+        }
+        return repeated ? JSONObject(members) : JSONObject(distinct: members)
     }
 }
