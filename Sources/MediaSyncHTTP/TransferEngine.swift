@@ -8,8 +8,9 @@ import Foundation
 
 /// Downloads batches of files concurrently on the shared libcurl multi loop.
 ///
-/// Each file streams into a partial file in a staging folder on the destination's file system and is
-/// renamed into place only when complete and verified, so no partial file ever sits at a final path.
+/// Each file streams into an unnamed file in its destination's folder (or a partial file in a staging folder on
+/// the destination's file system) and is handed to the caller's ``DownloadPlacing`` only when complete and
+/// verified, which names it (the mirror's executor decides the name), so no partial file ever sits at a final path.
 /// Partial files resume with `Range` + `If-Range`; retryable failures are retried with backoff; the batch
 /// reports aggregate progress and returns a per-file result, so a caller can retry the failed only.
 public final class TransferEngine: Sendable {
@@ -32,11 +33,14 @@ public final class TransferEngine: Sendable {
     ///     after a quiet interval), and once at the end with ``BatchProgress/isFinished`` set; calls never overlap.
     /// - Returns: one outcome per request, in order. Cancelling the calling task stops the batch; files
     ///   not finished fail as cancelled and keep their partial bytes for a later resume.
+    ///   - placing: names each complete, verified file (see ``CompletedFile``); by default at its request's
+    ///     destination.
     ///   - finished: called once per request as soon as it has succeeded or failed for good.
     public func download(
         _ requests: [TransferRequest], progress: (@Sendable (BatchProgress) -> Void)? = nil,
-        finished: (@Sendable (TransferOutcome) -> Void)? = nil
+        placing: DownloadPlacing? = nil, finished: (@Sendable (TransferOutcome) -> Void)? = nil
     ) async -> BatchResult {
+        let placing = placing ?? { try $0.placeAtDestination() }
         if let invalid = TransferEngine.invalidRequests(requests) {
             return BatchResult(
                 outcomes: requests.enumerated().map { index, request in
@@ -69,7 +73,7 @@ public final class TransferEngine: Sendable {
                     while !Task.isCancelled, let index = await scheduler.next() {
                         let result = await self.transfer(
                             requests[index], item: items[index], counters: counters, rateLimit: perTransferLimit,
-                            directories: directories, buffers: buffers)
+                            directories: directories, buffers: buffers, placing: placing)
                         results.set(index, result)
                         scheduler.finish(index)
                         finished?(TransferOutcome(request: requests[index], result: result))
@@ -133,7 +137,7 @@ public final class TransferEngine: Sendable {
 
     private func transfer(
         _ request: TransferRequest, item: ItemProgress, counters: BatchCounters, rateLimit: Int?,
-        directories: DirectoryCache, buffers: BufferPool
+        directories: DirectoryCache, buffers: BufferPool, placing: @escaping DownloadPlacing
     ) async -> Result<TransferSuccess, HTTPError> {
         let staging = StagingArea(directory: directories.stagingDirectory(for: request.destination))
         do {
@@ -152,7 +156,7 @@ public final class TransferEngine: Sendable {
             if Task.isCancelled { return .failure(.cancelled(url: request.url)) }
             switch await attempt(
                 request, staging: staging, item: item, counters: counters, rateLimit: rateLimit, number: attempts,
-                directories: directories, buffers: buffers)
+                directories: directories, buffers: buffers, placing: placing)
             {
             case .success(let success):
                 return .success(success)
@@ -189,7 +193,7 @@ public final class TransferEngine: Sendable {
 
     private func attempt(
         _ request: TransferRequest, staging: StagingArea, item: ItemProgress, counters: BatchCounters, rateLimit: Int?,
-        number: Int, directories: DirectoryCache, buffers: BufferPool
+        number: Int, directories: DirectoryCache, buffers: BufferPool, placing: @escaping DownloadPlacing
     ) async -> AttemptResult {
         let unlooked = number == 1 && directories.stagingWasEmpty(staging.directory)
         let resume = unlooked ? nil : staging.resumable(for: request.destination, url: request.url)
@@ -254,14 +258,16 @@ public final class TransferEngine: Sendable {
         let headers = writer.headers
         let durable = options.durable
         let place: @Sendable () -> AttemptResult = {
+            let completed = CompletedFile(
+                request: request, size: version.size, contentType: headers["Content-Type"], descriptor: fd,
+                isNamed: writer.isNamed, partPath: partPath, durable: durable, directories: directories)
             let result = TransferEngine.place(
-                fd: fd, named: writer.isNamed, partPath: partPath, request: request, staging: staging, version: version,
-                durable: durable, hasRecord: writer.mayHaveRecord, directories: directories)
+                completed, staging: staging, version: version, hasRecord: writer.mayHaveRecord, placing: placing)
             switch result {
-            case .success(let contentHash):
+            case .success(let (contentHash, path)):
                 return .success(
                     TransferSuccess(
-                        path: request.destination, size: version.size, resumedFrom: version.resumedFrom,
+                        path: path, size: version.size, resumedFrom: version.resumedFrom,
                         attempts: number,
                         lastModified: headers["Last-Modified"], etag: headers["ETag"],
                         contentType: headers["Content-Type"],
@@ -302,17 +308,19 @@ public final class TransferEngine: Sendable {
         return nil
     }
 
-    /// Flushes, verifies and names (or renames) a complete file into place. Runs off the loop thread.
+    /// Flushes and verifies a complete file, then hands it to `placing`, which names it. Runs off the loop thread.
     ///
     /// The final check, which no path skips: the file's length is the complete length the final response
     /// announced; a file continued from a partial one carries the validator the partial file's bytes came with
     /// (so its bytes are tied to one version of the resource); an announced or expected SHA-256 matches. A file
-    /// that fails it is never placed. Returns the file's content hash (``ContentHash``).
+    /// that fails it is never handed on. Returns the file's content hash (``ContentHash``) and where it was placed.
     private static func place(
-        fd: Int32, named: Bool, partPath: String, request: TransferRequest, staging: StagingArea,
-        version: PlacedVersion,
-        durable: Bool, hasRecord: Bool, directories: DirectoryCache
-    ) -> Result<String, HTTPError> {
+        _ completed: CompletedFile, staging: StagingArea, version: PlacedVersion, hasRecord: Bool,
+        placing: DownloadPlacing
+    ) -> Result<(String, String), HTTPError> {
+        let (fd, named, partPath, request, durable) = (
+            completed.descriptor, completed.isNamed, completed.partPath, completed.request, completed.durable
+        )
         // An unnamed file vanishes when its descriptor closes: every exit below closes it.
         defer { close(fd) }
         if durable && fsync(fd) != 0 {
@@ -350,68 +358,17 @@ public final class TransferEngine: Sendable {
         guard let contentHash = streamed ?? ContentHash.hex(ofFile: readable) else {
             return .failure(HTTPError.fromErrno(errno, operation: "read", path: partPath))
         }
-        let parent = PathText.parent(of: request.destination)
+        let path: String
         do {
-            try directories.ensure(parent)
-            if named {
-                try moveIntoPlace(partPath, request.destination, durable: durable)
-            } else {
-                try linkIntoPlace(fd, request.destination)
-            }
-            if durable { try DirectorySyncer.shared.sync(parent) }
-        } catch {
+            path = try placing(completed)
+        } catch let error as HTTPError {
             return .failure(error)
+        } catch {
+            return .failure(
+                HTTPError(.fileSystem, "could not place \(request.destination): \(error)", url: request.url))
         }
         if hasRecord { staging.removeRecord(for: request.destination) }
-        return .success(contentHash)
-    }
-
-    /// Names an unnamed file at `destination`, replacing an older file there atomically.
-    private static func linkIntoPlace(_ fd: Int32, _ destination: String) throws(HTTPError) {
-        let error = NamespaceLock.shared.withLock { AnonymousFile.link(fd, to: destination) }
-        guard let error else { return }
-        guard error == EEXIST else { throw HTTPError.fromErrno(error, operation: "place", path: destination) }
-        // A new version replaces an old file: link beside it, then rename over it.
-        let temporary = destination + ".mediasync-\(UInt32.random(in: 0...UInt32.max))"
-        if let failure = NamespaceLock.shared.withLock({ AnonymousFile.link(fd, to: temporary) }) {
-            throw HTTPError.fromErrno(failure, operation: "place", path: destination)
-        }
-        guard NamespaceLock.shared.withLock({ rename(temporary, destination) }) == 0 else {
-            let number = errno
-            unlink(temporary)
-            throw HTTPError.fromErrno(number, operation: "rename into place", path: destination)
-        }
-    }
-
-    /// Renames atomically; across file systems, copies to a temporary name beside the destination first.
-    private static func moveIntoPlace(_ source: String, _ destination: String, durable: Bool) throws(HTTPError) {
-        if NamespaceLock.shared.withLock({ rename(source, destination) }) == 0 { return }
-        guard errno == EXDEV else {
-            throw HTTPError.fromErrno(errno, operation: "rename into place", path: destination)
-        }
-        let temporary = destination + ".mediasync-tmp"
-        do {
-            if FileManager.default.fileExists(atPath: temporary) {
-                try FileManager.default.removeItem(atPath: temporary)
-            }
-            try FileManager.default.copyItem(atPath: source, toPath: temporary)
-        } catch {
-            unlink(temporary)
-            throw HTTPError(.fileSystem, "could not copy into place \(destination): \(error.localizedDescription)")
-        }
-        if durable {
-            let fd = open(temporary, O_RDONLY | O_CLOEXEC)
-            if fd >= 0 {
-                fsync(fd)
-                close(fd)
-            }
-        }
-        guard rename(temporary, destination) == 0 else {
-            let number = errno
-            unlink(temporary)
-            throw HTTPError.fromErrno(number, operation: "rename into place", path: destination)
-        }
-        unlink(source)
+        return .success((contentHash, path))
     }
 }
 

@@ -78,7 +78,7 @@ public struct TransferOptions: Sendable {
 
 /// A file that was downloaded and placed at its destination.
 public struct TransferSuccess: Sendable, Equatable {
-    /// The final path.
+    /// Where the file was placed: what the batch's ``DownloadPlacing`` returned (by default the destination).
     public var path: String
     /// The file's size.
     public var size: Int64

@@ -62,6 +62,14 @@ struct FilePlacer: Sendable {
         try syncParent(of: target)
     }
 
+    /// Names a download the transfer engine completed at `relative`, replacing what is there; the folder on its way
+    /// must stay inside the root (checked once per folder).
+    func placeDownload(_ completed: CompletedFile, at relative: String) throws -> String {
+        guard staysInside(relative) else { throw SyncError.unsafePath(relative) }
+        try completed.place(at: try absolute(relative))
+        return relative
+    }
+
     /// Renames a file under the root to another path under the root.
     func move(_ from: String, to relative: String) throws {
         let source = try absolute(from)

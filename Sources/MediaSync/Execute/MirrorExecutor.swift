@@ -160,6 +160,12 @@ public final class MirrorExecutor: @unchecked Sendable {
         try record(entry)
     }
 
+    /// Names a download the transfer engine completed, at `path` (its planned path, or that path with the extension
+    /// its Content-Type calls for); the caller records it once named. Returns the path.
+    func placeDownload(_ completed: CompletedFile, at path: String) throws -> String {
+        try files.placeDownload(completed, at: path)
+    }
+
     /// Renames a file under the root that the index does not track yet (legacy migration).
     func moveUntracked(_ from: String, to path: String) throws {
         try files.move(from, to: path)

@@ -680,17 +680,24 @@ public final class MirrorSync: Sendable {
                     priority: priority))
         }
         let engine = TransferEngine(client: client, options: transferOptions)
-        // Each file is placed and recorded in the index as soon as it is fetched, then reported: a run killed
-        // later in the batch does not fetch it again.
+        // The engine hands each complete, verified file back; the executor names it (with the extension its
+        // Content-Type calls for), then it is recorded in the index and reported: a run killed later in the batch
+        // does not fetch it again.
         let plannedFiles = planned
+        let executor = self.executor
+        let placing: DownloadPlacing = { completed in
+            guard let file = plannedFiles[FileKey(rawValue: completed.request.id)] else {
+                throw SyncError.unsafePath(completed.request.destination)
+            }
+            return try executor.placeDownload(
+                completed, at: MirrorSync.finalName(of: file, contentType: completed.contentType).path)
+        }
         let placements = Locked<[FileKey: Result<String, any Error>]>([:])
         let onOutcome: @Sendable (TransferOutcome) -> Void = { outcome in
             guard let file = plannedFiles[FileKey(rawValue: outcome.request.id)] else { return }
             switch outcome.result {
             case .success(let success):
-                let placed = Result {
-                    try self.place(file, success: success, placer: placer, previous: entries[file.key])
-                }
+                let placed = Result { try self.record(file, success: success, previous: entries[file.key]) }
                 placements.withLock { $0[file.key] = placed }
                 switch placed {
                 case .success(let path): events?(SyncEvent(action: "downloaded", path: path, bytes: success.size))
@@ -705,7 +712,7 @@ public final class MirrorSync: Sendable {
                     SyncEvent(action: "failed", path: file.path, message: error.description, essential: file.essential))
             }
         }
-        let first = await engine.download(requests, progress: progress, finished: onOutcome)
+        let first = await engine.download(requests, progress: progress, placing: placing, finished: onOutcome)
         var result = Outcomes(outcomes: first.outcomes.map { Outcome(request: $0.request, result: $0.result) })
         // The served bytes are the truth: a Jellyfin media file whose complete body differs from MediaSource `Size`
         // (replaced on the server's disk before its next scan) is asked again with the size the server serves now,
@@ -729,7 +736,8 @@ public final class MirrorSync: Sendable {
             }
         }
         if !again.isEmpty || !refusals.isEmpty {
-            let second = again.isEmpty ? [] : await engine.download(again, finished: onOutcome).outcomes
+            let second =
+                again.isEmpty ? [] : await engine.download(again, placing: placing, finished: onOutcome).outcomes
             let replaced = Dictionary(
                 second.map { ($0.request.id, Outcome(request: $0.request, result: $0.result)) },
                 uniquingKeysWith: { first, _ in first })
@@ -746,7 +754,7 @@ public final class MirrorSync: Sendable {
             case .success(let success):
                 let placed =
                     placements.withLock { $0[file.key] }
-                    ?? Result { try place(file, success: success, placer: placer, previous: entries[file.key]) }
+                    ?? Result { try record(file, success: success, previous: entries[file.key]) }
                 switch placed {
                 case .success(let path):
                     report.downloaded.append(path)
@@ -798,22 +806,19 @@ public final class MirrorSync: Sendable {
 
     /// Gives a downloaded media file the extension its MIME type calls for, removes a replaced file left at an
     /// older path, and records the file in the index.
-    private func place(_ file: RemoteFile, success: TransferSuccess, placer: FilePlacer, previous: IndexEntry?) throws
-        -> String
-    {
-        var path = file.path
-        var container: String? = nil
-        if file.kind == .media {
-            let planned = String(
-                file.path[file.path.index(after: file.path.lastIndex(of: ".") ?? file.path.startIndex)...])
-            let chosen = MediaExtension.choose(mimeType: success.contentType, container: planned)
-            container = chosen
-            if chosen != planned {
-                let renamed = String(file.path.dropLast(planned.count)) + chosen
-                try executor.moveUntracked(file.path, to: renamed)
-                path = renamed
-            }
-        }
+    /// Where a download is named: its planned path, for media with the extension its `Content-Type` calls for
+    /// (the container then recorded).
+    static func finalName(of file: RemoteFile, contentType: String?) -> (path: String, container: String?) {
+        guard file.kind == .media else { return (file.path, nil) }
+        let planned = String(file.path[file.path.index(after: file.path.lastIndex(of: ".") ?? file.path.startIndex)...])
+        let chosen = MediaExtension.choose(mimeType: contentType, container: planned)
+        return (chosen == planned ? file.path : String(file.path.dropLast(planned.count)) + chosen, chosen)
+    }
+
+    /// Records a download the executor named (``finalName(of:contentType:)``), removing the file of an older
+    /// version at another path.
+    private func record(_ file: RemoteFile, success: TransferSuccess, previous: IndexEntry?) throws -> String {
+        let (path, container) = MirrorSync.finalName(of: file, contentType: success.contentType)
         if let previous, previous.file.path != path {
             try executor.removeReplaced(previous.file.path)
         }

@@ -1,0 +1,78 @@
+import Foundation
+import MediaSyncTestServer
+import MediaSyncTestSupport
+import Testing
+
+@testable import MediaSyncHTTP
+
+/// The engine hands each complete, verified file to its caller's placing, which names it; the engine itself names
+/// nothing it was not told to.
+@Suite struct DownloadPlacingTests {
+    private struct Refused: Error, CustomStringConvertible {
+        var description: String { "refused by the caller" }
+    }
+
+    @Test(arguments: [false, true])
+    func theCallerNamesTheFileWhereItChooses(resumed: Bool) async throws {
+        let server = try TestServer()
+        defer { server.shutdown() }
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let bytes = testBytes(300_000, seed: 11)
+        server.setFile("/a.bin", contents: bytes, contentType: "video/mp4")
+        let destination = folder.file("item/a.mkv")
+        let staging = StagingArea(directory: folder.file("staging"))
+        if resumed {
+            // Half of it in staging from an earlier run: the file placed is the named partial one, completed.
+            try FileManager.default.createDirectory(atPath: staging.directory, withIntermediateDirectories: true)
+            FileManager.default.createFile(
+                atPath: staging.partPath(for: destination), contents: Data(bytes[0..<150_000]))
+            try staging.writeRecord(
+                .init(url: server.baseURL + "/a.bin", validator: "Tue, 14 Nov 2023 22:13:20 GMT"), for: destination)
+        }
+        let handed = Locked<[String?]>([])
+        let chosen = folder.file("item/a.mp4")
+        let result = await makeEngine(staging: staging.directory).download(
+            [TransferRequest(id: "a", url: server.baseURL + "/a.bin", destination: destination)],
+            placing: { completed in
+                handed.withLock { $0.append(completed.contentType) }
+                #expect(completed.size == Int64(bytes.count))
+                try completed.place(at: chosen)
+                return chosen
+            })
+        #expect(result.allSucceeded)
+        #expect((try? result.outcomes.first?.result.get())?.path == chosen)
+        #expect(handed.withLock { $0 } == ["video/mp4"])
+        #expect(readBytes(chosen) == bytes)
+        #expect(!FileManager.default.fileExists(atPath: destination))
+        #expect(server.requests(to: "/a.bin").last?.headers["range"] == (resumed ? "bytes=150000-" : nil))
+        let left = (try? FileManager.default.contentsOfDirectory(atPath: staging.directory)) ?? []
+        #expect(left.isEmpty, "staging keeps \(left)")
+    }
+
+    @Test func aFileTheCallerRefusesIsNamedNowhereAndLeavesNothing() async throws {
+        let server = try TestServer()
+        defer { server.shutdown() }
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        server.setFile("/b.bin", contents: testBytes(50_000, seed: 12))
+        let destination = folder.file("item/b.bin")
+        let staging = folder.file("staging")
+        let calls = Locked(0)
+        let result = await makeEngine(staging: staging).download(
+            [TransferRequest(id: "b", url: server.baseURL + "/b.bin", destination: destination)],
+            placing: { _ in
+                calls.withLock { $0 += 1 }
+                throw Refused()
+            })
+        let error = result.outcomes.first?.error
+        #expect(error?.kind == .fileSystem)
+        #expect(error?.message.contains("refused by the caller") == true)
+        #expect(calls.withLock { $0 } == 1, "a refusal is final, not retried")
+        #expect(!FileManager.default.fileExists(atPath: destination))
+        let inItem = (try? FileManager.default.contentsOfDirectory(atPath: folder.file("item"))) ?? []
+        #expect(inItem.isEmpty, "the item's folder holds \(inItem)")
+        let inStaging = (try? FileManager.default.contentsOfDirectory(atPath: staging)) ?? []
+        #expect(inStaging.isEmpty, "staging holds \(inStaging)")
+    }
+}
