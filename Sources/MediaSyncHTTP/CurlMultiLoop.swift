@@ -4,14 +4,18 @@ import Foundation
 /// The process's one libcurl multi handle, driven by a thread of its own.
 ///
 /// Every API call and file transfer of the process runs here, so connections are shared and reused.
-/// Operations are handed over through a locked inbox and `curl_multi_wakeup`; all libcurl calls on the
-/// multi handle and all callbacks happen on the loop thread.
+/// Operations are handed over through a locked inbox, and `curl_multi_wakeup` when the loop waits in
+/// `curl_multi_poll` (a wake-up for each hand-over was a `send` and an extra round of the loop per file); all
+/// libcurl calls on the multi handle and all callbacks happen on the loop thread.
 final class CurlMultiLoop: @unchecked Sendable {
     static let shared = CurlMultiLoop()
 
     private struct Inbox {
         var added: [CurlOperation] = []
         var cancelled: [CurlOperation] = []
+        /// The loop found the inbox empty and waits (or is about to wait) in `curl_multi_poll`: what is put in
+        /// the inbox now needs a wake-up.
+        var waiting = false
     }
 
     private let multi: UnsafeMutableRawPointer?
@@ -45,14 +49,20 @@ final class CurlMultiLoop: @unchecked Sendable {
             }
             let completion = await withCheckedContinuation { continuation in
                 operation.install(continuation)
-                inbox.withLock { $0.added.append(operation) }
-                wakeUp()
+                let waiting = inbox.withLock { inbox in
+                    inbox.added.append(operation)
+                    return inbox.waiting
+                }
+                if waiting { wakeUp() }
             }
             operation.acknowledgeCompletion()
             return completion
         } onCancel: {
-            inbox.withLock { $0.cancelled.append(operation) }
-            wakeUp()
+            let waiting = inbox.withLock { inbox in
+                inbox.cancelled.append(operation)
+                return inbox.waiting
+            }
+            if waiting { wakeUp() }
         }
     }
 
@@ -93,8 +103,15 @@ final class CurlMultiLoop: @unchecked Sendable {
                 curl_multi_remove_handle(multi, easy)
                 operation.finish(completion)
             }
-            // Waits for socket activity, libcurl's own timers, or a wake-up from another thread.
-            curl_multi_poll(multi, nil, 0, 1000, nil)
+            // Waits for socket activity, libcurl's own timers, or a wake-up from another thread, unless something
+            // arrived meanwhile. Once `waiting` is set under the lock, whatever is handed over wakes the poll (a
+            // wake-up sent before the poll starts makes it return at once).
+            let mayWait = inbox.withLock { inbox -> Bool in
+                guard inbox.added.isEmpty && inbox.cancelled.isEmpty else { return false }
+                inbox.waiting = true
+                return true
+            }
+            if mayWait { curl_multi_poll(multi, nil, 0, 1000, nil) }
         }
     }
 }

@@ -10,6 +10,8 @@ final class DirectoryCache: Sendable {
     private struct State {
         var staging: [String: String] = [:]
         var created: Set<String> = []
+        /// Devices of folders found to exist.
+        var devices: [String: UInt64] = [:]
         /// Staging folders found empty when this batch first used them.
         var emptyAtStart: [String: Bool] = [:]
     }
@@ -17,18 +19,45 @@ final class DirectoryCache: Sendable {
     private let state = Locked(State())
     private let preferredStaging: String?
 
-    init(preferredStaging: String?) {
+    /// - Parameter madeFolders: folders the caller made for this batch, not made again.
+    init(preferredStaging: String?, madeFolders: Set<String> = []) {
         self.preferredStaging = preferredStaging
+        state.withLock { $0.created = madeFolders }
     }
 
-    /// The staging folder for a destination (see ``StagingArea/directory(for:preferred:)``), looked up once
-    /// per destination folder.
+    /// The staging folder for a destination: the preferred one when it is on the destination's file system, else
+    /// `.mediasync-staging` beside the destination. Looked up once per destination folder.
     func stagingDirectory(for destination: String) -> String {
         let parent = PathText.parent(of: destination)
         if let known = state.withLock({ $0.staging[parent] }) { return known }
-        let directory = StagingArea.directory(for: destination, preferred: preferredStaging)
-        state.withLock { $0.staging[parent] = directory }
-        return directory
+        let fallback = (parent == "/" ? "" : parent) + "/.mediasync-staging"
+        guard let preferredStaging, let preferredDevice = device(ofNearestExisting: preferredStaging),
+            let destinationDevice = device(ofNearestExisting: parent), preferredDevice == destinationDevice
+        else {
+            state.withLock { $0.staging[parent] = fallback }
+            return fallback
+        }
+        state.withLock { $0.staging[parent] = preferredStaging }
+        return preferredStaging
+    }
+
+    /// The device of `path`, or of its nearest folder that exists; a folder found to exist is looked at once per
+    /// batch (the preferred staging folder and `Downloads/` were looked at for each of thousands of folders).
+    private func device(ofNearestExisting path: String) -> UInt64? {
+        var current = path
+        var info = stat()
+        while !current.isEmpty {
+            if let known = state.withLock({ $0.devices[current] }) { return known }
+            if stat(current, &info) == 0 {
+                let device = UInt64(info.st_dev)
+                state.withLock { $0.devices[current] = device }
+                return device
+            }
+            let parent = PathText.parent(of: current)
+            if parent == current { break }
+            current = parent
+        }
+        return nil
     }
 
     /// Every staging folder this batch used.

@@ -27,30 +27,6 @@ struct StagingArea: Sendable {
 
     let directory: String
 
-    /// The staging folder for `destination`: `preferred` when it is on the destination's file system,
-    /// else `.mediasync-staging` beside the destination.
-    static func directory(for destination: String, preferred: String?) -> String {
-        let parent = (destination as NSString).deletingLastPathComponent
-        let fallback = (parent as NSString).appendingPathComponent(".mediasync-staging")
-        guard let preferred else { return fallback }
-        guard let preferredDevice = deviceOfNearestExisting(preferred),
-            let destinationDevice = deviceOfNearestExisting(parent), preferredDevice == destinationDevice
-        else { return fallback }
-        return preferred
-    }
-
-    private static func deviceOfNearestExisting(_ path: String) -> UInt64? {
-        var current = path
-        var info = stat()
-        while !current.isEmpty {
-            if stat(current, &info) == 0 { return UInt64(info.st_dev) }
-            let parent = (current as NSString).deletingLastPathComponent
-            if parent == current { break }
-            current = parent
-        }
-        return nil
-    }
-
     func partPath(for destination: String) -> String {
         // The last path component's first 40 characters, ASCII letters, digits and `._-` kept, the rest `_` (by
         // bytes and scalars: CharacterSet and NSString's path methods were most of the cost of each placed file).

@@ -35,10 +35,12 @@ public final class TransferEngine: Sendable {
     ///   not finished fail as cancelled and keep their partial bytes for a later resume.
     ///   - placing: names each complete, verified file (see ``CompletedFile``); by default at its request's
     ///     destination.
+    ///   - madeFolders: destination folders the caller has made (and checked), which the engine does not make again.
     ///   - finished: called once per request as soon as it has succeeded or failed for good.
     public func download(
         _ requests: [TransferRequest], progress: (@Sendable (BatchProgress) -> Void)? = nil,
-        placing: DownloadPlacing? = nil, finished: (@Sendable (TransferOutcome) -> Void)? = nil
+        placing: DownloadPlacing? = nil, madeFolders: Set<String> = [],
+        finished: (@Sendable (TransferOutcome) -> Void)? = nil
     ) async -> BatchResult {
         let placing = placing ?? { try $0.placeAtDestination() }
         if let invalid = TransferEngine.invalidRequests(requests) {
@@ -48,7 +50,7 @@ public final class TransferEngine: Sendable {
                 })
         }
         let items = requests.map { ItemProgress(expected: $0.expectedSize) }
-        let directories = DirectoryCache(preferredStaging: options.stagingDirectory)
+        let directories = DirectoryCache(preferredStaging: options.stagingDirectory, madeFolders: madeFolders)
         let buffers = BufferPool(bufferSize: 1 << 20, keep: max(1, options.concurrency))
         let counters = BatchCounters()
         let results = ResultStore(count: requests.count)

@@ -8,13 +8,19 @@ import MediaSyncTestSupport
 import Testing
 
 @Suite struct PlantedSymlinkTests {
-    @Test func aSymlinkPlantedInTheMirrorDoesNotLeadDownloadsOutside() async throws {
+    /// The executor makes the folders of a batch before it starts and trusts only real folders it made or found:
+    /// a link at any depth on the way (the item's folder, `Downloads/` itself, the item's `Images/`) is refused.
+    @Test(arguments: ["Downloads/{id}", "Downloads", "Downloads/{id}/Images"])
+    func aSymlinkPlantedInTheMirrorDoesNotLeadDownloadsOutside(_ planted: String) async throws {
         try await MirrorFixture.with { fixture, library in
             let outside = try TemporaryDirectory()
             defer { outside.remove() }
             let movie = library.movies[1]
-            try FileManager.default.createSymbolicLink(
-                atPath: fixture.root.path + "/Downloads/\(movie.id)", withDestinationPath: outside.path)
+            let link = fixture.root.path + "/" + planted.replacingOccurrences(of: "{id}", with: movie.id)
+            try FileManager.default.createDirectory(
+                atPath: (link as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try? FileManager.default.removeItem(atPath: link)
+            try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: outside.path)
             try fixture.select(.movie, movie.id)
             let report = try await fixture.sync()
             #expect(report.failed.contains { $0.message.contains("outside the mirror") })

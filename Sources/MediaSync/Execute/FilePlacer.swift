@@ -17,6 +17,9 @@ struct FilePlacer: Sendable {
     private let insideFolders = Locked<Set<String>>([])
     /// Parent folders of paths ``staysInside(_:)`` allowed.
     private let checkedParents = Locked<Set<String>>([])
+    /// Names of ``write(_:to:)``'s temporary files: a random stem chosen once, and a count.
+    private let temporaryStem = String(UInt32.random(in: 0...UInt32.max), radix: 16)
+    private let temporaryCount = Locked(0)
 
     init(root: MirrorRoot, durable: Bool) {
         self.root = root
@@ -32,8 +35,19 @@ struct FilePlacer: Sendable {
             try FileManager.default.createDirectory(atPath: root.stagingDirectory, withIntermediateDirectories: true)
             checkedFolders.withLock { _ = $0.insert(root.stagingDirectory) }
         }
-        let temporary = root.stagingDirectory + "/write-\(UUID().uuidString).tmp"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        // A new name each time (O_EXCL: never written through a file or link found at it). UUID() read
+        // /dev/urandom for each of a first sync's thousands of metadata files.
+        var temporary = ""
+        var fd: Int32 = -1
+        for _ in 0..<8 {
+            let count = temporaryCount.withLock { count in
+                count += 1
+                return count
+            }
+            temporary = root.stagingDirectory + "/write-\(temporaryStem)-\(count).tmp"
+            fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+            if fd >= 0 || errno != EEXIST { break }
+        }
         guard fd >= 0 else { throw SyncError.fileSystem("cannot create \(temporary)", errno) }
         var failure: Int32 = 0
         bytes.withUnsafeBytes { buffer in
@@ -60,6 +74,41 @@ struct FilePlacer: Sendable {
             throw SyncError.fileSystem("cannot place \(relative)", number)
         }
         try syncParent(of: target)
+    }
+
+    /// Makes the folders of the files at `relatives` (and the folders on their way), each once, parents first,
+    /// and remembers them as checked, so placing and writing there looks at nothing again. A folder made here is
+    /// a real folder in a folder known to be inside the root; one already there counts only when it is a real
+    /// folder (not a symbolic link) in such a folder, else it is left to ``staysInside(_:)``'s check of each
+    /// file. Returns the absolute paths of the folders made or found.
+    func makeFolders(for relatives: [String]) -> Set<String> {
+        var wanted = Set<String>()
+        for relative in relatives {
+            guard let path = root.absolute(relative) else { continue }
+            var folder = PathText.parent(of: path)
+            while folder.count > root.path.count, wanted.insert(folder).inserted {
+                folder = PathText.parent(of: folder)
+            }
+        }
+        var made = Set<String>()
+        let known = checkedFolders.withLock { $0 }
+        for folder in wanted.sorted(by: { $0.utf8.count < $1.utf8.count }) {
+            if known.contains(folder) {
+                made.insert(folder)
+                continue
+            }
+            let parent = PathText.parent(of: folder)
+            guard parent == root.path || made.contains(parent) else { continue }
+            var info = stat()
+            let isFolder =
+                mkdir(folder, 0o777) == 0
+                || (errno == EEXIST && lstat(folder, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR)
+            if isFolder { made.insert(folder) }
+        }
+        checkedFolders.withLock { $0.formUnion(made) }
+        insideFolders.withLock { $0.formUnion(made) }
+        checkedParents.withLock { $0.formUnion(made) }
+        return made
     }
 
     /// Names a download the transfer engine completed at `relative`, replacing what is there; the folder on its way

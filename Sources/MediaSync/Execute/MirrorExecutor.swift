@@ -160,6 +160,12 @@ public final class MirrorExecutor: @unchecked Sendable {
         try record(entry)
     }
 
+    /// Makes the folders of files about to be placed, each once (see ``FilePlacer/makeFolders(for:)``); returns the
+    /// absolute paths made or found, for the transfer engine not to make them again.
+    func makeFolders(for paths: [String]) -> Set<String> {
+        files.makeFolders(for: paths)
+    }
+
     /// Names a download the transfer engine completed, at `path` (its planned path, or that path with the extension
     /// its Content-Type calls for); the caller records it once named. Returns the path.
     func placeDownload(_ completed: CompletedFile, at path: String) throws -> String {

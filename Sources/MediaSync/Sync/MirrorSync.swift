@@ -661,6 +661,8 @@ public final class MirrorSync: Sendable {
         }
         var requests: [TransferRequest] = []
         var planned: [FileKey: RemoteFile] = [:]
+        // Each folder is made once, before the batch, by the executor (a first sync makes thousands).
+        let madeFolders = executor.makeFolders(for: files.map(\.path))
         for file in files {
             guard case .download(let url, let size) = file.content, let destination = root.absolute(file.path),
                 placer.staysInside(file.path)
@@ -712,7 +714,8 @@ public final class MirrorSync: Sendable {
                     SyncEvent(action: "failed", path: file.path, message: error.description, essential: file.essential))
             }
         }
-        let first = await engine.download(requests, progress: progress, placing: placing, finished: onOutcome)
+        let first = await engine.download(
+            requests, progress: progress, placing: placing, madeFolders: madeFolders, finished: onOutcome)
         var result = Outcomes(outcomes: first.outcomes.map { Outcome(request: $0.request, result: $0.result) })
         // The served bytes are the truth: a Jellyfin media file whose complete body differs from MediaSource `Size`
         // (replaced on the server's disk before its next scan) is asked again with the size the server serves now,
@@ -737,7 +740,11 @@ public final class MirrorSync: Sendable {
         }
         if !again.isEmpty || !refusals.isEmpty {
             let second =
-                again.isEmpty ? [] : await engine.download(again, placing: placing, finished: onOutcome).outcomes
+                again.isEmpty
+                ? []
+                : await engine.download(
+                    again, placing: placing, madeFolders: madeFolders, finished: onOutcome
+                ).outcomes
             let replaced = Dictionary(
                 second.map { ($0.request.id, Outcome(request: $0.request, result: $0.result)) },
                 uniquingKeysWith: { first, _ in first })
