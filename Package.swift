@@ -63,8 +63,9 @@ let package = Package(
         .testTarget(
             name: "MediaSyncHTTPTests", dependencies: ["MediaSyncHTTP", "MediaSyncTestServer", "MediaSyncTestSupport"]),
         .testTarget(name: "MediaSyncFeedsTests", dependencies: ["MediaSyncFeeds", "MediaSyncCore"]),
-        .testTarget(name: "MediaSyncCoreTests", dependencies: ["MediaSyncJSON", "MediaSyncCore"]),
-        .testTarget(name: "MediaSyncJSONTests", dependencies: ["MediaSyncJSON"]),
+        .testTarget(
+            name: "MediaSyncCoreTests", dependencies: ["MediaSyncJSON", "MediaSyncCore", "MediaSyncTestSupport"]),
+        .testTarget(name: "MediaSyncJSONTests", dependencies: ["MediaSyncJSON", "MediaSyncTestSupport"]),
         .testTarget(
             name: "MediaSyncServerTests",
             dependencies: ["MediaSyncServer", "MediaSyncJSON", "MediaSyncCore", "MediaSyncHTTP", "MediaSyncTestServer"]),

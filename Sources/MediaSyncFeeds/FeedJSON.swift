@@ -183,8 +183,61 @@ public enum FeedJSON {
         try out.write("\n}")
     }
 
+    /// One episode's members as the writer needs them, its text held as `Text`: a `String` of an ``Episode``, or a
+    /// span of the bytes a ``FeedBuilder`` holds (a streamed item, written without making an `Episode` or a
+    /// `String`).
+    private struct EpisodeMembers<Text> {
+        var block: Bool?
+        var chaptersURL: Text?
+        var description: Text?
+        var durationSeconds: Int?
+        var enclosure: (length: Int64?, type: Text?, url: Text)?
+        var episode: Int?
+        var episodeType: Text?
+        var explicit: Bool?
+        var guid: Text?
+        var guidIsFallback: Bool
+        var imageURL: Text?
+        var link: Text?
+        var published: Date?
+        var season: Int?
+        var title: Text?
+        var transcripts: [(type: Text?, url: Text)]
+    }
+
     /// One episode object at depth 2 (the caller wrote the line break and indentation before it).
     private static func writeEpisode(_ episode: Episode, to out: JSONBuffer) throws {
+        let members = EpisodeMembers(
+            block: episode.block, chaptersURL: episode.chaptersURL, description: episode.description,
+            durationSeconds: episode.durationSeconds,
+            enclosure: episode.enclosure.map { ($0.length, $0.type, $0.url) }, episode: episode.episode,
+            episodeType: episode.episodeType, explicit: episode.explicit, guid: episode.guid,
+            guidIsFallback: episode.guidIsFallback, imageURL: episode.imageURL, link: episode.link,
+            published: episode.published, season: episode.season, title: episode.title,
+            transcripts: episode.transcripts.map { ($0.type, $0.url) })
+        try write(members, to: out) { try out.writeString($0) }
+    }
+
+    /// ``writeEpisode(_:to:)`` for the item a builder holds, written from its bytes (no `Episode`, no `String`).
+    private static func writeItem(_ builder: inout FeedBuilder, to out: JSONBuffer) throws {
+        let item = builder.selectItem()
+        let members = EpisodeMembers(
+            block: item.block, chaptersURL: item.chaptersURL, description: item.description,
+            durationSeconds: item.durationSeconds, enclosure: item.enclosure.map { ($0.length, $0.type, $0.url) },
+            episode: item.episode, episodeType: item.episodeType, explicit: item.explicit, guid: item.guid,
+            guidIsFallback: item.guidIsFallback, imageURL: item.imageURL, link: item.link, published: item.published,
+            season: item.season, title: item.title, transcripts: builder.transcripts.map { ($0.type, $0.url) })
+        try builder.arena.withUnsafeBufferPointer { arena in
+            try write(members, to: out) { span in
+                try out.writeString(utf8: UnsafeBufferPointer(rebasing: arena[span.start..<(span.start + span.count)]))
+            }
+        }
+    }
+
+    /// The members in key order; `string` writes one text value.
+    private static func write<Text>(
+        _ episode: EpisodeMembers<Text>, to out: JSONBuffer, string: (Text) throws -> Void
+    ) throws {
         var object = ObjectState(indent: "\n      ")
         try out.write("{")
         if let value = episode.block {
@@ -193,11 +246,11 @@ public enum FeedJSON {
         }
         if let value = episode.chaptersURL {
             try object.key("chaptersURL", out)
-            try out.writeString(value)
+            try string(value)
         }
         if let value = episode.description {
             try object.key("description", out)
-            try out.writeString(value)
+            try string(value)
         }
         if let value = episode.durationSeconds {
             try object.key("durationSeconds", out)
@@ -213,10 +266,10 @@ public enum FeedJSON {
             }
             if let type = enclosure.type {
                 try inner.key("type", out)
-                try out.writeString(type)
+                try string(type)
             }
             try inner.key("url", out)
-            try out.writeString(enclosure.url)
+            try string(enclosure.url)
             try out.write("\n      }")
         }
         if let value = episode.episode {
@@ -225,7 +278,7 @@ public enum FeedJSON {
         }
         if let value = episode.episodeType {
             try object.key("episodeType", out)
-            try out.writeString(value)
+            try string(value)
         }
         if let value = episode.explicit {
             try object.key("explicit", out)
@@ -233,7 +286,7 @@ public enum FeedJSON {
         }
         if let value = episode.guid {
             try object.key("guid", out)
-            try out.writeString(value)
+            try string(value)
         }
         if episode.guidIsFallback {
             try object.key("guidIsFallback", out)
@@ -241,11 +294,11 @@ public enum FeedJSON {
         }
         if let value = episode.imageURL {
             try object.key("imageURL", out)
-            try out.writeString(value)
+            try string(value)
         }
         if let value = episode.link {
             try object.key("link", out)
-            try out.writeString(value)
+            try string(value)
         }
         if let value = episode.published {
             try object.key("published", out)
@@ -257,7 +310,7 @@ public enum FeedJSON {
         }
         if let value = episode.title {
             try object.key("title", out)
-            try out.writeString(value)
+            try string(value)
         }
         if !episode.transcripts.isEmpty {
             try object.key("transcripts", out)
@@ -267,116 +320,15 @@ public enum FeedJSON {
                 var inner = ObjectState(indent: "\n          ")
                 if let type = transcript.type {
                     try inner.key("type", out)
-                    try out.writeString(type)
+                    try string(type)
                 }
                 try inner.key("url", out)
-                try out.writeString(transcript.url)
+                try string(transcript.url)
                 try out.write("\n        }")
             }
             try out.write("\n      ]")
         }
         try out.write(object.first ? "\n\n    }" : "\n    }")
-    }
-
-    /// ``writeEpisode(_:to:)`` for the item a builder holds, written from its bytes (no `Episode`, no `String`).
-    private static func writeItem(_ builder: inout FeedBuilder, to out: JSONBuffer) throws {
-        let item = builder.selectItem()
-        try builder.arena.withUnsafeBufferPointer { arena in
-            func string(_ span: FeedBuilder.Span) throws {
-                try out.writeString(utf8: UnsafeBufferPointer(rebasing: arena[span.start..<(span.start + span.count)]))
-            }
-            var object = ObjectState(indent: "\n      ")
-            try out.write("{")
-            if let value = item.block {
-                try object.key("block", out)
-                try out.writeBool(value)
-            }
-            if let value = item.chaptersURL {
-                try object.key("chaptersURL", out)
-                try string(value)
-            }
-            if let value = item.description {
-                try object.key("description", out)
-                try string(value)
-            }
-            if let value = item.durationSeconds {
-                try object.key("durationSeconds", out)
-                try out.writeInt(Int64(value))
-            }
-            if let enclosure = item.enclosure {
-                try object.key("enclosure", out)
-                var inner = ObjectState(indent: "\n        ")
-                try out.write("{")
-                if let length = enclosure.length {
-                    try inner.key("length", out)
-                    try out.writeInt(length)
-                }
-                if let type = enclosure.type {
-                    try inner.key("type", out)
-                    try string(type)
-                }
-                try inner.key("url", out)
-                try string(enclosure.url)
-                try out.write("\n      }")
-            }
-            if let value = item.episode {
-                try object.key("episode", out)
-                try out.writeInt(Int64(value))
-            }
-            if let value = item.episodeType {
-                try object.key("episodeType", out)
-                try string(value)
-            }
-            if let value = item.explicit {
-                try object.key("explicit", out)
-                try out.writeBool(value)
-            }
-            if let value = item.guid {
-                try object.key("guid", out)
-                try string(value)
-            }
-            if item.guidIsFallback {
-                try object.key("guidIsFallback", out)
-                try out.writeBool(true)
-            }
-            if let value = item.imageURL {
-                try object.key("imageURL", out)
-                try string(value)
-            }
-            if let value = item.link {
-                try object.key("link", out)
-                try string(value)
-            }
-            if let value = item.published {
-                try object.key("published", out)
-                try out.writeDate(value)
-            }
-            if let value = item.season {
-                try object.key("season", out)
-                try out.writeInt(Int64(value))
-            }
-            if let value = item.title {
-                try object.key("title", out)
-                try string(value)
-            }
-            if !builder.transcripts.isEmpty {
-                try object.key("transcripts", out)
-                try out.write("[")
-                for (index, transcript) in builder.transcripts.enumerated() {
-                    try out.write(index == 0 ? "\n        {" : ",\n        {")
-                    var inner = ObjectState(indent: "\n          ")
-                    if let type = transcript.type {
-                        try inner.key("type", out)
-                        try string(type)
-                    }
-                    try inner.key("url", out)
-                    try string(transcript.url)
-                    try out.write("\n        }")
-                }
-                try out.write("\n      ]")
-            }
-            try out.write(object.first ? "\n\n    }" : "\n    }")
-        }
     }
 
     /// Separators of one object: the first key follows `{` directly on a new line, the others a comma.

@@ -1,16 +1,11 @@
 import Foundation
 import MediaSyncCore
 import MediaSyncJSON
+import MediaSyncTestSupport
 import Testing
 
 /// The metadata files written by ``JSONWriter`` are byte for byte what `JSONEncoder` writes for them.
 @Suite struct MetadataJSONTests {
-    private static func foundation<T: Encodable>(_ value: T) throws -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return [UInt8](try encoder.encode(value))
-    }
-
     @Test func writesWhatJSONEncoderWritesForTheMetadataFiles() throws {
         let item = try JSONValue(
             parsing: Array(#"{"Id":"abc","Name":"A/B","RunTimeTicks":636000000000,"UserData":{"Played":false}}"#.utf8))
@@ -21,7 +16,7 @@ import Testing
         let download = DownloadMetadata(
             itemId: "abc", itemType: "Season", displayTitle: "Season 1", item: item, versions: [version, version],
             episodes: [item])
-        #expect(try JSONWriter.prettyBytes(download) == Self.foundation(download))
+        #expect(try JSONWriter.prettyBytes(download) == JSONEncoderOracle.prettyBytes(download))
         let podcast = PodcastMetadata(
             podcastID: "p", podcastTitle: "Show", feedURL: "https://example.org/feed.xml",
             episodes: [
@@ -29,6 +24,6 @@ import Testing
                     episodeID: "e", title: "T", fileName: "e.mp3", fileSize: 12_345_678_901, downloadDate: "d",
                     guid: "g", published: nil)
             ])
-        #expect(try JSONWriter.prettyBytes(podcast) == Self.foundation(podcast))
+        #expect(try JSONWriter.prettyBytes(podcast) == JSONEncoderOracle.prettyBytes(podcast))
     }
 }

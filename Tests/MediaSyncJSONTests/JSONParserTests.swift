@@ -1,5 +1,6 @@
 import Foundation
 import MediaSyncJSON
+import MediaSyncTestSupport
 import Testing
 
 @Suite struct JSONParserTests {
@@ -21,13 +22,9 @@ import Testing
     }
 
     @Test func readsTheRecordedJellyfinResponses() throws {
-        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../../Fixtures/server").standardizedFileURL
-        let files = (FileManager.default.enumerator(atPath: folder.path)?.allObjects as? [String] ?? [])
-            .filter { $0.hasSuffix(".json") }
-        #expect(files.count > 20)
-        for name in files {
-            let data = try Data(contentsOf: folder.appendingPathComponent(name))
+        let documents = try RecordedResponses.all()
+        #expect(documents.count > 20)
+        for (name, data) in documents {
             let expected = try JSONDecoder().decode(JSONValue.self, from: data)
             #expect(try JSONValue(parsing: [UInt8](data)) == expected, "\(name)")
         }
@@ -66,12 +63,8 @@ import Testing
 
     @Test func keepingKeysIsTheFullParsePruned() throws {
         let keys: Set<String> = ["Id", "Name", "MediaSources", "item", "a"]
-        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../../Fixtures/server").standardizedFileURL
-        let files = (FileManager.default.enumerator(atPath: folder.path)?.allObjects as? [String] ?? [])
-            .filter { $0.hasSuffix(".json") }
-        #expect(files.count > 20)
-        var documents = try files.map { [UInt8](try Data(contentsOf: folder.appendingPathComponent($0))) }
+        var documents = try RecordedResponses.all().map { [UInt8]($0.data) }
+        #expect(documents.count > 20)
         documents.append(Array(#"{"a":{"b":[1,{"a":"x\u00e9\n","Id":-1.5e3}],"a":null},"Id":"\ud83c\udfac"}"#.utf8))
         for bytes in documents {
             let full = try JSONValue(parsing: bytes)
@@ -110,21 +103,12 @@ import Testing
 }
 
 @Suite struct JSONWriterTests {
-    private static func foundation<T: Encodable>(_ value: T) throws -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return [UInt8](try encoder.encode(value))
-    }
-
     @Test func writesWhatJSONEncoderWritesForTheRecordedResponses() throws {
-        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../../Fixtures/server").standardizedFileURL
-        let files = (FileManager.default.enumerator(atPath: folder.path)?.allObjects as? [String] ?? [])
-            .filter { $0.hasSuffix(".json") }
-        #expect(files.count > 20)
-        for name in files {
-            let value = try JSONValue(parsing: [UInt8](try Data(contentsOf: folder.appendingPathComponent(name))))
-            #expect(try JSONWriter.prettyBytes(value) == JSONWriterTests.foundation(value), "\(name)")
+        let documents = try RecordedResponses.all()
+        #expect(documents.count > 20)
+        for (name, data) in documents {
+            let value = try JSONValue(parsing: [UInt8](data))
+            #expect(try JSONWriter.prettyBytes(value) == JSONEncoderOracle.prettyBytes(value), "\(name)")
         }
     }
 
@@ -137,6 +121,17 @@ import Testing
             "nested": .array([.array([]), .object(["z": .null, "B": .bool(true)])]),
             "Zb": .bool(false), "_x": .null, "é": .string(""),
         ])
-        #expect(try JSONWriter.prettyBytes(value) == JSONWriterTests.foundation(value))
+        #expect(try JSONWriter.prettyBytes(value) == JSONEncoderOracle.prettyBytes(value))
+    }
+}
+
+/// The recorded real Jellyfin responses in `Fixtures/server`, by file name.
+enum RecordedResponses {
+    static func all() throws -> [(name: String, data: Data)] {
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../Fixtures/server").standardizedFileURL
+        let files = (FileManager.default.enumerator(atPath: folder.path)?.allObjects as? [String] ?? [])
+            .filter { $0.hasSuffix(".json") }.sorted()
+        return try files.map { ($0, try Data(contentsOf: folder.appendingPathComponent($0))) }
     }
 }

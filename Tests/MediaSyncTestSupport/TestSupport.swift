@@ -122,3 +122,13 @@ public enum StagingNames {
         return (staging as NSString).appendingPathComponent("\(String(hash, radix: 16))-\(safe).part")
     }
 }
+
+/// What `JSONEncoder` writes for a value with the options of mediasync's metadata files and `--json` outputs
+/// (pretty-printed, sorted keys, slashes unescaped): the oracle the hand-written JSON writers are held to.
+public enum JSONEncoderOracle {
+    public static func prettyBytes<T: Encodable>(_ value: T) throws -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return [UInt8](try encoder.encode(value))
+    }
+}
