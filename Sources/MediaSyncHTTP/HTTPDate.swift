@@ -13,7 +13,7 @@ public enum HTTPDate {
         var year: Int?
         var time: (Int, Int, Int)?
         for part in parts {
-            if part.contains(":") {
+            if part.utf8.contains(UInt8(ascii: ":")) {
                 let pieces = part.split(separator: ":").compactMap { Int($0) }
                 guard pieces.count == 3 else { return nil }
                 time = (pieces[0], pieces[1], pieces[2])
