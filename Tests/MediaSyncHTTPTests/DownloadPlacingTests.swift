@@ -25,8 +25,9 @@ import Testing
         if resumed {
             // Half of it in staging from an earlier run: the file placed is the named partial one, completed.
             try FileManager.default.createDirectory(atPath: staging.directory, withIntermediateDirectories: true)
-            FileManager.default.createFile(
-                atPath: staging.partPath(for: destination), contents: Data(bytes[0..<150_000]))
+            #expect(
+                FileManager.default.createFile(
+                    atPath: staging.partPath(for: destination), contents: Data(bytes[0..<150_000])))
             try staging.writeRecord(
                 .init(url: server.baseURL + "/a.bin", validator: "Tue, 14 Nov 2023 22:13:20 GMT"), for: destination)
         }
