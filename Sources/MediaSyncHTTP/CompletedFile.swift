@@ -35,13 +35,25 @@ public struct CompletedFile: Sendable {
     /// Names the file at `path`, an absolute path on the destination's file system (its folder made when missing,
     /// once per batch), replacing atomically what is there; the folder is flushed when the batch is durable.
     public func place(at path: String) throws(HTTPError) {
-        try directories.ensure(PathText.parent(of: path))
+        let parent = PathText.parent(of: path)
+        try directories.ensure(parent)
+        do {
+            try name(at: path)
+        } catch  where error.errno == ENOENT {
+            // The folder was made earlier in the batch and removed since (a folder emptied by the removal of a
+            // replaced file goes with it): made again, once.
+            try StagingArea.makeDirectories(parent)
+            try name(at: path)
+        }
+        if durable { try DirectorySyncer.shared.sync(parent) }
+    }
+
+    private func name(at path: String) throws(HTTPError) {
         if isNamed {
             try CompletedFile.moveIntoPlace(partPath, path, durable: durable)
         } else {
             try CompletedFile.linkIntoPlace(descriptor, path)
         }
-        if durable { try DirectorySyncer.shared.sync(PathText.parent(of: path)) }
     }
 
     /// Names an unnamed file at `destination`, replacing an older file there atomically.

@@ -363,9 +363,10 @@ public final class TransferEngine: Sendable {
         let path: String
         do {
             path = try placing(completed)
-        } catch let error as HTTPError {
-            return .failure(error)
         } catch {
+            // Not placed: a complete partial file is not kept for a resume that has nothing left to fetch.
+            if named { staging.discard(request.destination) }
+            if let error = error as? HTTPError { return .failure(error) }
             return .failure(
                 HTTPError(.fileSystem, "could not place \(request.destination): \(error)", url: request.url))
         }

@@ -51,14 +51,26 @@ import Testing
         #expect(left.isEmpty, "staging keeps \(left)")
     }
 
-    @Test func aFileTheCallerRefusesIsNamedNowhereAndLeavesNothing() async throws {
+    /// Refused fresh (an unnamed file) or resumed (a named partial file, complete now): nothing is kept.
+    @Test(arguments: [false, true])
+    func aFileTheCallerRefusesIsNamedNowhereAndLeavesNothing(resumed: Bool) async throws {
         let server = try TestServer()
         defer { server.shutdown() }
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
-        server.setFile("/b.bin", contents: testBytes(50_000, seed: 12))
+        let bytes = testBytes(50_000, seed: 12)
+        server.setFile("/b.bin", contents: bytes)
         let destination = folder.file("item/b.bin")
         let staging = folder.file("staging")
+        if resumed {
+            let area = StagingArea(directory: staging)
+            try FileManager.default.createDirectory(atPath: staging, withIntermediateDirectories: true)
+            #expect(
+                FileManager.default.createFile(
+                    atPath: area.partPath(for: destination), contents: Data(bytes[0..<20_000])))
+            try area.writeRecord(
+                .init(url: server.baseURL + "/b.bin", validator: "Tue, 14 Nov 2023 22:13:20 GMT"), for: destination)
+        }
         let calls = Locked(0)
         let result = await makeEngine(staging: staging).download(
             [TransferRequest(id: "b", url: server.baseURL + "/b.bin", destination: destination)],
@@ -75,5 +87,25 @@ import Testing
         #expect(inItem.isEmpty, "the item's folder holds \(inItem)")
         let inStaging = (try? FileManager.default.contentsOfDirectory(atPath: staging)) ?? []
         #expect(inStaging.isEmpty, "staging holds \(inStaging)")
+    }
+
+    /// A folder made for the batch and removed before the file is named (an emptied folder goes with the file a
+    /// newer version replaced) is made again.
+    @Test func aFolderRemovedDuringTheBatchIsMadeAgain() async throws {
+        let server = try TestServer()
+        defer { server.shutdown() }
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let bytes = testBytes(40_000, seed: 13)
+        server.setFile("/c.bin", contents: bytes)
+        let destination = folder.file("item/c.bin")
+        let result = await makeEngine(staging: folder.file("staging")).download(
+            [TransferRequest(id: "c", url: server.baseURL + "/c.bin", destination: destination)],
+            placing: { completed in
+                #expect(rmdir(folder.file("item")) == 0)
+                return try completed.placeAtDestination()
+            })
+        #expect(result.allSucceeded, "\(result.outcomes.map(\.error))")
+        #expect(readBytes(destination) == bytes)
     }
 }

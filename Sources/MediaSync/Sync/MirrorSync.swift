@@ -822,10 +822,11 @@ public final class MirrorSync: Sendable {
         return (chosen == planned ? file.path : String(file.path.dropLast(planned.count)) + chosen, chosen)
     }
 
-    /// Records a download the executor named (``finalName(of:contentType:)``), removing the file of an older
-    /// version at another path.
+    /// Records a download at the path the executor named it (`success.path`, see ``finalName(of:contentType:)``),
+    /// removing the file of an older version at another path.
     private func record(_ file: RemoteFile, success: TransferSuccess, previous: IndexEntry?) throws -> String {
-        let (path, container) = MirrorSync.finalName(of: file, contentType: success.contentType)
+        let path = success.path
+        let container = MirrorSync.finalName(of: file, contentType: success.contentType).container
         if let previous, previous.file.path != path {
             try executor.removeReplaced(previous.file.path)
         }
