@@ -58,6 +58,7 @@ final class CurlMultiLoop: @unchecked Sendable {
             operation.acknowledgeCompletion()
             return completion
         } onCancel: {
+            operation.requestCancel()
             let waiting = inbox.withLock { inbox in
                 inbox.cancelled.append(operation)
                 return inbox.waiting
@@ -81,7 +82,11 @@ final class CurlMultiLoop: @unchecked Sendable {
                 return taken
             }
             for operation in work.added {
-                if curl_multi_add_handle(multi, operation.easy) == CURLM_OK {
+                // Cancelled before it reached the loop (its cancellation may have come in an earlier round, when
+                // it was not running yet): finished as cancelled, never started.
+                if operation.isCancelRequested {
+                    operation.finish(operation.cancelledCompletion())
+                } else if curl_multi_add_handle(multi, operation.easy) == CURLM_OK {
                     active[operation.easy] = operation
                 } else {
                     operation.finish(operation.completion(code: CURLE_FAILED_INIT))

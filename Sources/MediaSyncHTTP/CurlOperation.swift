@@ -41,6 +41,7 @@ final class CurlOperation: @unchecked Sendable {
     /// understands — taken by ``finish(_:)`` before the resume and by ``acknowledgeCompletion()`` after it.
     private let completionLock = NSLock()
     private var continuation: CheckedContinuation<CurlCompletion, Never>?
+    private var cancelRequested = false
 
     init(url: String, handler: CurlResponseHandler) throws {
         CurlGlobal.ensureInitialised()
@@ -114,6 +115,17 @@ final class CurlOperation: @unchecked Sendable {
 
     func install(_ continuation: CheckedContinuation<CurlCompletion, Never>) {
         completionLock.withLock { self.continuation = continuation }
+    }
+
+    /// Marks the operation cancelled (from any thread). The loop checks the mark when it adds the operation, so a
+    /// cancellation that reaches the loop before the operation does is not lost.
+    func requestCancel() {
+        completionLock.withLock { cancelRequested = true }
+    }
+
+    /// Whether ``requestCancel()`` was called.
+    var isCancelRequested: Bool {
+        completionLock.withLock { cancelRequested }
     }
 
     /// Resumes the waiting task once; later calls do nothing.
