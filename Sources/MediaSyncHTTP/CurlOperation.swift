@@ -19,6 +19,9 @@ struct CurlCompletion: Sendable {
     var detail: String
     /// Set when a handler aborted the transfer; it explains the abort better than libcurl's code.
     var abortError: HTTPError?
+    /// Whether the request went out (libcurl's `CURLINFO_REQUEST_SIZE` above 0): a time-out before it did is a
+    /// name that did not resolve or a connection that was not made, not a stall.
+    var requestSent = false
 }
 
 /// One libcurl easy handle with its callbacks, run by ``CurlMultiLoop``.
@@ -154,9 +157,11 @@ final class CurlOperation: @unchecked Sendable {
         var effective: UnsafeMutablePointer<CChar>?
         _ = ccurl_easy_getinfo_string(easy, CURLINFO_EFFECTIVE_URL, &effective)
         let effectiveURL = effective.map { String(cString: $0) } ?? url
+        var requestSize = 0
+        _ = ccurl_easy_getinfo_long(easy, CURLINFO_REQUEST_SIZE, &requestSize)
         return CurlCompletion(
             code: CurlCode(code), status: status, headers: headers, effectiveURL: effectiveURL,
-            detail: String(cString: errorBuffer), abortError: abortError)
+            detail: String(cString: errorBuffer), abortError: abortError, requestSent: requestSize > 0)
     }
 
     func cancelledCompletion() -> CurlCompletion {

@@ -91,7 +91,8 @@ public final class HTTPClient: Sendable {
             throw error
         }
         guard completion.code == .ok else {
-            throw HTTPError.fromCurl(completion.code, detail: completion.detail, url: request.url)
+            throw HTTPError.fromCurl(
+                completion.code, detail: completion.detail, url: request.url, requestSent: completion.requestSent)
         }
         if completion.status >= 400 {
             let retryAfter = RetryPolicy.parseRetryAfter(

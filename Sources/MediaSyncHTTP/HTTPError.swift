@@ -63,10 +63,12 @@ public struct HTTPError: Error, Equatable, Sendable, CustomStringConvertible {
     public let curlCode: CurlCode?
     /// The `errno` behind a file-system failure.
     public let errno: Int32?
+    /// For a time-out: whether the request had gone out (nil when not known).
+    public let requestSent: Bool?
 
     init(
         _ kind: Kind, _ message: String, url: String? = nil, status: Int? = nil, retryAfter: Double? = nil,
-        curlCode: CurlCode? = nil, errno: Int32? = nil
+        curlCode: CurlCode? = nil, errno: Int32? = nil, requestSent: Bool? = nil
     ) {
         self.kind = kind
         self.message = message
@@ -75,6 +77,7 @@ public struct HTTPError: Error, Equatable, Sendable, CustomStringConvertible {
         self.retryAfter = retryAfter
         self.curlCode = curlCode
         self.errno = errno
+        self.requestSent = requestSent
     }
 
     public var description: String {
@@ -95,10 +98,11 @@ public struct HTTPError: Error, Equatable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// Whether the answer did not come in time: no byte for the stall limit, or the whole-request timeout. A
-    /// connection that could not be made in time is not a stall (it is retried as it is).
+    /// Whether the answer did not come in time: no byte for the stall limit, or the whole-request timeout once the
+    /// request had gone out. A name that did not resolve or a connection not made in time is not a stall (it is
+    /// retried as it is); when libcurl did not say whether the request went out, its message tells.
     public var isStall: Bool {
-        kind == .stalled || (kind == .timedOut && !message.lowercased().contains("connect"))
+        kind == .stalled || (kind == .timedOut && (requestSent ?? !message.lowercased().contains("connect")))
     }
 
     /// Whether the failure should stop the whole run rather than just this item (a full disk).
@@ -132,14 +136,14 @@ public struct HTTPError: Error, Equatable, Sendable, CustomStringConvertible {
         return HTTPError(.status, message, url: url, status: status, retryAfter: retryAfter)
     }
 
-    static func fromCurl(_ code: CurlCode, detail: String, url: String) -> HTTPError {
+    static func fromCurl(_ code: CurlCode, detail: String, url: String, requestSent: Bool? = nil) -> HTTPError {
         let text = detail.isEmpty ? code.description : detail
         switch code {
         case .operationTimedOut:
             if text.lowercased().contains("too slow") {
                 return HTTPError(.stalled, "the transfer stalled: \(text)", url: url, curlCode: code)
             }
-            return HTTPError(.timedOut, "timed out: \(text)", url: url, curlCode: code)
+            return HTTPError(.timedOut, "timed out: \(text)", url: url, curlCode: code, requestSent: requestSent)
         case .tooManyRedirects:
             return HTTPError(.tooManyRedirects, "too many redirects: \(text)", url: url, curlCode: code)
         case .peerFailedVerification, .sslCACertBadFile:

@@ -295,7 +295,8 @@ public final class TransferEngine: Sendable {
         -> HTTPError?
     {
         guard completion.code == .ok else {
-            return HTTPError.fromCurl(completion.code, detail: completion.detail, url: url)
+            return HTTPError.fromCurl(
+                completion.code, detail: completion.detail, url: url, requestSent: completion.requestSent)
         }
         let status = writer.status
         if status >= 400 {

@@ -115,6 +115,23 @@ import Testing
         #expect(error?.kind == .tooManyRedirects)
     }
 
+    /// The whole-request time-out after the request went out is a stall (a listing is then asked again smaller);
+    /// libcurl's request size says the request went out, not its message.
+    @Test func aRequestThatGetsNoAnswerInTimeIsAStall() async throws {
+        let server = try TestServer()
+        defer { server.shutdown() }
+        server.setFile("/slow", contents: Array(repeating: 7, count: 100))
+        server.inject(.stall(afterBytes: 0, seconds: 10), path: "/slow")
+        let client = HTTPClient(
+            configuration: HTTPClientConfiguration(requestTimeout: 1, lowSpeedTime: 60), retryPolicy: .none)
+        let error = await #expect(throws: HTTPError.self) {
+            try await client.send(HTTPRequest(url: server.baseURL + "/slow"))
+        }
+        #expect(error?.kind == .timedOut)
+        #expect(error?.requestSent == true)
+        #expect(error?.isStall == true)
+    }
+
     @Test func reportsABodyThatIsNotJSONClearly() async throws {
         let server = try TestServer()
         defer { server.shutdown() }

@@ -73,4 +73,18 @@ import Testing
     func stallsAreTold(_ detail: String, _ isStall: Bool) {
         #expect(HTTPError.fromCurl(.operationTimedOut, detail: detail, url: "http://h/").isStall == isStall)
     }
+
+    @Test(
+        "libcurl's word on whether the request went out decides, whatever its message says",
+        arguments: [
+            ("Resolving timed out after 5000 milliseconds", false, false),
+            ("Operation timed out after 600000 milliseconds with 0 bytes received", true, true),
+            ("Operation timed out after 600000 milliseconds with 0 bytes received", false, false),
+            ("Connection timed out after 15001 milliseconds", false, false),
+            ("Operation too slow. Less than 1 bytes/sec transferred the last 120 seconds", true, true),
+        ])
+    func aTimeOutBeforeTheRequestWentOutIsNoStall(_ detail: String, _ sent: Bool, _ isStall: Bool) {
+        let error = HTTPError.fromCurl(.operationTimedOut, detail: detail, url: "http://h/", requestSent: sent)
+        #expect(error.isStall == isStall)
+    }
 }
