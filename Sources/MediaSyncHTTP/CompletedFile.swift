@@ -39,7 +39,7 @@ public struct CompletedFile: Sendable {
         try directories.ensure(parent)
         do {
             try name(at: path)
-        } catch  where error.errno == ENOENT {
+        } catch let error where error.errno == ENOENT {
             // The folder was made earlier in the batch and removed since (a folder emptied by the removal of a
             // replaced file goes with it): made again, once.
             try StagingArea.makeDirectories(parent)

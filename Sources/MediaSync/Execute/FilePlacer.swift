@@ -86,7 +86,7 @@ struct FilePlacer: Sendable {
         for relative in relatives {
             guard let path = root.absolute(relative) else { continue }
             var folder = PathText.parent(of: path)
-            while folder.count > root.path.count, wanted.insert(folder).inserted {
+            while folder.utf8.count > root.path.utf8.count, wanted.insert(folder).inserted {
                 folder = PathText.parent(of: folder)
             }
         }
