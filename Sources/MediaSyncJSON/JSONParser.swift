@@ -125,7 +125,7 @@ private struct JSONByteParser {
         func finish(_ stack: inout [JSONMember]) -> JSONValue {
             let members = Array(stack[base...])
             stack.removeSubrange(base...)
-            return .object(JSONParsing.distinct(members))
+            return .object(JSONObject(members))
         }
         while true {
             skipWhitespace()
@@ -384,28 +384,5 @@ private struct JSONByteParser {
         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<offset]), as: UTF8.self)
         guard let value = Double(text), value.isFinite else { throw JSONParseError.invalidNumber(offset: start) }
         return value
-    }
-}
-
-enum JSONParsing {
-    /// An object of parsed members; a key given twice keeps its first place and its last value (as a dictionary
-    /// filled in document order would). Small objects are checked pairwise, larger ones through a set.
-    static func distinct(_ members: [JSONMember]) -> JSONObject {
-        var repeated = false
-        if members.count <= 16 {
-            outer: for later in 1..<max(members.count, 1) {
-                for earlier in 0..<later where members[earlier].key == members[later].key {
-                    repeated = true
-                    break outer
-                }
-            }
-        } else {
-            var seen = Set<String>(minimumCapacity: members.count)
-            for member in members where !seen.insert(member.key).inserted {
-                repeated = true
-                break
-            }
-        }
-        return repeated ? JSONObject(members) : JSONObject(distinct: members)
     }
 }
