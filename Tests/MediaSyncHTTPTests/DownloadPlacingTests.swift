@@ -12,6 +12,15 @@ import Testing
         var description: String { "refused by the caller" }
     }
 
+    /// Leaves the first bytes of `destination`'s file in staging with a resume record, as an earlier run would.
+    private static func plantPartial(
+        _ staging: StagingArea, for destination: String, bytes: ArraySlice<UInt8>, url: String
+    ) throws {
+        try FileManager.default.createDirectory(atPath: staging.directory, withIntermediateDirectories: true)
+        #expect(FileManager.default.createFile(atPath: staging.partPath(for: destination), contents: Data(bytes)))
+        try staging.writeRecord(.init(url: url, validator: "Tue, 14 Nov 2023 22:13:20 GMT"), for: destination)
+    }
+
     @Test(arguments: [false, true])
     func theCallerNamesTheFileWhereItChooses(resumed: Bool) async throws {
         let server = try TestServer()
@@ -24,12 +33,7 @@ import Testing
         let staging = StagingArea(directory: folder.file("staging"))
         if resumed {
             // Half of it in staging from an earlier run: the file placed is the named partial one, completed.
-            try FileManager.default.createDirectory(atPath: staging.directory, withIntermediateDirectories: true)
-            #expect(
-                FileManager.default.createFile(
-                    atPath: staging.partPath(for: destination), contents: Data(bytes[0..<150_000])))
-            try staging.writeRecord(
-                .init(url: server.baseURL + "/a.bin", validator: "Tue, 14 Nov 2023 22:13:20 GMT"), for: destination)
+            try Self.plantPartial(staging, for: destination, bytes: bytes[0..<150_000], url: server.baseURL + "/a.bin")
         }
         let handed = Locked<[String?]>([])
         let chosen = folder.file("item/a.mp4")
@@ -63,13 +67,9 @@ import Testing
         let destination = folder.file("item/b.bin")
         let staging = folder.file("staging")
         if resumed {
-            let area = StagingArea(directory: staging)
-            try FileManager.default.createDirectory(atPath: staging, withIntermediateDirectories: true)
-            #expect(
-                FileManager.default.createFile(
-                    atPath: area.partPath(for: destination), contents: Data(bytes[0..<20_000])))
-            try area.writeRecord(
-                .init(url: server.baseURL + "/b.bin", validator: "Tue, 14 Nov 2023 22:13:20 GMT"), for: destination)
+            try Self.plantPartial(
+                StagingArea(directory: staging), for: destination, bytes: bytes[0..<20_000],
+                url: server.baseURL + "/b.bin")
         }
         let calls = Locked(0)
         let result = await makeEngine(staging: staging).download(
