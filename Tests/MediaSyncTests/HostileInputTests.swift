@@ -317,7 +317,7 @@ import Testing
                 try fm.createDirectory(
                     atPath: (target + "/" + name as NSString).deletingLastPathComponent,
                     withIntermediateDirectories: true)
-                fm.createFile(atPath: target + "/" + name, contents: Data(sentinel))
+                #expect(fm.createFile(atPath: target + "/" + name, contents: Data(sentinel)))
             }
         }
         let keptFolder = world.root.path + "/Downloads/\(kept.id)"
@@ -346,9 +346,10 @@ import Testing
             let part = StagingNames.partPath(staging: world.root.stagingDirectory, destination: destination)
             try fm.createDirectory(atPath: world.root.stagingDirectory, withIntermediateDirectories: true)
             let url = try world.client.downloadURL(mediaSourceId: added.mediaSources[0].id)
-            fm.createFile(
-                atPath: part + ".meta",
-                contents: try JSONEncoder().encode(["url": url, "validator": "Tue, 14 Nov 2023 22:13:20 GMT"]))
+            #expect(
+                fm.createFile(
+                    atPath: part + ".meta",
+                    contents: try JSONEncoder().encode(["url": url, "validator": "Tue, 14 Nov 2023 22:13:20 GMT"])))
             try fm.createSymbolicLink(atPath: part, withDestinationPath: target + "/victim")
         case .finalFile:
             try plantSentinels(["media.mkv"])
@@ -417,7 +418,7 @@ import Testing
         try fm.createDirectory(atPath: target, withIntermediateDirectories: true)
         // Files gc would call orphans if it went through the link.
         for name in ["orphan.mkv", "Primary.jpeg", "stale.part"] {
-            fm.createFile(atPath: target + "/" + name, contents: Data("sentinel".utf8))
+            #expect(fm.createFile(atPath: target + "/" + name, contents: Data("sentinel".utf8)))
         }
         let link: String
         switch plant {
@@ -461,7 +462,9 @@ struct HostilePlace: Sendable {
         root = MirrorRoot(path: folder.path + "/root")
         outside = folder.path + "/outside"
         try FileManager.default.createDirectory(atPath: outside + "/untouched", withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: outside + "/untouched/sentinel", contents: Data("do not touch".utf8))
+        #expect(
+            FileManager.default.createFile(atPath: outside + "/untouched/sentinel", contents: Data("do not touch".utf8))
+        )
         try root.prepare()
     }
 }

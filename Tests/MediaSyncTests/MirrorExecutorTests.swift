@@ -21,8 +21,9 @@ struct MirrorExecutorTests {
 
     static func place(_ root: MirrorRoot, _ entry: IndexEntry) throws {
         try FileManager.default.createDirectory(atPath: root.path + "/Downloads", withIntermediateDirectories: true)
-        FileManager.default.createFile(
-            atPath: root.path + "/" + entry.file.path, contents: Data(repeating: 7, count: Int(entry.file.size)))
+        #expect(
+            FileManager.default.createFile(
+                atPath: root.path + "/" + entry.file.path, contents: Data(repeating: 7, count: Int(entry.file.size))))
     }
 
     @Test func aJournalLineRoundTripsEveryField() throws {
@@ -62,7 +63,7 @@ struct MirrorExecutorTests {
             #expect(try executor.index.entries().isEmpty)
         }
         // Meanwhile one file changed size and one disappeared: only the file as recorded is adopted.
-        FileManager.default.createFile(atPath: root.path + "/" + resized.file.path, contents: Data([1]))
+        #expect(FileManager.default.createFile(atPath: root.path + "/" + resized.file.path, contents: Data([1])))
         try FileManager.default.removeItem(atPath: root.path + "/" + gone.file.path)
         let mirror = try Mirror.open(root, durable: false)
         #expect(try mirror.index.entries() == [placed])
@@ -79,7 +80,8 @@ struct MirrorExecutorTests {
             let media = try #require(try fixture.index.entries().first { $0.file.kind == .media })
             try fixture.index.forget(key: media.file.key)
             let journal = fixture.root.stateDirectory + "/placed.journal"
-            FileManager.default.createFile(atPath: journal, contents: Data(PlacedJournal.line(for: media).utf8))
+            #expect(
+                FileManager.default.createFile(atPath: journal, contents: Data(PlacedJournal.line(for: media).utf8)))
             let downloadsBefore = fixture.server.requests(to: "/Items/\(movie.mediaSources[0].id)/Download").count
 
             let plan = try await fixture.sync(SyncOptions(dryRun: true))
