@@ -158,15 +158,9 @@ public struct JSONObject: Hashable, Sendable, Sequence, ExpressibleByDictionaryL
         self.init(elements)
     }
 
-    /// Members already known to have distinct keys (the parser checks them itself).
-    init(distinct members: [JSONMember]) {
-        self.members = members
-    }
-
     public var count: Int { members.count }
     public var isEmpty: Bool { members.isEmpty }
     public var keys: [String] { members.map(\.key) }
-    public var values: [JSONValue] { members.map(\.value) }
 
     /// The members as a dictionary.
     public var dictionary: [String: JSONValue] {
@@ -199,11 +193,6 @@ public struct JSONObject: Hashable, Sendable, Sequence, ExpressibleByDictionaryL
     /// appended.
     public mutating func merge(_ other: JSONObject) {
         for member in other.members { self[member.key] = member.value }
-    }
-
-    /// The same members with each value transformed.
-    public func mapValues(_ transform: (JSONValue) throws -> JSONValue) rethrows -> JSONObject {
-        JSONObject(distinct: try members.map { JSONMember($0.key, try transform($0.value)) })
     }
 
     public struct Iterator: IteratorProtocol {

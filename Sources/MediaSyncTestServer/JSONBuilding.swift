@@ -11,12 +11,6 @@ extension JSONValue {
     /// A fractional number (frame rates).
     static func double(_ value: Double) -> JSONValue { .number(value) }
 
-    /// An optional string (`nil` becomes `null`).
-    static func optionalString(_ value: String?) -> JSONValue {
-        if let value { return .string(value) }
-        return .null
-    }
-
     /// An object of `members` in their order.
     static func members(_ members: [JSONMember]) -> JSONValue { .object(JSONObject(members)) }
 
@@ -47,11 +41,5 @@ extension JSONValue {
         guard case .object(var members) = self else { return self }
         members[key] = value
         return .object(members)
-    }
-
-    /// A copy of an object with the member at `key` transformed.
-    func updating(_ key: String, _ transform: (JSONValue) -> JSONValue) -> JSONValue {
-        guard let current = self[key] else { return self }
-        return setting(key, transform(current))
     }
 }
