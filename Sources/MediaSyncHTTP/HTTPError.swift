@@ -116,7 +116,7 @@ public struct HTTPError: Error, Equatable, Sendable, CustomStringConvertible {
         if let query = text.firstIndex(where: { $0 == "?" || $0 == "#" }) {
             text = String(text[..<query])
         }
-        if let schemeEnd = text.range(of: "://") {
+        if let schemeEnd = text.utf8.firstRange(of: "://".utf8) {
             let rest = text[schemeEnd.upperBound...]
             let hostEnd = rest.firstIndex(of: "/") ?? rest.endIndex
             if let at = rest[..<hostEnd].lastIndex(of: "@") {

@@ -30,9 +30,9 @@ public struct TransferRequest: Sendable, Equatable {
 
     /// The host part of the URL, lowercased, for the per-host cap.
     var host: String {
-        let bytes = Array(url.utf8)
-        guard let colon = bytes.indices.first(where: { bytes[$0...].starts(with: "://".utf8) }) else { return "" }
-        let rest = String(decoding: bytes[(colon + 3)...], as: UTF8.self)
+        // The standard library's search over bytes (`range(of:)` is Foundation's, per character).
+        guard let schemeEnd = url.utf8.firstRange(of: "://".utf8) else { return "" }
+        let rest = url[schemeEnd.upperBound...]
         let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
         let hostPort = authority.split(separator: "@").last ?? authority
         return hostPort.lowercased()

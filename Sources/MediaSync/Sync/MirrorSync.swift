@@ -811,8 +811,6 @@ public final class MirrorSync: Sendable {
         }
     }
 
-    /// Gives a downloaded media file the extension its MIME type calls for, removes a replaced file left at an
-    /// older path, and records the file in the index.
     /// Where a download is named: its planned path, for media with the extension its `Content-Type` calls for
     /// (the container then recorded).
     static func finalName(of file: RemoteFile, contentType: String?) -> (path: String, container: String?) {
