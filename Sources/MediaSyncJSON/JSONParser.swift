@@ -32,14 +32,7 @@ extension JSONValue {
     /// Parses one JSON document (surrounding whitespace allowed).
     /// - Throws: ``JSONParseError``.
     public init(parsing bytes: [UInt8]) throws {
-        self = try bytes.withUnsafeBufferPointer { buffer in
-            var parser = JSONByteParser(buffer)
-            parser.skipWhitespace()
-            let value = try parser.value(depth: 0)
-            parser.skipWhitespace()
-            guard parser.offset == buffer.count else { throw JSONParseError.trailingData(offset: parser.offset) }
-            return value
-        }
+        self = try JSONValue.parse(bytes, keeping: nil)
     }
 
     /// Parses one JSON document keeping, in every object at any depth, only the members named in `keys`: the
@@ -47,8 +40,12 @@ extension JSONValue {
     /// skips the allocations of the rest).
     /// - Throws: ``JSONParseError``, for any fault in the whole document, kept or not.
     public init(parsing bytes: [UInt8], keepingKeys keys: Set<String>) throws {
-        self = try bytes.withUnsafeBufferPointer { buffer in
-            var parser = JSONByteParser(buffer, keeping: keys)
+        self = try JSONValue.parse(bytes, keeping: keys)
+    }
+
+    private static func parse(_ bytes: [UInt8], keeping: Set<String>?) throws -> JSONValue {
+        try bytes.withUnsafeBufferPointer { buffer in
+            var parser = JSONByteParser(buffer, keeping: keeping)
             parser.skipWhitespace()
             let value = try parser.value(depth: 0)
             parser.skipWhitespace()
