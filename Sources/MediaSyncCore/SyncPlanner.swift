@@ -107,16 +107,26 @@ public struct ConfirmationAnswer: Sendable, Equatable {
 public enum SyncPlanner {
     public static func plan(remote: RemoteSnapshot, local: LocalSnapshot, options: SyncOptions) -> SyncPlan {
         var actions: [SyncAction] = []
-        var localByKey: [FileKey: LocalFile] = [:]
-        for file in local.files { localByKey[file.key] = file }
+        // Positions, not copies: the files are read where they are (a copy of a file is a retain and a release of each
+        // of its strings, for tens of thousands of files every sync).
+        var localByKey: [FileKey: Int] = [:]
+        localByKey.reserveCapacity(local.files.count)
+        for position in local.files.indices { localByKey[local.files[position].key] = position }
         var wanted = Set<FileKey>()
-        for file in remote.files {
-            wanted.insert(file.key)
-            if let action = compare(file, localByKey[file.key], onDisk: local.onDisk) {
+        wanted.reserveCapacity(remote.files.count)
+        for position in remote.files.indices {
+            let key = remote.files[position].key
+            wanted.insert(key)
+            guard let held = localByKey[key] else {
+                actions.append(fetch(remote.files[position], .new))
+                continue
+            }
+            if let action = compare(remote.files[position], local.files[held], onDisk: local.onDisk) {
                 actions.append(action)
             }
         }
-        for file in local.files where !wanted.contains(file.key) {
+        for position in local.files.indices where !wanted.contains(local.files[position].key) {
+            let file = local.files[position]
             let played = remote.playedCleanup(file)
             if played.kept {
                 actions.append(.keepPlayed(file))
@@ -158,20 +168,22 @@ public enum SyncPlanner {
         return absent.filter { !answer.gone.contains($0) && !answer.outsideSelections.contains($0) }
     }
 
-    private static func compare(_ remote: RemoteFile, _ local: LocalFile?, onDisk: [String: Int64]) -> SyncAction? {
-        func fetch(_ reason: SyncAction.Reason) -> SyncAction {
-            if case .inline = remote.content { return .write(remote, reason) }
-            return .download(remote, reason)
-        }
-        guard let local else { return fetch(.new) }
-        guard local.signature == remote.signature else { return fetch(.changed) }
+    /// A file to fetch: written when its bytes are at hand, downloaded otherwise.
+    private static func fetch(_ remote: RemoteFile, _ reason: SyncAction.Reason) -> SyncAction {
+        if case .inline = remote.content { return .write(remote, reason) }
+        return .download(remote, reason)
+    }
+
+    /// What to do about a wanted file the index holds (nil: nothing).
+    private static func compare(_ remote: RemoteFile, _ local: LocalFile, onDisk: [String: Int64]) -> SyncAction? {
+        guard local.signature == remote.signature else { return fetch(remote, .changed) }
         guard let size = onDisk[local.path] else {
             if let found = expectedPath(of: remote, heldAs: local), onDisk[found] == local.size {
                 return .adopt(remote, from: local.path)
             }
-            return fetch(.missing)
+            return fetch(remote, .missing)
         }
-        guard size == local.size else { return fetch(.damaged) }
+        guard size == local.size else { return fetch(remote, .damaged) }
         if !samePlace(local.path, remote) { return .move(from: local.path, to: remote) }
         return nil
     }

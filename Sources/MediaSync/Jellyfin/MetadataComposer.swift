@@ -27,8 +27,9 @@ public enum MetadataComposer {
         wholeSources: @escaping @Sendable (String) -> JSONValue? = { _ in nil }
     ) -> [Composed] {
         var media: [String: [IndexEntry]] = [:]
-        for entry in entries where entry.file.kind == .media {
-            media[entry.file.itemId, default: []].append(entry)
+        // By position: only the media records are copied, not every record looked at.
+        for position in entries.indices where entries[position].file.kind == .media {
+            media[entries[position].file.itemId, default: []].append(entries[position])
         }
         let mediaByItem = media
         // Only the listed movies and episodes get their whole media sources back: a kept episode's object is written
@@ -95,14 +96,15 @@ public enum MetadataComposer {
         // One pass over the index: series folder → (season folder, episode id) of each media file in it. (Walking
         // every entry once per series cost a 556-series library 8 s of a no-op sync.)
         var mediaBySeries: [Substring: [(folder: Substring, itemId: String)]] = [:]
-        for entry in entries where entry.file.kind == .media {
-            let path = entry.file.path[...]
+        for position in entries.indices where entries[position].file.kind == .media {
+            let file = entries[position].file
+            let path = file.path[...]
             guard path.hasPrefix("Downloads/") else { continue }
             let rest = path.dropFirst("Downloads/".count)
             guard let slash = rest.firstIndex(of: "/") else { continue }
             let inside = rest[rest.index(after: slash)...]
             guard let next = inside.firstIndex(of: "/") else { continue }
-            mediaBySeries[rest[..<slash], default: []].append((inside[..<next], entry.file.itemId))
+            mediaBySeries[rest[..<slash], default: []].append((inside[..<next], file.itemId))
         }
         for (position, series) in items.series.enumerated() {
             guard let media = mediaBySeries[series.series.id[...]] else { continue }

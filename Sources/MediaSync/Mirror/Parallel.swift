@@ -12,13 +12,24 @@ enum Parallel {
     ) -> [Result] {
         let lanes = max(1, min(threads, elements.count / 64))
         guard lanes > 1 else { return elements.map(transform) }
-        let parts = Locked<[Int: [Result]]>([:])
-        DispatchQueue.concurrentPerform(iterations: lanes) { lane in
-            let share = (lane * elements.count / lanes)..<((lane + 1) * elements.count / lanes)
-            let part = elements[share].map(transform)
-            parts.withLock { $0[lane] = part }
+        // Each lane puts its results straight into their places in the one array returned (joining per-lane arrays
+        // copied every result once more: a retain and a release per string of 32,000 planned files).
+        return [Result](unsafeUninitializedCapacity: elements.count) { buffer, initialized in
+            guard let base = buffer.baseAddress else { return }
+            let results = SendablePointer(base)
+            DispatchQueue.concurrentPerform(iterations: lanes) { lane in
+                for position in (lane * elements.count / lanes)..<((lane + 1) * elements.count / lanes) {
+                    (results.pointer + position).initialize(to: transform(elements[position]))
+                }
+            }
+            initialized = elements.count
         }
-        return parts.withLock { parts in (0..<lanes).flatMap { parts[$0] ?? [] } }
+    }
+
+    /// Where the lanes of ``map(_:threads:_:)`` put their results; each lane writes only its own positions.
+    private struct SendablePointer<Pointee>: @unchecked Sendable {
+        let pointer: UnsafeMutablePointer<Pointee>
+        init(_ pointer: UnsafeMutablePointer<Pointee>) { self.pointer = pointer }
     }
 
     /// `first` on this thread while `second` runs on a thread of its own (not a dispatch worker: `map` inside either
