@@ -20,15 +20,19 @@ public enum SafeName {
     /// Whether a file name is one of the device names Windows reserves (`CON`, `PRN`, `AUX`, `NUL`, `COM1`…`COM9`,
     /// `LPT1`…`LPT9`, in any case, with or without an extension: `aux.mp3` too). Such a file cannot be made on
     /// the SMB shares, NTFS and exFAT disks mirrors often live on.
+    ///
+    /// Read byte by byte, with no copy (it runs for every id of every listing): only ASCII letters make these names in
+    /// any case, so a name with any other byte before its first `.` is never one of them.
     public static func isWindowsReserved(_ name: String) -> Bool {
-        let base = name.split(separator: ".", omittingEmptySubsequences: false).first.map { $0.uppercased() } ?? ""
-        switch base.count {
-        case 3: return base == "CON" || base == "PRN" || base == "AUX" || base == "NUL"
-        case 4:
-            guard base.hasPrefix("COM") || base.hasPrefix("LPT"), let digit = base.last else { return false }
-            return digit >= "1" && digit <= "9"
-        default: return false
-        }
+        let utf8 = name.utf8
+        let base = utf8[..<(utf8.firstIndex(of: UInt8(ascii: ".")) ?? utf8.endIndex)]
+        guard base.count == 3 || base.count == 4 else { return false }
+        var upper: [UInt8] = []
+        upper.reserveCapacity(4)
+        for byte in base { upper.append(byte >= 0x61 && byte <= 0x7A ? byte - 0x20 : byte) }
+        if upper.count == 3 { return ["CON", "PRN", "AUX", "NUL"].contains { upper.elementsEqual($0.utf8) } }
+        guard upper.starts(with: "COM".utf8) || upper.starts(with: "LPT".utf8) else { return false }
+        return upper[3] >= UInt8(ascii: "1") && upper[3] <= UInt8(ascii: "9")
     }
 
     /// A file extension: 1...8 lowercase ASCII letters or digits, or nil.

@@ -67,6 +67,18 @@ import Testing
         #expect((SafeName.id(raw) != nil) == accepted)
     }
 
+    /// Names Windows reserves, with or without an extension and in any case; non-ASCII letters never make one (the
+    /// long s `ſ` upper-cases to `S`, the dotless `ı` to `I`, neither of which these names hold).
+    @Test(arguments: [
+        ("CON", true), ("con.txt", true), ("Aux.tar.gz", true), ("nUl.", true), ("PRN.mp3", true), ("com1", true),
+        ("LPT9.x", true), ("COM0", false), ("LPT", false), ("CONX", false), ("CO", false), (".CON", false),
+        ("", false), ("ÇON", false), ("CO\u{0144}", false), ("ſCON", false), ("COM\u{0661}", false), ("COMı", false),
+        ("CON\u{301}", false),
+    ])
+    func windowsReservedNames(name: String, reserved: Bool) {
+        #expect(SafeName.isWindowsReserved(name) == reserved)
+    }
+
     @Test func containment() {
         #expect(SafeName.isContained("Downloads/a/b.mkv"))
         #expect(!SafeName.isContained("/etc/passwd"))

@@ -1,4 +1,5 @@
 import Foundation
+import MediaSyncCore
 import MediaSyncHTTP
 
 #if canImport(Glibc)
@@ -170,11 +171,21 @@ struct FilePlacer: Sendable {
     /// The files are looked at on every core.
     func sizes(of relatives: [String]) -> [String: Int64] {
         let root = root
+        // Looked up from the root's folder, opened once: the root's own components are not walked again for each
+        // file, and no absolute path is put together.
+        let folder = open(root.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        defer { if folder >= 0 { close(folder) } }
         let found = Parallel.map(relatives) { relative -> Int64? in
             var info = stat()
-            guard let path = root.absolute(relative), lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
-                return nil
+            let looked: Int32
+            if folder >= 0 {
+                guard SafeName.isContained(relative) else { return nil }
+                looked = fstatat(folder, relative, &info, AT_SYMLINK_NOFOLLOW)
+            } else {
+                guard let path = root.absolute(relative) else { return nil }
+                looked = lstat(path, &info)
             }
+            guard looked == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
             return Int64(info.st_size)
         }
         var sizes: [String: Int64] = [:]

@@ -53,12 +53,16 @@ public enum MirrorFiles {
             }
             return builder
         }
+        let count = movieParts.reduce(0) { $0 + $1.files.count } + seriesParts.reduce(0) { $0 + $1.files.count }
         var files: [RemoteFile] = []
+        files.reserveCapacity(count)
         var rejected: [String] = []
-        var keys = Set<FileKey>()
-        for part in movieParts + seriesParts {
-            files += part.files.filter { keys.insert($0.key).inserted }
-            rejected += part.rejected
+        var keys = Set<FileKey>(minimumCapacity: count)
+        for parts in [movieParts, seriesParts] {
+            for part in parts {
+                files += part.files.lazy.filter { keys.insert($0.key).inserted }
+                rejected += part.rejected
+            }
         }
         return (files, rejected)
     }
