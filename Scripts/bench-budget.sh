@@ -19,10 +19,8 @@ SCRIPT_NAME=bench-budget
 . "$SCRIPT_DIR/lib/common.sh"
 cd "$REPO_DIR"
 
-ms_library_defaults
+ms_bench_defaults python3
 ROUNDS=${ROUNDS:-5}
-SWIFT_SCRATCH=${SWIFT_SCRATCH:-$REPO_DIR/.build-benchsync}
-ms_need python3
 
 ms_release_binaries "$SWIFT_SCRATCH" mediasync-bench-planner
 
@@ -30,10 +28,8 @@ planner_line=$("$bin/mediasync-bench-planner" | grep -o 'BUDGET_BENCH.*' || true
 [ -n "$planner_line" ] || { ms_log "the planner benchmark failed"; exit 1; }
 ms_log "$planner_line"
 
-ms_scratch "${BENCH_KEEP:-0}"
-export MEDIASYNC_ROOT="$work/mirror" MEDIASYNC_CONFIG_DIR="$work/config"
-ms_start_server --movies "$MOVIES" --series "$SERIES" --media-size "$MEDIA_SIZE"
-items=$((MOVIES + SERIES * 9))
+ms_mirror_scratch
+ms_start_library_server
 ms_log "server $base, $items items"
 ms_login_and_select_libraries
 

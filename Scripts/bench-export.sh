@@ -29,16 +29,14 @@ SCRIPT_NAME=bench-export
 . "$SCRIPT_DIR/lib/common.sh"
 cd "$REPO_DIR"
 
-ms_library_defaults
-SWIFT_SCRATCH=${SWIFT_SCRATCH:-$REPO_DIR/.build-benchsync}
+ms_bench_defaults
 
 log() { ms_log "$@"; }
 
 ms_release_binaries "$SWIFT_SCRATCH"
-ms_scratch "$BENCH_KEEP"
-export MEDIASYNC_ROOT="$work/mirror" MEDIASYNC_CONFIG_DIR="$work/config"
-ms_start_server --movies "$MOVIES" --series "$SERIES" --media-size "$MEDIA_SIZE"
-log "server $base, $((MOVIES + SERIES * 9)) items"
+ms_mirror_scratch
+ms_start_library_server
+log "server $base, $items items"
 
 ms_login_and_select_libraries
 log "first sync"

@@ -24,16 +24,13 @@ cd "$REPO_DIR"
 ROUNDS=${ROUNDS:-5}
 MOVIES=${MOVIES:-2000}
 SERIES=${SERIES:-200}
-MEDIA_SIZE=${MEDIA_SIZE:-2000}
 DURABLE=${DURABLE:-0}
 STRACE=${STRACE:-1}
-SWIFT_SCRATCH=${SWIFT_SCRATCH:-$REPO_DIR/.build-benchsync}
+ms_bench_defaults time curl python3 strace
 
-ms_need time curl python3 strace
 ms_release_binaries "$SWIFT_SCRATCH"
-ms_scratch "${BENCH_KEEP:-0}"
-export MEDIASYNC_ROOT="$work/mirror" MEDIASYNC_CONFIG_DIR="$work/config"
-ms_start_server --movies "$MOVIES" --series "$SERIES" --media-size "$MEDIA_SIZE" --request-log "$work/requests.jsonl"
+ms_mirror_scratch
+ms_start_library_server --request-log "$work/requests.jsonl"
 ms_log "server $base"
 ms_login_and_select_libraries
 

@@ -19,17 +19,12 @@ SCRIPT_NAME=bench-listing
 . "$SCRIPT_DIR/lib/common.sh"
 cd "$REPO_DIR"
 
-ms_library_defaults
+ms_bench_defaults python3 curl time
 COST=${COST:-0.001}
-SWIFT_SCRATCH=${SWIFT_SCRATCH:-$REPO_DIR/.build-benchsync}
-ms_need python3 curl time
 ms_release_binaries "$SWIFT_SCRATCH"
 
-ms_scratch "${BENCH_KEEP:-0}"
-export MEDIASYNC_ROOT="$work/mirror" MEDIASYNC_CONFIG_DIR="$work/config"
-ms_start_server --movies "$MOVIES" --series "$SERIES" --media-size "$MEDIA_SIZE" --jellyfin 10.11 --control \
-    --media-source-cost "$COST"
-items=$((MOVIES + SERIES * 9))
+ms_mirror_scratch
+ms_start_library_server --jellyfin 10.11 --control --media-source-cost "$COST"
 ms_log "server $base (10.11, $COST s an item's media sources), $items items"
 ms_login_and_select_libraries
 built() { curl -fsS "$base/__control/stats" | python3 -c 'import json,sys; print(json.load(sys.stdin)["mediaSourcesBuilt"])'; }

@@ -37,40 +37,26 @@ SCRIPT_NAME=bench-sync
 . "$SCRIPT_DIR/lib/common.sh"
 cd "$REPO_DIR"
 
-ms_library_defaults
+ms_bench_defaults time strace python3
 FEEDS=${FEEDS:-50}
 EPISODES=${EPISODES:-3}
-SWIFT_SCRATCH=${SWIFT_SCRATCH:-$REPO_DIR/.build-benchsync}
 BENCH_STRICT=${BENCH_STRICT:-0}
 FIRST_SYNC_TIMEOUT=${FIRST_SYNC_TIMEOUT:-420}
 NOOP_TIMEOUT=${NOOP_TIMEOUT:-120}
 
 log() { ms_log "$@"; }
 
-# --- tools ------------------------------------------------------------------------------------------------
-ms_need time strace python3
-
 # --- build + planner micro-benchmark ------------------------------------------------------------------------
 planner_line=""
-if [ -n "${MEDIASYNC_BIN_DIR:-}" ]; then
-    bin=$MEDIASYNC_BIN_DIR
-else
-    log "building the release binaries ($SWIFT_SCRATCH)"
-    for product in mediasync mediasync-test-server mediasync-bench-planner; do
-        swift build -c release --scratch-path "$SWIFT_SCRATCH" --product "$product" >&2
-    done
-    bin=$(swift build -c release --scratch-path "$SWIFT_SCRATCH" --show-bin-path)
-fi
+ms_release_binaries "$SWIFT_SCRATCH" mediasync-bench-planner
 if [ "${PLANNER:-1}" = 1 ] && [ -x "$bin/mediasync-bench-planner" ]; then
     log "running the planner benchmark"
     planner_line=$("$bin/mediasync-bench-planner" | grep -o 'PLANNER_BENCH.*' || true)
     [ -n "$planner_line" ] || { log "the planner benchmark failed"; exit 1; }
 fi
-ms="$bin/mediasync"
 
 # --- scratch, server ----------------------------------------------------------------------------------------
-ms_scratch "$BENCH_KEEP"
-export MEDIASYNC_ROOT="$work/mirror" MEDIASYNC_CONFIG_DIR="$work/config"
+ms_mirror_scratch
 
 log "generating $FEEDS feeds of $EPISODES episodes"
 python3 - "$work/source/podcasts" "$FEEDS" "$EPISODES" <<'PY'
@@ -95,8 +81,7 @@ for f in range(feeds):
                   + "".join(items) + "</channel></rss>\n")
 PY
 
-ms_start_server --movies "$MOVIES" --series "$SERIES" --media-size "$MEDIA_SIZE" --files "$work/source"
-items=$((MOVIES + SERIES * 9))
+ms_start_library_server --files "$work/source"
 log "server $base, user $user, $items items"
 
 # --- set up the mirror --------------------------------------------------------------------------------------

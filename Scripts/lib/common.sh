@@ -7,10 +7,17 @@
 #                   products named); sets $bin and $ms.
 #                                 MEDIASYNC_BIN_DIR set: uses the binaries there instead
 #   ms_prepare_release_run SCRATCH   python3, the build dependencies and ms_release_binaries SCRATCH
+#   ms_bench_defaults TOOL...     the library benchmarks' settings: ms_library_defaults, SWIFT_SCRATCH (default
+#                                 <repo>/.build-benchsync, the release build they share); then ms_need TOOL...
 #   ms_scratch KEEP               a scratch folder $work, removed on exit unless KEEP is 1; a started test server is
 #                                 stopped and tmpfs mounts under $work/disk-* are unmounted first
+#   ms_mirror_scratch             ms_scratch $BENCH_KEEP with an empty mirror in it: exports MEDIASYNC_ROOT
+#                                 ($work/mirror) and MEDIASYNC_CONFIG_DIR ($work/config)
 #   ms_start_server ARGS...       the test server on 127.0.0.1 with ARGS; sets $server (pid), $base, $user, $password,
 #                                 $token
+#   ms_start_library_server ARGS...  ms_start_server with the generated library of ms_library_defaults ($MOVIES,
+#                                 $SERIES, $MEDIA_SIZE) and ARGS; sets $items (a series is 9: itself, 2 seasons,
+#                                 6 episodes)
 #   ms_login_and_select_libraries signs in ($MEDIASYNC_ROOT, $MEDIASYNC_CONFIG_DIR) and selects the movies and tvshows
 #                                 views
 #   ms_select_all_movies_and_series  signs in and selects every movie (all versions) and every series
@@ -26,13 +33,21 @@
 
 # The generated library's size, as the benchmarks default it (10,004 items: 5,000 movies and 556 series of 1 series
 # + 2 seasons + 6 episodes; media of 2,000 bytes), and their rounds and scratch folder; each may come from the
-# environment.
+# environment, or from a script that defaults it otherwise before.
 ms_library_defaults() {
     ROUNDS=${ROUNDS:-3}
     MOVIES=${MOVIES:-5000}
     SERIES=${SERIES:-556}
     MEDIA_SIZE=${MEDIA_SIZE:-2000}
     BENCH_KEEP=${BENCH_KEEP:-0}
+}
+
+# ms_library_defaults, the release build the benchmarks share, and the tools named.
+# shellcheck disable=SC2120 # called without tools too
+ms_bench_defaults() {
+    ms_library_defaults
+    SWIFT_SCRATCH=${SWIFT_SCRATCH:-$REPO_DIR/.build-benchsync}
+    ms_need "$@"
 }
 
 ms_log() { echo "${SCRIPT_NAME:-mediasync}: $*" >&2; }
@@ -91,6 +106,12 @@ ms_scratch() {
     trap 'exit 130' INT TERM
 }
 
+# A benchmark's scratch folder, kept when BENCH_KEEP is 1, with the mirror's root and configuration in it.
+ms_mirror_scratch() {
+    ms_scratch "${BENCH_KEEP:-0}"
+    export MEDIASYNC_ROOT="$work/mirror" MEDIASYNC_CONFIG_DIR="$work/config"
+}
+
 ms_start_server() {
     "$bin/mediasync-test-server" "$@" >"$work/server.out" 2>"$work/server.err" &
     server=$!
@@ -103,6 +124,13 @@ ms_start_server() {
     user=$(sed -n 's|^user \([^/]*\)/\([^,]*\),.*|\1|p' "$work/server.err")
     password=$(sed -n 's|^user \([^/]*\)/\([^,]*\),.*|\2|p' "$work/server.err")
     token=$(sed -n 's|^user [^,]*, token \([^,]*\),.*|\1|p' "$work/server.err")
+}
+
+# The test server with the library the benchmarks generate (sized by ms_library_defaults) and the caller's ARGS.
+# shellcheck disable=SC2120 # called without ARGS too
+ms_start_library_server() {
+    ms_start_server --movies "$MOVIES" --series "$SERIES" --media-size "$MEDIA_SIZE" "$@"
+    items=$((MOVIES + SERIES * 9))
 }
 
 ms_login() {
