@@ -23,12 +23,8 @@ struct Browse: AsyncParsableCommand {
         try await reportingErrors {
             let session = try Session.open(config: ConfigDirectory.resolve())
             let rows = try await ServerBrowser(session: session).list(type, search: search, parent: parent)
-            if json {
-                print(try JSONText.encode(rows))
-            } else {
-                Table.print(
-                    header: ["ID", "TYPE", "NAME", "DETAIL"],
-                    rows: rows.map { [$0.id, $0.type ?? "?", $0.name ?? "", $0.detail] })
+            try Table.print(rows, json: json, header: ["ID", "TYPE", "NAME", "DETAIL"]) {
+                rows.map { [$0.id, $0.type ?? "?", $0.name ?? "", $0.detail] }
             }
         }
     }
@@ -50,6 +46,15 @@ enum Table {
                 column == row.count - 1 ? text : text.padding(toLength: widths[column], withPad: " ", startingAt: 0)
             }
             Swift.print(cells.joined(separator: "  "))
+        }
+    }
+
+    /// What `--json` chooses between: `value` as JSON for scripts, or for people the table of `rows` under `header`.
+    static func print<Value: Encodable>(_ value: Value, json: Bool, header: [String], rows: () -> [[String]]) throws {
+        if json {
+            Swift.print(try JSONText.encode(value))
+        } else {
+            print(header: header, rows: rows())
         }
     }
 }

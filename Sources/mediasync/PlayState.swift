@@ -47,17 +47,15 @@ struct Played: AsyncParsableCommand {
             let book = mirror.playState
             guard let id else {
                 let events = try book.events()
-                if json {
-                    print(try JSONText.encode(events.map(PlayEventRow.init)))
-                } else {
-                    Table.print(
-                        header: ["ITEM", "MARK", "AT", "STATE", "NOTE"],
-                        rows: events.map { row in
-                            let mark =
-                                row.kind == .position
-                                ? "at \(TimeText.format(ticks: row.positionTicks))" : row.kind.rawValue
-                            return [row.itemId, mark, PlayEventRow.time(row.at), row.state.rawValue, row.note ?? ""]
-                        })
+                try Table.print(
+                    events.map(PlayEventRow.init), json: json, header: ["ITEM", "MARK", "AT", "STATE", "NOTE"]
+                ) {
+                    events.map { row in
+                        let mark =
+                            row.kind == .position
+                            ? "at \(TimeText.format(ticks: row.positionTicks))" : row.kind.rawValue
+                        return [row.itemId, mark, PlayEventRow.time(row.at), row.state.rawValue, row.note ?? ""]
+                    }
                 }
                 return
             }

@@ -147,12 +147,8 @@ struct Podcast: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors {
                 let subscriptions = try rootOptions.openForReading().index.subscriptions()
-                if json {
-                    print(try JSONText.encode(subscriptions))
-                } else {
-                    Table.print(
-                        header: ["ID", "TITLE", "KEEP", "FEED"],
-                        rows: subscriptions.map { [$0.id, $0.title ?? "", Podcast.describe($0.retention), $0.feedURL] })
+                try Table.print(subscriptions, json: json, header: ["ID", "TITLE", "KEEP", "FEED"]) {
+                    subscriptions.map { [$0.id, $0.title ?? "", Podcast.describe($0.retention), $0.feedURL] }
                 }
             }
         }

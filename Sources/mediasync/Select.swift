@@ -196,26 +196,22 @@ struct Selections: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors {
             let selections = try rootOptions.openForReading().index.selections()
-            if json {
-                print(try JSONText.encode(selections))
-            } else {
-                Table.print(
-                    header: ["ID", "KIND", "NAME", "OPTIONS"],
-                    rows: selections.map { selection in
-                        var options: [String] = []
-                        if selection.allVersions { options.append("all versions") }
-                        if let season = selection.season { options.append("season \(season)") }
-                        if let next = selection.nextUnplayed { options.append("next \(next) unplayed") }
-                        if let after = selection.deletePlayedAfter {
-                            options.append("played leave after \(TimeText.format(duration: after))")
-                        }
-                        if let priority = selection.priority { options.append("priority \(priority)") }
-                        options.append("quality \(selection.quality?.description ?? "original")")
-                        return [
-                            selection.id, selection.kind.rawValue, selection.name ?? "",
-                            options.joined(separator: ", "),
-                        ]
-                    })
+            try Table.print(selections, json: json, header: ["ID", "KIND", "NAME", "OPTIONS"]) {
+                selections.map { selection in
+                    var options: [String] = []
+                    if selection.allVersions { options.append("all versions") }
+                    if let season = selection.season { options.append("season \(season)") }
+                    if let next = selection.nextUnplayed { options.append("next \(next) unplayed") }
+                    if let after = selection.deletePlayedAfter {
+                        options.append("played leave after \(TimeText.format(duration: after))")
+                    }
+                    if let priority = selection.priority { options.append("priority \(priority)") }
+                    options.append("quality \(selection.quality?.description ?? "original")")
+                    return [
+                        selection.id, selection.kind.rawValue, selection.name ?? "",
+                        options.joined(separator: ", "),
+                    ]
+                }
             }
         }
     }

@@ -34,13 +34,10 @@ struct DiskUsage: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors {
             let usage = try rootOptions.openForReading().storage.usage()
-            if json {
-                print(try JSONText.encode(usage))
-                return
+            try Table.print(usage, json: json, header: ["SIZE", "FILES", "TYPE", "TITLE", "ID"]) {
+                usage.entries.map { [ByteCount.format($0.bytes), String($0.files), $0.type, $0.title, $0.id] }
             }
-            Table.print(
-                header: ["SIZE", "FILES", "TYPE", "TITLE", "ID"],
-                rows: usage.entries.map { [ByteCount.format($0.bytes), String($0.files), $0.type, $0.title, $0.id] })
+            guard !json else { return }
             print("total \(ByteCount.format(usage.totalBytes)), free \(ByteCount.format(usage.freeBytes))")
             if let warning = usage.warning { Console.error("warning: \(warning)") }
         }
@@ -242,24 +239,20 @@ struct List: AsyncParsableCommand {
                                 || (item.parent ?? "").localizedCaseInsensitiveContains(text)
                         } ?? true)
                 }
-            if json {
-                print(try JSONText.encode(items))
-            } else {
-                Table.print(
-                    header: ["TYPE", "TITLE", "WHERE", "SIZE", "STATE", "ID"],
-                    rows: items.map { item in
-                        let place = [
-                            item.parent,
-                            item.season.map {
-                                String(format: "S%02d", $0) + (item.episode.map { String(format: "E%02d", $0) } ?? "")
-                            },
-                        ]
-                        .compactMap { $0 }.joined(separator: " ")
-                        return [
-                            item.type, item.title, place, ByteCount.format(item.bytes),
-                            item.downloaded ? "ok" : "missing", item.id,
-                        ]
-                    })
+            try Table.print(items, json: json, header: ["TYPE", "TITLE", "WHERE", "SIZE", "STATE", "ID"]) {
+                items.map { item in
+                    let place = [
+                        item.parent,
+                        item.season.map {
+                            String(format: "S%02d", $0) + (item.episode.map { String(format: "E%02d", $0) } ?? "")
+                        },
+                    ]
+                    .compactMap { $0 }.joined(separator: " ")
+                    return [
+                        item.type, item.title, place, ByteCount.format(item.bytes),
+                        item.downloaded ? "ok" : "missing", item.id,
+                    ]
+                }
             }
         }
     }
