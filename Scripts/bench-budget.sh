@@ -19,8 +19,9 @@ SCRIPT_NAME=bench-budget
 . "$SCRIPT_DIR/lib/common.sh"
 cd "$REPO_DIR"
 
-ms_bench_defaults python3
+# Its own default first: the library defaults set ROUNDS to 3 when it is unset.
 ROUNDS=${ROUNDS:-5}
+ms_bench_defaults python3
 
 ms_release_binaries "$SWIFT_SCRATCH" mediasync-bench-planner
 
