@@ -4,7 +4,7 @@ import MediaSyncJSON
 ///
 /// The whole object is kept as received in ``raw`` and encoded back exactly, so fields this client does not
 /// know survive into `metadata.json`. The typed properties read from ``raw``; missing or `null` fields are nil.
-public struct BaseItem: IdentifiedWireObject, Hashable, Sendable {
+public struct BaseItem: IdentifiedWireObject {
     /// The object as the server sent it.
     public let raw: JSONValue
     /// `Id`: the item id (32 hex characters on Jellyfin). Never empty.

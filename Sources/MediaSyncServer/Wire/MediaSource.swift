@@ -3,7 +3,7 @@ import MediaSyncJSON
 /// One version of an item (`MediaSourceInfo`), from `MediaSources` or `PlaybackInfo`.
 ///
 /// On Jellyfin each version is its own item: ``id`` is what `/Items/{id}/Download` takes.
-public struct MediaSource: JSONObjectWrapper, Hashable, Sendable {
+public struct MediaSource: JSONObjectWrapper {
     /// The object as the server sent it.
     public let raw: JSONValue
 

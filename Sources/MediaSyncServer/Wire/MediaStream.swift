@@ -1,7 +1,7 @@
 import MediaSyncJSON
 
 /// One stream of a version (`MediaStream`): video, audio, subtitle…
-public struct MediaStream: JSONObjectWrapper, Hashable, Sendable {
+public struct MediaStream: JSONObjectWrapper {
     /// The object as the server sent it.
     public let raw: JSONValue
 

@@ -1,7 +1,7 @@
 import MediaSyncJSON
 
 /// What `/System/Info/Public` (anonymous) and `/System/Info` say about the server (`PublicSystemInfo`).
-public struct PublicSystemInfo: Codable, Hashable, Sendable {
+public struct PublicSystemInfo: RawWireObject {
     /// The object as the server sent it.
     public let raw: JSONValue
 
@@ -9,11 +9,6 @@ public struct PublicSystemInfo: Codable, Hashable, Sendable {
     /// - Throws: `DecodingError` when the value is not an object.
     public init(from decoder: Decoder) throws {
         raw = try WireObject.decode(from: decoder)
-    }
-
-    /// Encodes ``raw`` unchanged.
-    public func encode(to encoder: Encoder) throws {
-        try raw.encode(to: encoder)
     }
 
     /// `ServerName`.

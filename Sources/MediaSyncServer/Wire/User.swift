@@ -1,7 +1,7 @@
 import MediaSyncJSON
 
 /// A user account (`UserDto`), from `/Users`, `/Users/Me` or an ``AuthenticationResult``.
-public struct User: IdentifiedWireObject, Hashable, Sendable {
+public struct User: IdentifiedWireObject {
     /// The object as the server sent it.
     public let raw: JSONValue
     /// `Id`. Never empty.

@@ -1,7 +1,7 @@
 import MediaSyncJSON
 
 /// The signed-in user's state for one item (`UserItemDataDto`).
-public struct UserData: JSONObjectWrapper, Hashable, Sendable {
+public struct UserData: JSONObjectWrapper {
     /// The object as the server sent it.
     public let raw: JSONValue
 

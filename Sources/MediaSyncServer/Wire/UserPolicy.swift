@@ -1,7 +1,7 @@
 import MediaSyncJSON
 
 /// What a user may do (`UserPolicy`), as far as mirroring is concerned.
-public struct UserPolicy: JSONObjectWrapper, Hashable, Sendable {
+public struct UserPolicy: JSONObjectWrapper {
     /// The object as the server sent it.
     public let raw: JSONValue
 

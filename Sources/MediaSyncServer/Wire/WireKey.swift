@@ -25,26 +25,27 @@ enum WireObject {
     ///   member is missing, null or empty.
     static func decode(from decoder: Decoder, requiring required: [String] = []) throws -> JSONValue {
         let value = try JSONValue(from: decoder)
-        guard case .object(let members) = value else {
-            throw DecodingError.typeMismatch(
-                [String: JSONValue].self,
-                DecodingError.Context(codingPath: decoder.codingPath, debugDescription: "expected a JSON object"))
-        }
-        for key in required {
-            guard let text = members[key]?.stringValue, !text.isEmpty else {
-                throw DecodingError.keyNotFound(
-                    WireKey(key),
-                    DecodingError.Context(codingPath: decoder.codingPath, debugDescription: "missing \(key)"))
-            }
-        }
+        try check(value, codingPath: decoder.codingPath, requiring: required)
         return value
     }
 }
 
-/// A wire type that is a JSON object with a non-empty string `Id` (items, users), kept as received in `raw`.
-public protocol IdentifiedWireObject: Codable {
+/// A wire type kept as the server sent it in `raw`, encoded back unchanged, with typed accessors on top: a value
+/// (`Hashable`, `Sendable`) whatever the kind.
+public protocol RawWireObject: Codable, Hashable, Sendable {
     /// The object as the server sent it.
     var raw: JSONValue { get }
+}
+
+extension RawWireObject {
+    /// Encodes ``raw`` unchanged.
+    public func encode(to encoder: Encoder) throws {
+        try raw.encode(to: encoder)
+    }
+}
+
+/// A wire type that is a JSON object with a non-empty string `Id` (items, users), kept as received in `raw`.
+public protocol IdentifiedWireObject: RawWireObject {
     /// `Id`. Never empty.
     var id: String { get }
     /// Wraps `raw` whose `Id` is `id`, without checking; use ``init(_:)``.
@@ -63,15 +64,11 @@ extension IdentifiedWireObject {
     /// Decodes any JSON object with a non-empty string `Id`.
     /// - Throws: `DecodingError` when the value is not an object or has no `Id`.
     public init(from decoder: Decoder) throws {
-        let value = try WireObject.decode(from: decoder, requiring: ["Id"])
-        self.init(unchecked: value, id: value["Id"]?.stringValue ?? "")
+        try self.init(wire: JSONValue(from: decoder), codingPath: decoder.codingPath)
     }
 
-    /// Encodes ``raw`` unchanged.
-    public func encode(to encoder: Encoder) throws {
-        try raw.encode(to: encoder)
-    }
-
+    /// Wraps an object parsed earlier, at `codingPath`, with a non-empty string `Id` (see ``WireDecodable``).
+    /// - Throws: `DecodingError` when the value is not an object or has no `Id`.
     init(wire value: JSONValue, codingPath: [any CodingKey]) throws {
         try WireObject.check(value, codingPath: codingPath, requiring: ["Id"])
         self.init(unchecked: value, id: value["Id"]?.stringValue ?? "")
@@ -79,9 +76,7 @@ extension IdentifiedWireObject {
 }
 
 /// A wire type that is any JSON object, kept as received in `raw`, with typed accessors on top.
-public protocol JSONObjectWrapper: Codable {
-    /// The object as the server sent it.
-    var raw: JSONValue { get }
+public protocol JSONObjectWrapper: RawWireObject {
     /// Wraps `raw` without checking it; use ``init(_:)``.
     init(unchecked raw: JSONValue)
 }
@@ -97,11 +92,6 @@ extension JSONObjectWrapper {
     /// - Throws: `DecodingError` when the value is not an object.
     public init(from decoder: Decoder) throws {
         self.init(unchecked: try WireObject.decode(from: decoder))
-    }
-
-    /// Encodes ``raw`` unchanged.
-    public func encode(to encoder: Encoder) throws {
-        try raw.encode(to: encoder)
     }
 }
 
