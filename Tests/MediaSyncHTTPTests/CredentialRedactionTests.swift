@@ -10,30 +10,30 @@ import Testing
     static let token = "Tk7Q9zXk2LpV4wR8mN3bJ6hG5fD1sA0e"
 
     @Test func aDownloadErrorDoesNotRepeatTheTokenOfItsAuthorizationHeader() async throws {
-        let server = try TestServer()
-        defer { server.shutdown() }
-        let folder = try TemporaryDirectory()
-        defer { folder.remove() }
-        let echo = "mediasync request refused: token \(Self.token) (MediaBrowser Token=\"\(Self.token)\") is not valid"
-        server.inject(
-            .body(status: 500, contentType: "text/plain", bytes: Array(echo.utf8)), path: "/media.bin", count: 10)
-        var headers = HTTPHeaders()
-        headers.add(
-            name: "Authorization",
-            value:
-                "MediaBrowser Client=\"mediasync\", Device=\"host\", DeviceId=\"d1\", Version=\"0.1.0\", Token=\"\(Self.token)\""
-        )
-        let engine = makeEngine(retry: .none)
-        let result = await engine.download([
-            TransferRequest(
-                id: "m", url: server.baseURL + "/media.bin", destination: folder.file("media.bin"), headers: headers)
-        ])
-        let error = try #require(result.outcomes.first?.error)
-        #expect(error.status == 500)
-        #expect(!error.description.contains(Self.token))
-        #expect(!error.description.contains(String(Self.token.prefix(12))))
-        // The rest of the excerpt stays: only the credential is cut out.
-        #expect(error.description.contains("mediasync request refused: token <redacted>"))
+        try await withServerAndFolder { server, folder in
+            let echo =
+                "mediasync request refused: token \(Self.token) (MediaBrowser Token=\"\(Self.token)\") is not valid"
+            server.inject(
+                .body(status: 500, contentType: "text/plain", bytes: Array(echo.utf8)), path: "/media.bin", count: 10)
+            var headers = HTTPHeaders()
+            headers.add(
+                name: "Authorization",
+                value:
+                    "MediaBrowser Client=\"mediasync\", Device=\"host\", DeviceId=\"d1\", Version=\"0.1.0\", Token=\"\(Self.token)\""
+            )
+            let engine = makeEngine(retry: .none)
+            let result = await engine.download([
+                TransferRequest(
+                    id: "m", url: server.baseURL + "/media.bin", destination: folder.file("media.bin"), headers: headers
+                )
+            ])
+            let error = try #require(result.outcomes.first?.error)
+            #expect(error.status == 500)
+            #expect(!error.description.contains(Self.token))
+            #expect(!error.description.contains(String(Self.token.prefix(12))))
+            // The rest of the excerpt stays: only the credential is cut out.
+            #expect(error.description.contains("mediasync request refused: token <redacted>"))
+        }
     }
 
     /// `TOKEN` in the value stands for the token (Swift Testing prints arguments, and `Scripts/check-secrets.sh`

@@ -38,28 +38,31 @@ import Testing
         #expect(String(decoding: sent.body, as: UTF8.self).contains("\"Username\":\"demo\""))
     }
 
-    @Test func unauthorizedIsNotRetriedAndSaysSo() async throws {
+    /// Sends a GET for `path` to a fresh test server with quick retries, expecting an `HTTPError` after one request
+    /// (the error is not retried); returns the error.
+    private func errorNotRetried(getting path: String, sourceLocation: SourceLocation = #_sourceLocation) async throws
+        -> HTTPError?
+    {
         let server = try TestServer()
         defer { server.shutdown() }
         let client = HTTPClient(retryPolicy: quickRetries)
-        let error = await #expect(throws: HTTPError.self) {
-            try await client.send(HTTPRequest(url: server.baseURL + "/UserViews"))
+        let error = await #expect(throws: HTTPError.self, sourceLocation: sourceLocation) {
+            try await client.send(HTTPRequest(url: server.baseURL + path))
         }
+        #expect(server.requests(to: path).count == 1, sourceLocation: sourceLocation)
+        return error
+    }
+
+    @Test func unauthorizedIsNotRetriedAndSaysSo() async throws {
+        let error = try await errorNotRetried(getting: "/UserViews")
         #expect(error?.status == 401)
         #expect(error?.isRetryable == false)
-        #expect(server.requests(to: "/UserViews").count == 1)
     }
 
     @Test func notFoundIsNotRetried() async throws {
-        let server = try TestServer()
-        defer { server.shutdown() }
-        let client = HTTPClient(retryPolicy: quickRetries)
-        let error = await #expect(throws: HTTPError.self) {
-            try await client.send(HTTPRequest(url: server.baseURL + "/nothing-here"))
-        }
+        let error = try await errorNotRetried(getting: "/nothing-here")
         #expect(error?.status == 404)
         #expect(error?.description.contains("404") == true)
-        #expect(server.requests(to: "/nothing-here").count == 1)
     }
 
     @Test func retriesServerErrorsThenSucceeds() async throws {

@@ -28,6 +28,14 @@ func readBytes(_ path: String) -> [UInt8]? {
     FileManager.default.contents(atPath: path).map { [UInt8]($0) }
 }
 
+/// Runs `body` with a fresh test server and temporary folder; the folder is removed and the server shut down after it,
+/// whatever it does.
+func withServerAndFolder(_ body: (TestServer, TemporaryDirectory) async throws -> Void) async throws {
+    let server = try TestServer()
+    defer { server.shutdown() }
+    try await TemporaryDirectory.with { folder in try await body(server, folder) }
+}
+
 /// Quick retries so that the tests do not wait for real backoff.
 let quickRetries = RetryPolicy(maxAttempts: 4, baseDelay: 0.05, maxDelay: 0.2, maxRetryAfter: 5, jitter: 0)
 

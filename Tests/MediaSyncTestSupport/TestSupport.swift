@@ -18,6 +18,13 @@ public struct TemporaryDirectory: Sendable {
 
     public func remove() { try? FileManager.default.removeItem(atPath: path) }
 
+    /// Runs `body` with a fresh temporary folder, removed after it whatever it does.
+    public static func with<Result>(_ body: (TemporaryDirectory) async throws -> Result) async throws -> Result {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        return try await body(folder)
+    }
+
     /// Every regular file below the folder, as paths relative to it, sorted.
     public func allFiles() -> [String] {
         guard let enumerator = FileManager.default.enumerator(atPath: path) else { return [] }
@@ -66,6 +73,32 @@ public struct SmallTmpfs: Sendable {
         try? process.run()
         process.waitUntilExit()
         try? FileManager.default.removeItem(atPath: path)
+    }
+}
+
+/// Waits for a download to get under way: its partial file in the staging folder.
+public enum PartialFileWatch {
+    /// Polls `staging` every 10 ms, for two minutes at the most, until a `.part` file there holds at least `bytes`
+    /// bytes; returns the size of the largest `.part` file at the last look (0 when there was none).
+    ///
+    /// Polled on a thread of its own: a loaded run can keep the cooperative threads (and Dispatch's pool, held by other
+    /// tests' blocking loops) from running the poll for a long time.
+    public static func size(in staging: String, reaching bytes: Int) async -> Int {
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                var size = 0
+                for _ in 0..<12_000 where size < bytes {
+                    usleep(10_000)
+                    let names = (try? FileManager.default.contentsOfDirectory(atPath: staging)) ?? []
+                    size =
+                        names.filter { $0.hasSuffix(".part") }.compactMap {
+                            (try? FileManager.default.attributesOfItem(atPath: staging + "/" + $0)[.size] as? Int)
+                                ?? nil
+                        }.max() ?? 0
+                }
+                continuation.resume(returning: size)
+            }
+        }
     }
 }
 
