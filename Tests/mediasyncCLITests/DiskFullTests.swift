@@ -19,29 +19,27 @@ import Testing
 
     @Test(.enabled(if: DiskFullTests.canMount, "skipped: mounting a tmpfs needs root"))
     func aPlanThatDoesNotFitIsRefusedBeforeAnyDownload() async throws {
-        let sandbox = try Sandbox(
-            diskBytes: 112 << 20, library: TestLibrary(movies: 2, series: 0, mediaSize: 2_000_000))
-        defer { sandbox.tearDown() }
-        try await sandbox.signInAndSelectMovies()
-        let planned = sandbox.server.library.allMediaSources.reduce(0) { $0 + $1.size }
-        // Free: the 100 MB margin plus half the plan.
-        let filler = try sandbox.fill(leaving: Int(MirrorSync.spaceFloor) + planned / 2)
+        try await Sandbox.withTwoSelectedMovies { sandbox in
+            let planned = sandbox.server.library.allMediaSources.reduce(0) { $0 + $1.size }
+            // Free: the 100 MB margin plus half the plan.
+            let filler = try sandbox.fill(leaving: Int(MirrorSync.spaceFloor) + planned / 2)
 
-        let refused = try await sandbox.run(["sync"])
-        #expect(refused.status == 1, "\(refused.stderr)")
-        let errors = refused.stderr.split(separator: "\n")
-        #expect(
-            errors.count == 1 && errors.first?.hasPrefix("mediasync: not enough free space") == true,
-            "\(refused.stderr)")
-        #expect(sandbox.server.allRequests.allSatisfy { !$0.path.hasSuffix("/Download") })
-        #expect(sandbox.downloads().isEmpty)
-        #expect(sandbox.staging().isEmpty)
+            let refused = try await sandbox.run(["sync"])
+            #expect(refused.status == 1, "\(refused.stderr)")
+            let errors = refused.stderr.split(separator: "\n")
+            #expect(
+                errors.count == 1 && errors.first?.hasPrefix("mediasync: not enough free space") == true,
+                "\(refused.stderr)")
+            #expect(sandbox.server.allRequests.allSatisfy { !$0.path.hasSuffix("/Download") })
+            #expect(sandbox.downloads().isEmpty)
+            #expect(sandbox.staging().isEmpty)
 
-        try FileManager.default.removeItem(atPath: filler)
-        let done = try await sandbox.run(["sync"])
-        #expect(done.status == 0, "\(done.stderr)")
-        try sandbox.expectMediaMatchTheServer(count: 3)
-        try await sandbox.expectConsistent()
+            try FileManager.default.removeItem(atPath: filler)
+            let done = try await sandbox.run(["sync"])
+            #expect(done.status == 0, "\(done.stderr)")
+            try sandbox.expectMediaMatchTheServer(count: 3)
+            try await sandbox.expectConsistent()
+        }
     }
 
     @Test(.enabled(if: DiskFullTests.canMount, "skipped: mounting a tmpfs needs root"))
@@ -90,30 +88,28 @@ import Testing
     @Test(.enabled(if: DiskFullTests.canMount, "skipped: mounting a tmpfs needs root"))
     func aDiskThatAnotherWriterFillsMidRunStopsCleanly() async throws {
         // The plan fits (sizes known, margin included), then another writer takes the free space mid-run.
-        let sandbox = try Sandbox(
-            diskBytes: 112 << 20, library: TestLibrary(movies: 2, series: 0, mediaSize: 2_000_000))
-        defer { sandbox.tearDown() }
-        try await sandbox.signInAndSelectMovies()
-        sandbox.server.setThrottle(bytesPerSecond: 1_000_000)
-        let live = try LiveProcess(["sync"], environment: sandbox.environment)
-        for _ in 0..<12_000 where sandbox.server.bodyBytesSent < 1_500_000 && live.isRunning {
-            try await Task.sleep(nanoseconds: 5_000_000)
-        }
-        let filler = try sandbox.fill(leaving: 0)
-        for _ in 0..<12_000 where live.isRunning {
-            try await Task.sleep(nanoseconds: 5_000_000)
-        }
-        let full = live.finish()
-        try sandbox.expectOneDiskFullLine(full)
-        try sandbox.expectMediaMatchTheServer(count: nil)
-        try await sandbox.expectConsistent()
+        try await Sandbox.withTwoSelectedMovies { sandbox in
+            sandbox.server.setThrottle(bytesPerSecond: 1_000_000)
+            let live = try LiveProcess(["sync"], environment: sandbox.environment)
+            for _ in 0..<12_000 where sandbox.server.bodyBytesSent < 1_500_000 && live.isRunning {
+                try await Task.sleep(nanoseconds: 5_000_000)
+            }
+            let filler = try sandbox.fill(leaving: 0)
+            for _ in 0..<12_000 where live.isRunning {
+                try await Task.sleep(nanoseconds: 5_000_000)
+            }
+            let full = live.finish()
+            try sandbox.expectOneDiskFullLine(full)
+            try sandbox.expectMediaMatchTheServer(count: nil)
+            try await sandbox.expectConsistent()
 
-        try FileManager.default.removeItem(atPath: filler)
-        sandbox.server.setThrottle(bytesPerSecond: nil)
-        let done = try await sandbox.run(["sync"])
-        #expect(done.status == 0, "\(done.stderr)")
-        try sandbox.expectMediaMatchTheServer(count: 3)
-        try await sandbox.expectConsistent()
+            try FileManager.default.removeItem(atPath: filler)
+            sandbox.server.setThrottle(bytesPerSecond: nil)
+            let done = try await sandbox.run(["sync"])
+            #expect(done.status == 0, "\(done.stderr)")
+            try sandbox.expectMediaMatchTheServer(count: 3)
+            try await sandbox.expectConsistent()
+        }
     }
 
     struct Sandbox {
@@ -133,6 +129,16 @@ import Testing
                 FileManager.default.temporaryDirectory.appendingPathComponent("mediasync-full-\(UUID().uuidString)")
                 .path
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        }
+
+        /// Runs `body` with a 112 MiB disk and two 2 MB movies, signed in and selected; torn down after it whatever it
+        /// does.
+        static func withTwoSelectedMovies(_ body: (Sandbox) async throws -> Void) async throws {
+            let sandbox = try Sandbox(
+                diskBytes: 112 << 20, library: TestLibrary(movies: 2, series: 0, mediaSize: 2_000_000))
+            defer { sandbox.tearDown() }
+            try await sandbox.signInAndSelectMovies()
+            try await body(sandbox)
         }
 
         func run(_ arguments: [String], input: String? = nil) async throws -> CommandRunner.Output {

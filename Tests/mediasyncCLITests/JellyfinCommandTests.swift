@@ -37,6 +37,17 @@ import Testing
             server.shutdown()
             try? FileManager.default.removeItem(atPath: folder)
         }
+
+        /// Runs `body` in a fresh sandbox signed in with a password (the sign-in is checked to succeed), torn down
+        /// after it whatever it does.
+        static func signedIn(sourceLocation: SourceLocation = #_sourceLocation, _ body: (Sandbox) async throws -> Void)
+            async throws
+        {
+            let sandbox = try Sandbox()
+            defer { sandbox.tearDown() }
+            #expect(try await sandbox.login().status == 0, sourceLocation: sourceLocation)
+            try await body(sandbox)
+        }
     }
 
     @Test func logsInWithAPasswordAndKeepsTheTokenPrivate() async throws {
@@ -96,60 +107,59 @@ import Testing
     }
 
     @Test func selectsSyncsAndFindsNothingToDoTheSecondTime() async throws {
-        let sandbox = try Sandbox()
-        defer { sandbox.tearDown() }
-        #expect(try await sandbox.login().status == 0)
-        let movie = sandbox.server.library.movies[0]
-        let select = try await sandbox.run(["select", "movie", movie.id, "--all-versions"])
-        #expect(select.status == 0, "\(select.stderr)")
-        let wrongKind = try await sandbox.run(["select", "series", movie.id])
-        #expect(wrongKind.status == 1)
-        #expect(wrongKind.stderr.contains("not a series"))
-        let hostile = try await sandbox.run(["select", "movie", "../../etc"])
-        #expect(hostile.status == 64)
-        let selections = try await sandbox.run(["selections", "--json"])
-        #expect(selections.stdout.contains(movie.id))
+        try await Sandbox.signedIn { sandbox in
+            let movie = sandbox.server.library.movies[0]
+            let select = try await sandbox.run(["select", "movie", movie.id, "--all-versions"])
+            #expect(select.status == 0, "\(select.stderr)")
+            let wrongKind = try await sandbox.run(["select", "series", movie.id])
+            #expect(wrongKind.status == 1)
+            #expect(wrongKind.stderr.contains("not a series"))
+            let hostile = try await sandbox.run(["select", "movie", "../../etc"])
+            #expect(hostile.status == 64)
+            let selections = try await sandbox.run(["selections", "--json"])
+            #expect(selections.stdout.contains(movie.id))
 
-        let plan = try await sandbox.run(["sync", "--dry-run", "--json"])
-        #expect(plan.status == 0, "\(plan.stderr)")
-        let planned = try JSONSerialization.jsonObject(with: Data(plan.stdout.utf8)) as? [String: Any]
-        #expect(planned?["dryRun"] as? Bool == true)
-        #expect(((planned?["planned"] as? [[String: Any]]) ?? []).contains { $0["action"] as? String == "download" })
-        #expect(!FileManager.default.fileExists(atPath: sandbox.folder + "/mirror/Downloads/\(movie.id)"))
+            let plan = try await sandbox.run(["sync", "--dry-run", "--json"])
+            #expect(plan.status == 0, "\(plan.stderr)")
+            let planned = try JSONSerialization.jsonObject(with: Data(plan.stdout.utf8)) as? [String: Any]
+            #expect(planned?["dryRun"] as? Bool == true)
+            #expect(
+                ((planned?["planned"] as? [[String: Any]]) ?? []).contains { $0["action"] as? String == "download" })
+            #expect(!FileManager.default.fileExists(atPath: sandbox.folder + "/mirror/Downloads/\(movie.id)"))
 
-        let first = try await sandbox.run(["sync"])
-        #expect(first.status == 0, "\(first.stderr)")
-        #expect(first.stdout.contains("Downloaded"))
-        // Not on a terminal: one timestamped line per finished file.
-        let lines = first.stderr.split(separator: "\n")
-        #expect(lines.contains { $0.contains(" info downloaded Downloads/\(movie.id)/") && $0.hasPrefix("20") })
-        #expect(lines.contains { $0.contains(" info written Downloads/\(movie.id)/metadata.json") })
-        for source in movie.mediaSources {
-            let path = sandbox.folder + "/mirror/Downloads/\(movie.id)/\(movie.id)-\(source.id).mkv"
-            let same =
-                FileManager.default.contents(atPath: path).map { [UInt8]($0) }
-                == sandbox.server.library.mediaBytes(forMediaSourceId: source.id)
-            #expect(same, "\(path)")
+            let first = try await sandbox.run(["sync"])
+            #expect(first.status == 0, "\(first.stderr)")
+            #expect(first.stdout.contains("Downloaded"))
+            // Not on a terminal: one timestamped line per finished file.
+            let lines = first.stderr.split(separator: "\n")
+            #expect(lines.contains { $0.contains(" info downloaded Downloads/\(movie.id)/") && $0.hasPrefix("20") })
+            #expect(lines.contains { $0.contains(" info written Downloads/\(movie.id)/metadata.json") })
+            for source in movie.mediaSources {
+                let path = sandbox.folder + "/mirror/Downloads/\(movie.id)/\(movie.id)-\(source.id).mkv"
+                let same =
+                    FileManager.default.contents(atPath: path).map { [UInt8]($0) }
+                    == sandbox.server.library.mediaBytes(forMediaSourceId: source.id)
+                #expect(same, "\(path)")
+            }
+            let second = try await sandbox.run(["sync"])
+            #expect(second.status == 0)
+            #expect(second.stdout.contains("Up to date"))
+
+            let url = try await sandbox.run(["url", movie.id, "--version", movie.mediaSources[1].id])
+            #expect(
+                url.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+                    == "\(sandbox.server.baseURL)/Items/\(movie.mediaSources[1].id)/Download")
         }
-        let second = try await sandbox.run(["sync"])
-        #expect(second.status == 0)
-        #expect(second.stdout.contains("Up to date"))
-
-        let url = try await sandbox.run(["url", movie.id, "--version", movie.mediaSources[1].id])
-        #expect(
-            url.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-                == "\(sandbox.server.baseURL)/Items/\(movie.mediaSources[1].id)/Download")
     }
 
     @Test func aSecondSyncOnTheSameRootExitsAtOnce() async throws {
-        let sandbox = try Sandbox()
-        defer { sandbox.tearDown() }
-        #expect(try await sandbox.login().status == 0)
-        let lock = try RootLock(root: MirrorRoot(path: sandbox.folder + "/mirror"))
-        let output = try await sandbox.run(["sync"])
-        #expect(output.status == 5)
-        #expect(output.stderr.contains("another mediasync sync is running"))
-        withExtendedLifetime(lock) {}
+        try await Sandbox.signedIn { sandbox in
+            let lock = try RootLock(root: MirrorRoot(path: sandbox.folder + "/mirror"))
+            let output = try await sandbox.run(["sync"])
+            #expect(output.status == 5)
+            #expect(output.stderr.contains("another mediasync sync is running"))
+            withExtendedLifetime(lock) {}
+        }
     }
 }
 

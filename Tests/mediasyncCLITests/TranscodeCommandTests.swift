@@ -20,79 +20,80 @@ import Testing
     }
 
     @Test func selectsAQualityAndSyncsTheTranscode() async throws {
-        let sandbox = try Sandbox()
-        defer { sandbox.tearDown() }
-        #expect(try await sandbox.login().status == 0)
-        let movie = sandbox.server.library.movies[0]
-        Self.shorten(sandbox, movie)
-        // Without ffmpeg, MP4 is refused at select time with one line; a container it cannot make is a usage error.
-        let mp4 = try await sandbox.run(
-            ["select", "movie", movie.id, "--quality", "720p", "--container", "mp4"], extra: ["PATH": "/nonexistent"])
-        #expect(mp4.status == 1)
-        #expect(mp4.stderr.contains("ffmpeg is not installed") && mp4.stderr.contains("MPEG-TS"))
-        #expect(mp4.stderr.split(separator: "\n").count == 1)
-        let avi = try await sandbox.run(["select", "movie", movie.id, "--quality", "720p", "--container", "avi"])
-        #expect(avi.status == 64)
-        let bad = try await sandbox.run(["select", "movie", movie.id, "--quality", "4k"])
-        #expect(bad.status == 64)
-        let caps = try await sandbox.run(["select", "movie", movie.id, "--max-bitrate", "3M", "--video-codec", "h264"])
-        #expect(caps.status == 0, "\(caps.stderr)")
-        #expect(try await sandbox.run(["selections"]).stdout.contains("quality 3 Mbit/s h264/aac"))
-        let select = try await sandbox.run(["select", "movie", movie.id, "--quality", "720p"])
-        #expect(select.status == 0, "\(select.stderr)")
-        #expect(try await sandbox.run(["selections"]).stdout.contains("quality 720p"))
+        try await Sandbox.signedIn { sandbox in
+            let movie = sandbox.server.library.movies[0]
+            Self.shorten(sandbox, movie)
+            // Without ffmpeg, MP4 is refused at select time with one line; a container it cannot make is a usage error.
+            let mp4 = try await sandbox.run(
+                ["select", "movie", movie.id, "--quality", "720p", "--container", "mp4"],
+                extra: ["PATH": "/nonexistent"])
+            #expect(mp4.status == 1)
+            #expect(mp4.stderr.contains("ffmpeg is not installed") && mp4.stderr.contains("MPEG-TS"))
+            #expect(mp4.stderr.split(separator: "\n").count == 1)
+            let avi = try await sandbox.run(["select", "movie", movie.id, "--quality", "720p", "--container", "avi"])
+            #expect(avi.status == 64)
+            let bad = try await sandbox.run(["select", "movie", movie.id, "--quality", "4k"])
+            #expect(bad.status == 64)
+            let caps = try await sandbox.run([
+                "select", "movie", movie.id, "--max-bitrate", "3M", "--video-codec", "h264",
+            ])
+            #expect(caps.status == 0, "\(caps.stderr)")
+            #expect(try await sandbox.run(["selections"]).stdout.contains("quality 3 Mbit/s h264/aac"))
+            let select = try await sandbox.run(["select", "movie", movie.id, "--quality", "720p"])
+            #expect(select.status == 0, "\(select.stderr)")
+            #expect(try await sandbox.run(["selections"]).stdout.contains("quality 720p"))
 
-        let sync = try await sandbox.run(["sync"])
-        #expect(sync.status == 0, "\(sync.stderr)")
-        let path = sandbox.folder + "/mirror/Downloads/\(movie.id)/\(movie.id)-\(movie.mediaSources[0].id).ts"
-        let bytes = try #require(FileManager.default.contents(atPath: path))
-        #expect(bytes.count == 10 * sandbox.server.transcodes.segmentBytes)
-        #expect(bytes.first == 0x47)
-        #expect(sandbox.server.transcodes.active.isEmpty)
-        let again = try await sandbox.run(["sync"])
-        #expect(again.stdout.contains("Up to date"))
+            let sync = try await sandbox.run(["sync"])
+            #expect(sync.status == 0, "\(sync.stderr)")
+            let path = sandbox.folder + "/mirror/Downloads/\(movie.id)/\(movie.id)-\(movie.mediaSources[0].id).ts"
+            let bytes = try #require(FileManager.default.contents(atPath: path))
+            #expect(bytes.count == 10 * sandbox.server.transcodes.segmentBytes)
+            #expect(bytes.first == 0x47)
+            #expect(sandbox.server.transcodes.active.isEmpty)
+            let again = try await sandbox.run(["sync"])
+            #expect(again.stdout.contains("Up to date"))
+        }
     }
 
     @Test func aKilledSyncResumesAtTheMissingSegments() async throws {
-        let sandbox = try Sandbox()
-        defer { sandbox.tearDown() }
-        #expect(try await sandbox.login().status == 0)
-        let movie = sandbox.server.library.movies[0]
-        Self.shorten(sandbox, movie)
-        #expect(try await sandbox.run(["select", "movie", movie.id, "--quality", "720p"]).status == 0)
-        sandbox.server.transcodes.segmentDelay = 0.3
-        let staging = sandbox.folder + "/mirror/.mediasync/staging/transcode-\(movie.mediaSources[0].id)"
-        let (process, out, err) = try CommandRunner.start(["sync"], environment: sandbox.environment)
-        // Killed once three segments are joined in staging (waiting on the mark, not on a clock).
-        func joinedCount() -> Int {
-            let mark = (try? String(contentsOfFile: staging + "/joined.mark", encoding: .utf8)) ?? ""
-            return Int(mark.split(separator: " ").first ?? "") ?? 0
-        }
-        while process.isRunning, joinedCount() < 3 { usleep(10_000) }
-        kill(process.processIdentifier, SIGKILL)
-        _ = try await CommandRunner.wait(process, out, err)
-        let joined = joinedCount()
-        let ahead = ((try? FileManager.default.contentsOfDirectory(atPath: staging)) ?? []).compactMap {
-            $0.hasSuffix(".ts") && $0 != "joined.ts" ? Int($0.dropLast(3)) : nil
-        }
-        let keptIndices = Set(0..<joined).union(ahead)
-        #expect(joined >= 3 && keptIndices.count < 10, "\(joined) joined, \(ahead) ahead")
-        let path = sandbox.folder + "/mirror/Downloads/\(movie.id)/\(movie.id)-\(movie.mediaSources[0].id).ts"
-        #expect(!FileManager.default.fileExists(atPath: path))
+        try await Sandbox.signedIn { sandbox in
+            let movie = sandbox.server.library.movies[0]
+            Self.shorten(sandbox, movie)
+            #expect(try await sandbox.run(["select", "movie", movie.id, "--quality", "720p"]).status == 0)
+            sandbox.server.transcodes.segmentDelay = 0.3
+            let staging = sandbox.folder + "/mirror/.mediasync/staging/transcode-\(movie.mediaSources[0].id)"
+            let (process, out, err) = try CommandRunner.start(["sync"], environment: sandbox.environment)
+            // Killed once three segments are joined in staging (waiting on the mark, not on a clock).
+            func joinedCount() -> Int {
+                let mark = (try? String(contentsOfFile: staging + "/joined.mark", encoding: .utf8)) ?? ""
+                return Int(mark.split(separator: " ").first ?? "") ?? 0
+            }
+            while process.isRunning, joinedCount() < 3 { usleep(10_000) }
+            kill(process.processIdentifier, SIGKILL)
+            _ = try await CommandRunner.wait(process, out, err)
+            let joined = joinedCount()
+            let ahead = ((try? FileManager.default.contentsOfDirectory(atPath: staging)) ?? []).compactMap {
+                $0.hasSuffix(".ts") && $0 != "joined.ts" ? Int($0.dropLast(3)) : nil
+            }
+            let keptIndices = Set(0..<joined).union(ahead)
+            #expect(joined >= 3 && keptIndices.count < 10, "\(joined) joined, \(ahead) ahead")
+            let path = sandbox.folder + "/mirror/Downloads/\(movie.id)/\(movie.id)-\(movie.mediaSources[0].id).ts"
+            #expect(!FileManager.default.fileExists(atPath: path))
 
-        sandbox.server.transcodes.segmentDelay = 0
-        sandbox.server.resetStatistics()
-        let resumed = try await sandbox.run(["sync"])
-        #expect(resumed.status == 0, "\(resumed.stderr)")
-        // No kept segment is asked for again; every missing one is. (Requests the killed run left in flight may
-        // still be recorded after the reset: only missing segments can be among them.)
-        let fetched = Set(
-            sandbox.server.allRequests.filter { $0.path.contains("/hls1/main/") }.compactMap {
-                Int($0.path.split(separator: "/").last?.dropLast(3) ?? "")
-            })
-        #expect(fetched.isDisjoint(with: keptIndices), "asked again for \(fetched.intersection(keptIndices))")
-        #expect(fetched.union(keptIndices) == Set(0..<10))
-        #expect(FileManager.default.contents(atPath: path)?.count == 10 * sandbox.server.transcodes.segmentBytes)
+            sandbox.server.transcodes.segmentDelay = 0
+            sandbox.server.resetStatistics()
+            let resumed = try await sandbox.run(["sync"])
+            #expect(resumed.status == 0, "\(resumed.stderr)")
+            // No kept segment is asked for again; every missing one is. (Requests the killed run left in flight may
+            // still be recorded after the reset: only missing segments can be among them.)
+            let fetched = Set(
+                sandbox.server.allRequests.filter { $0.path.contains("/hls1/main/") }.compactMap {
+                    Int($0.path.split(separator: "/").last?.dropLast(3) ?? "")
+                })
+            #expect(fetched.isDisjoint(with: keptIndices), "asked again for \(fetched.intersection(keptIndices))")
+            #expect(fetched.union(keptIndices) == Set(0..<10))
+            #expect(FileManager.default.contents(atPath: path)?.count == 10 * sandbox.server.transcodes.segmentBytes)
+        }
     }
 
     @Test func getsAnHLSStreamAsOneFile() async throws {
