@@ -6,6 +6,16 @@ import Testing
 
 /// HTTP failures become clear `JellyfinError`s.
 @Suite struct ErrorMappingTests {
+    /// The error a signed-in client's `call` ends in when `server` answers `path` with `text` (status 200).
+    private func failure<T>(
+        of call: (JellyfinClient) async throws -> T, whenAnswering path: String, with text: String,
+        contentType: String = "application/json", in server: TestServer
+    ) async throws -> JellyfinError? {
+        server.inject(.body(status: 200, contentType: contentType, bytes: jsonBytes(text)), path: path)
+        let client = try makeUserClient(server)
+        return await jellyfinError { try await call(client) }
+    }
+
     @Test func expiredTokenMeansSignInAgain() async throws {
         let server = try TestServer()
         defer { server.shutdown() }
@@ -104,10 +114,9 @@ import Testing
     @Test func truncatedJSON() async throws {
         let server = try TestServer()
         defer { server.shutdown() }
-        server.inject(
-            .body(status: 200, contentType: "application/json", bytes: jsonBytes(#"{"Items":[{"Id":"a","Na"#)),
-            path: "/Items")
-        let error = await jellyfinError { try await makeUserClient(server).items(ItemsQuery()) }
+        let error = try await failure(
+            of: { try await $0.items(ItemsQuery()) }, whenAnswering: "/Items", with: #"{"Items":[{"Id":"a","Na"#,
+            in: server)
         #expect(error?.kind == .invalidResponse)
         #expect(error?.message.hasPrefix("the server's answer to GET /Items is not valid JSON") == true)
         #expect(error?.message.contains("cut short") == true)
@@ -116,9 +125,9 @@ import Testing
     @Test func nonJSONBody() async throws {
         let server = try TestServer()
         defer { server.shutdown() }
-        server.inject(
-            .body(status: 200, contentType: "text/html", bytes: jsonBytes("<html>login</html>")), path: "/UserViews")
-        let error = await jellyfinError { try await makeUserClient(server).userViews() }
+        let error = try await failure(
+            of: { try await $0.userViews() }, whenAnswering: "/UserViews", with: "<html>login</html>",
+            contentType: "text/html", in: server)
         #expect(error?.kind == .invalidResponse)
         #expect(
             error?.message
@@ -130,10 +139,9 @@ import Testing
         let server = try TestServer()
         defer { server.shutdown() }
         let series = try #require(server.library.series.first)
-        server.inject(
-            .body(status: 200, contentType: "application/json", bytes: jsonBytes(#"{"Items":[{"Name":"no id"}]}"#)),
-            path: "/Shows/\(series.id)/Seasons")
-        let error = await jellyfinError { try await makeUserClient(server).seasons(seriesId: series.id) }
+        let error = try await failure(
+            of: { try await $0.seasons(seriesId: series.id) }, whenAnswering: "/Shows/\(series.id)/Seasons",
+            with: #"{"Items":[{"Name":"no id"}]}"#, in: server)
         #expect(error?.kind == .invalidResponse)
         #expect(
             error?.message

@@ -25,6 +25,15 @@ import Testing
         "mediux-posters/list-shows.json", "music-assistant/infest.json", "music-assistant/thrown_away.json",
     ]
 
+    /// The first item of the listing in `file`, which claims `total` items in all.
+    static func firstItem(of file: String, claiming total: Int, sourceLocation: SourceLocation = #_sourceLocation)
+        throws -> BaseItem
+    {
+        let page = try DecodeFixture.decode(Items.self, file)
+        #expect(page.totalRecordCount == total, sourceLocation: sourceLocation)
+        return try #require(page.items.first, sourceLocation: sourceLocation)
+    }
+
     @Test func everyRecordingHasADecodeTest() {
         let files = DecodeFixture.allFiles()
         #expect(files.count == 20)
@@ -81,9 +90,7 @@ import Testing
     }
 
     @Test func seasonsWithRequestedFields() throws {
-        let page = try DecodeFixture.decode(Items.self, "jellyash/shows-seasons.json")
-        #expect(page.totalRecordCount == 1)
-        let season = try #require(page.items.first)
+        let season = try Self.firstItem(of: "jellyash/shows-seasons.json", claiming: 1)
         #expect(season.id == "0bf82b6ecd61047b8dea0eb0035ad364")
         #expect(season.type == "Season")
         #expect(season.name == "Season 1")
@@ -171,9 +178,7 @@ import Testing
     }
 
     @Test func seriesSearch() throws {
-        let page = try DecodeFixture.decode(Items.self, "jellyash/users-items-series-search.json")
-        #expect(page.totalRecordCount == 1)
-        let series = try #require(page.items.first)
+        let series = try Self.firstItem(of: "jellyash/users-items-series-search.json", claiming: 1)
         #expect(series.id == WireDecodingTests.pioneerOne)
         #expect(series.type == "Series")
         #expect(series.name == "Pioneer One")
@@ -207,9 +212,7 @@ import Testing
     }
 
     @Test func getShow() throws {
-        let page = try DecodeFixture.decode(Items.self, "mediux-posters/get-show.json")
-        #expect(page.totalRecordCount == 1)
-        let show = try #require(page.items.first)
+        let show = try Self.firstItem(of: "mediux-posters/get-show.json", claiming: 1)
         #expect(show.id == "7df9cc7bbd2d497ec18b448731d3c1ec")
         #expect(show.name == "Downton Abbey")
         #expect(show.type == "Series")
