@@ -38,16 +38,16 @@ struct FeedFuzzTests {
         try files.map { [UInt8](try Data(contentsOf: $0)) }
     }
 
-    @Test("mutated feeds: a feed or a FeedError, clean values, the same on every path")
-    func mutatedFeeds() async throws {
-        let feeds = try FeedFixture.names.map { try FeedFixture.bytes($0) }
-        let seeds = feeds + (try Self.contents(Self.files(in: Self.crasherFolder)))
-        #expect(feeds.count >= 20)
+    /// Checks `count` documents that a ``FeedMutator`` seeded with `seed` makes from `seeds`, off the cooperative pool;
+    /// records what went wrong, prints the summary and expects no document to have failed.
+    static func fuzz(
+        _ label: String, seed: UInt64, seeds: [[UInt8]], count: Int, sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> FuzzChecker {
         let checker = try await offThePool {
-            var mutator = FeedMutator(seed: Self.seed, seeds: seeds)
+            var mutator = FeedMutator(seed: seed, seeds: seeds)
             mutator.hugeLimit = Self.hugeLimit
-            var checker = try FuzzChecker(label: "feed")
-            for index in 0..<Self.feedCount {
+            var checker = try FuzzChecker(label: label)
+            for index in 0..<count {
                 let (bytes, operations) = mutator.next()
                 checker.check(bytes, index: index, operations: operations.map(\.rawValue))
             }
@@ -55,7 +55,18 @@ struct FeedFuzzTests {
         }
         checker.recordIssues()
         print(checker.summary)
-        #expect(checker.failures == 0, "\(checker.failures) of \(checker.documents) documents failed; see above")
+        #expect(
+            checker.failures == 0, "\(checker.failures) of \(checker.documents) documents failed; see above",
+            sourceLocation: sourceLocation)
+        return checker
+    }
+
+    @Test("mutated feeds: a feed or a FeedError, clean values, the same on every path")
+    func mutatedFeeds() async throws {
+        let feeds = try FeedFixture.names.map { try FeedFixture.bytes($0) }
+        let seeds = feeds + (try Self.contents(Self.files(in: Self.crasherFolder)))
+        #expect(feeds.count >= 20)
+        let checker = try await Self.fuzz("feed", seed: Self.seed, seeds: seeds, count: Self.feedCount)
         #expect(checker.documents == Self.feedCount)
         // The mutations must leave most documents readable, or the fuzzing would only test the error paths.
         #expect(checker.parsed * 2 > checker.documents)
@@ -68,19 +79,7 @@ struct FeedFuzzTests {
         #expect(opml.count >= 4)
         // Two feeds to splice with; the OPML documents count three times as seeds.
         let seeds = opml + opml + opml + [try FeedFixture.bytes("rss2_basic"), try FeedFixture.bytes("atom_basic")]
-        let checker = try await offThePool {
-            var mutator = FeedMutator(seed: Self.seed ^ 0x0F0F, seeds: seeds)
-            mutator.hugeLimit = Self.hugeLimit
-            var checker = try FuzzChecker(label: "opml")
-            for index in 0..<Self.opmlCount {
-                let (bytes, operations) = mutator.next()
-                checker.check(bytes, index: index, operations: operations.map(\.rawValue))
-            }
-            return checker
-        }
-        checker.recordIssues()
-        print(checker.summary)
-        #expect(checker.failures == 0, "\(checker.failures) of \(checker.documents) documents failed; see above")
+        let checker = try await Self.fuzz("opml", seed: Self.seed ^ 0x0F0F, seeds: seeds, count: Self.opmlCount)
         #expect(checker.outlines > 0)
     }
 
@@ -248,14 +247,10 @@ struct FuzzChecker {
             switch (inMemory, written) {
             case (.success, .success(let json)):
                 if json != expectedJSON { problems.append("\(path) wrote other JSON than FeedJSON.encode") }
-            case (.failure(let expected), .failure(let error)):
-                if (expected as? FeedError) != (error as? FeedError) {
-                    problems.append("\(path) threw \(error), parse threw \(expected)")
-                }
-            case (.success, .failure(let error)):
-                problems.append("\(path) threw \(error) where parse succeeded")
             case (.failure(let error), .success(let json)):
                 problems.append("\(path) wrote \(json.utf8.count) bytes where parse threw \(error)")
+            case (_, .failure):
+                if let problem = Self.thrownMismatch(path, parse: inMemory, other: written) { problems.append(problem) }
             }
         }
 
@@ -285,15 +280,29 @@ struct FuzzChecker {
                     actual.duplicateGUIDs = expected.duplicateGUIDs
                 }
                 if actual != expected { problems.append("\(path) read another feed than parse") }
-            case (.failure(let expected), .failure(let error)):
-                if (expected as? FeedError) != (error as? FeedError) {
-                    problems.append("\(path) threw \(error), parse threw \(expected)")
-                }
-            case (.success, .failure(let error)):
-                problems.append("\(path) threw \(error) where parse succeeded")
             case (.failure(let error), .success):
                 problems.append("\(path) succeeded where parse threw \(error)")
+            case (_, .failure):
+                if let problem = Self.thrownMismatch(path, parse: inMemory, other: streamed) {
+                    problems.append(problem)
+                }
             }
+        }
+    }
+
+    /// What is wrong when another path than `parse` threw: `path` threw where `parse` succeeded, or both threw but not
+    /// the same ``FeedError``; nil when both threw the same, or `path` did not throw.
+    private static func thrownMismatch<Parsed, Other>(
+        _ path: String, parse: Result<Parsed, any Error>, other: Result<Other, any Error>
+    ) -> String? {
+        switch (parse, other) {
+        case (.failure(let expected), .failure(let error)):
+            return (expected as? FeedError) != (error as? FeedError)
+                ? "\(path) threw \(error), parse threw \(expected)" : nil
+        case (.success, .failure(let error)):
+            return "\(path) threw \(error) where parse succeeded"
+        case (_, .success):
+            return nil
         }
     }
 

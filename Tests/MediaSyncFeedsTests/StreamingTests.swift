@@ -38,12 +38,12 @@ struct StreamingTests {
     }
 
     /// Runs ``FeedJSON/write(feedAtPath:baseURL:to:)`` into a pipe-free temporary file and reads it back.
-    static func written(_ path: String) throws -> String {
+    static func written(_ path: String, baseURL: String? = FeedFixture.defaultBaseURL) throws -> String {
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("feedjson-\(UUID().uuidString)")
         _ = FileManager.default.createFile(atPath: out.path, contents: nil)
         defer { try? FileManager.default.removeItem(at: out) }
         let handle = try FileHandle(forWritingTo: out)
-        try FeedJSON.write(feedAtPath: path, baseURL: FeedFixture.defaultBaseURL, to: handle.fileDescriptor)
+        try FeedJSON.write(feedAtPath: path, baseURL: baseURL, to: handle.fileDescriptor)
         try handle.close()
         return try String(contentsOf: out, encoding: .utf8)
     }
