@@ -29,9 +29,24 @@ import Testing
     static func syncedAndMarkedPlayed(_ movie: TestItem, _ fixture: MirrorFixture) async throws -> PlayStateBook {
         try fixture.select(.movie, movie.id)
         _ = try await fixture.sync()
+        return try markPlayed(movie.id, fixture)
+    }
+
+    /// Marks the item `id` played offline at ``watched``; returns the book it is marked in.
+    @discardableResult
+    static func markPlayed(_ id: String, _ fixture: MirrorFixture) throws -> PlayStateBook {
         let book = Self.book(fixture)
-        try book.mark(try book.target(movie.id, root: fixture.root), .played, at: Self.watched)
+        try book.mark(try book.target(id, root: fixture.root), .played, at: Self.watched)
         return book
+    }
+
+    /// Selects the library's series with a window of the next two unplayed episodes, each removed once played, and
+    /// syncs; returns the series' episodes.
+    static func syncedWindowOfTwo(_ fixture: MirrorFixture, _ library: TestLibrary) async throws -> [TestItem] {
+        let series = library.series[0]
+        try fixture.select(.series, series.id, nextUnplayed: 2, deletePlayedAfter: 0)
+        _ = try await fixture.sync()
+        return Self.episodes(of: series, in: library)
     }
 
     /// The movie's `metadata.json` as written.
@@ -210,18 +225,14 @@ import Testing
     /// `--delete`, once the server has the played state.
     @Test func aWatchedEpisodeMakesRoomForTheNextInOneSync() async throws {
         try await MirrorFixture.with(Self.library()) { fixture, library in
-            let series = library.series[0]
-            let episodes = Self.episodes(of: series, in: library)
             // The first episode is played on the server (generated so); the window is the next two.
-            try fixture.select(.series, series.id, nextUnplayed: 2, deletePlayedAfter: 0)
-            _ = try await fixture.sync()
+            let episodes = try await Self.syncedWindowOfTwo(fixture, library)
             func held(_ episode: TestItem) -> Bool {
                 fixture.tree().contains { $0.contains(episode.id) && $0.hasSuffix(".mkv") }
             }
             #expect(!held(episodes[0]) && held(episodes[1]) && held(episodes[2]) && !held(episodes[3]))
 
-            let book = Self.book(fixture)
-            try book.mark(try book.target(episodes[1].id, root: fixture.root), .played, at: Self.watched)
+            try Self.markPlayed(episodes[1].id, fixture)
             let report = try await fixture.sync(SyncOptions(), now: Self.watched.addingTimeInterval(60))
             #expect(report.playStateSent == 1)
             #expect(!held(episodes[1]) && held(episodes[2]) && held(episodes[3]))
@@ -232,12 +243,8 @@ import Testing
 
     @Test func nothingWatchedOfflineLeavesBeforeTheServerHasIt() async throws {
         try await MirrorFixture.with(Self.library()) { fixture, library in
-            let series = library.series[0]
-            let episodes = Self.episodes(of: series, in: library)
-            try fixture.select(.series, series.id, nextUnplayed: 2, deletePlayedAfter: 0)
-            _ = try await fixture.sync()
-            let book = Self.book(fixture)
-            try book.mark(try book.target(episodes[1].id, root: fixture.root), .played, at: Self.watched)
+            let episodes = try await Self.syncedWindowOfTwo(fixture, library)
+            try Self.markPlayed(episodes[1].id, fixture)
             fixture.server.inject(.status(503), path: "/UserPlayedItems/\(episodes[1].id)", count: 10)
             let report = try await fixture.sync(SyncOptions(delete: true), now: Self.watched.addingTimeInterval(60))
             #expect(report.playStateSent == 0)
@@ -254,8 +261,7 @@ import Testing
             let episodes = Self.episodes(of: series, in: library)
             try fixture.select(.series, series.id, deletePlayedAfter: 86_400)
             _ = try await fixture.sync()
-            let book = Self.book(fixture)
-            try book.mark(try book.target(episodes[2].id, root: fixture.root), .played, at: Self.watched)
+            try Self.markPlayed(episodes[2].id, fixture)
             let soon = try await fixture.sync(SyncOptions(delete: true), now: Self.watched.addingTimeInterval(3600))
             #expect(!soon.deleted.contains { $0.contains(episodes[2].id) })
             #expect(fixture.tree().contains { $0.contains(episodes[2].id) && $0.hasSuffix(".mkv") })

@@ -96,50 +96,50 @@ import Testing
 
 @Suite struct DeselectionTests {
     @Test func aDeselectedMovieGoesWithDeleteWhileALibraryOfShowsStaysSelected() async throws {
-        let library = TestLibrary.golden()
-        let fixture = try await MirrorFixture(library: library)
-        defer { fixture.tearDown() }
-        let movie = library.movies[1]
-        try fixture.select(.movie, movie.id)
-        try fixture.select(.library, library.showsViewId)
-        #expect(try await fixture.sync().failed.isEmpty)
-        try fixture.index.unselect(id: movie.id)
-        fixture.server.resetStatistics()
-        let report = try await fixture.sync(delete: true)
-        // Asked by id: still on the server, but not below the selected library: deselected, deleted.
-        #expect(report.keptUnconfirmed.isEmpty, "\(report.keptUnconfirmed)")
-        #expect(report.deleted.contains { $0.hasPrefix("Downloads/\(movie.id)/") })
-        let asked = fixture.server.allRequests.filter { $0.path == "/Items" && $0.queryValue("ids") == movie.id }
-        #expect(asked.map { $0.queryValue("parentId") } == [nil, library.showsViewId])
-        #expect(fixture.tree().contains { $0.hasPrefix("Downloads/\(library.series[0].id)/") })
+        try await MirrorFixture.with { fixture, library in
+            let movie = library.movies[1]
+            try fixture.select(.movie, movie.id)
+            try fixture.select(.library, library.showsViewId)
+            #expect(try await fixture.sync().failed.isEmpty)
+            try fixture.index.unselect(id: movie.id)
+            fixture.server.resetStatistics()
+            let report = try await fixture.sync(delete: true)
+            // Asked by id: still on the server, but not below the selected library: deselected, deleted.
+            #expect(report.keptUnconfirmed.isEmpty, "\(report.keptUnconfirmed)")
+            #expect(report.deleted.contains { $0.hasPrefix("Downloads/\(movie.id)/") })
+            let asked = fixture.server.allRequests.filter { $0.path == "/Items" && $0.queryValue("ids") == movie.id }
+            #expect(asked.map { $0.queryValue("parentId") } == [nil, library.showsViewId])
+            #expect(fixture.tree().contains { $0.hasPrefix("Downloads/\(library.series[0].id)/") })
+        }
     }
 
     @Test func anEpisodeTheListingMissesIsKeptWhileItsSeriesIsSelected() async throws {
-        let library = TestLibrary.golden()
-        let fixture = try await MirrorFixture(library: library)
-        defer { fixture.tearDown() }
-        let series = library.series[0]
-        try fixture.select(.series, series.id)
-        #expect(try await fixture.sync().failed.isEmpty)
-        let listed = try await fixture.client.episodes(seriesId: series.id)
-        let missed = try #require(listed.first)
-        // The episode listing leaves it out (a scan moving it between two page reads); asked by id, it is there.
-        let rest = listed.dropFirst().map(\.raw)
-        var body: [UInt8] = []
-        JSONWriter.write(
-            .object(["Items": .array(rest), "TotalRecordCount": .number(Double(rest.count)), "StartIndex": .number(0)]),
-            indent: 0, into: &body)
-        fixture.server.inject(
-            .body(status: 200, contentType: "application/json", bytes: body), path: "/Shows/\(series.id)/Episodes")
-        let report = try await fixture.sync(delete: true)
-        #expect(report.deleted.isEmpty, "\(report.deleted)")
-        #expect(
-            report.keptUnconfirmed.count == 1 && report.keptUnconfirmed[0].contains(missed.id),
-            "\(report.keptUnconfirmed)")
-        #expect(fixture.tree().contains { $0.contains("/\(missed.id)-") && $0.hasSuffix(".mkv") })
-        // Settled again: nothing to keep, nothing deleted.
-        let next = try await fixture.sync(delete: true)
-        #expect(next.deleted.isEmpty && next.keptUnconfirmed.isEmpty)
+        try await MirrorFixture.with { fixture, library in
+            let series = library.series[0]
+            try fixture.select(.series, series.id)
+            #expect(try await fixture.sync().failed.isEmpty)
+            let listed = try await fixture.client.episodes(seriesId: series.id)
+            let missed = try #require(listed.first)
+            // The episode listing leaves it out (a scan moving it between two page reads); asked by id, it is there.
+            let rest = listed.dropFirst().map(\.raw)
+            var body: [UInt8] = []
+            JSONWriter.write(
+                .object([
+                    "Items": .array(rest), "TotalRecordCount": .number(Double(rest.count)), "StartIndex": .number(0),
+                ]),
+                indent: 0, into: &body)
+            fixture.server.inject(
+                .body(status: 200, contentType: "application/json", bytes: body), path: "/Shows/\(series.id)/Episodes")
+            let report = try await fixture.sync(delete: true)
+            #expect(report.deleted.isEmpty, "\(report.deleted)")
+            #expect(
+                report.keptUnconfirmed.count == 1 && report.keptUnconfirmed[0].contains(missed.id),
+                "\(report.keptUnconfirmed)")
+            #expect(fixture.tree().contains { $0.contains("/\(missed.id)-") && $0.hasSuffix(".mkv") })
+            // Settled again: nothing to keep, nothing deleted.
+            let next = try await fixture.sync(delete: true)
+            #expect(next.deleted.isEmpty && next.keptUnconfirmed.isEmpty)
+        }
     }
 }
 
@@ -149,86 +149,89 @@ import Testing
         TestLibrary(movies: 3, series: 1, seasonsPerSeries: 1, episodesPerSeason: 2, mediaSize: 2_000, seed: 9)
     }
 
-    @Test func aLibraryTheUserMayNoLongerAccessIsReportedKeptAndTheOthersSync() async throws {
-        let library = Self.library()
-        let fixture = try await MirrorFixture(library: library)
-        defer { fixture.tearDown() }
-        try fixture.select(.library, library.moviesViewId)
-        try fixture.select(.library, library.showsViewId)
-        #expect(try await fixture.sync().failed.isEmpty)
-        let before = fixture.tree()
-        // The administrator takes the movies away; a new episode arrives in the shows.
-        let season = library.seasons[0]
-        let episode = TestItem(
-            id: "e0000000000000000000000000000003", name: "Episode 3", type: "Episode", parentId: season.id,
-            seriesId: library.series[0].id, seriesName: library.series[0].name, seasonId: season.id,
-            seasonName: season.name,
-            indexNumber: 3, parentIndexNumber: 1, path: "/media/Shows/e3.mkv",
-            mediaSources: [
-                TestMediaSource(
-                    id: "e0000000000000000000000000000003", name: "e3", path: "/media/Shows/e3.mkv", size: 3_000,
-                    etag: "etag-e3", runTimeTicks: 1, lastModified: Date(timeIntervalSince1970: 1_700_000_000))
-            ], dateCreated: Date(timeIntervalSince1970: 1_700_000_000), etag: "etag-item-e3", isFolder: false)
-        fixture.server.updateLibrary {
-            $0.inaccessibleViews = [library.moviesViewId]
-            $0.items.append(episode)
+    /// Runs `body` with a mirror of ``library()`` that selected the movies library (and the shows library with
+    /// `shows`) and synced them, failing nothing.
+    private static func withSyncedLibraries(
+        shows: Bool, sourceLocation: SourceLocation = #_sourceLocation,
+        _ body: (MirrorFixture, TestLibrary) async throws -> Void
+    ) async throws {
+        try await MirrorFixture.with(library()) { fixture, library in
+            try fixture.select(.library, library.moviesViewId)
+            if shows { try fixture.select(.library, library.showsViewId) }
+            #expect(try await fixture.sync().failed.isEmpty, sourceLocation: sourceLocation)
+            try await body(fixture, library)
         }
-        fixture.server.resetStatistics()
-        let report = try await fixture.sync(delete: true)
-        // The token holds (`/Users/Me` 200): the library is reported, the sign-in kept, nothing of it deleted.
-        #expect(!report.needsSignIn)
-        #expect(report.sourceErrors.count == 1, "\(report.sourceErrors)")
-        #expect(report.sourceErrors.first?.contains("not accessible") == true)
-        #expect(report.sourceErrors.first?.contains("not permitted to access Library Movies") == true)
-        #expect(report.hasEssentialFailures)
-        #expect(report.deleted.isEmpty, "\(report.deleted)")
-        #expect(!fixture.server.requests(to: "/Users/Me").isEmpty)
-        // The other selection synced: the new episode is there.
-        #expect(report.downloaded.contains { $0.contains(episode.id) && $0.hasSuffix(".mkv") })
-        #expect(Set(before).isSubset(of: Set(fixture.tree())))
+    }
+
+    @Test func aLibraryTheUserMayNoLongerAccessIsReportedKeptAndTheOthersSync() async throws {
+        try await Self.withSyncedLibraries(shows: true) { fixture, library in
+            let before = fixture.tree()
+            // The administrator takes the movies away; a new episode arrives in the shows.
+            let season = library.seasons[0]
+            let episode = TestItem(
+                id: "e0000000000000000000000000000003", name: "Episode 3", type: "Episode", parentId: season.id,
+                seriesId: library.series[0].id, seriesName: library.series[0].name, seasonId: season.id,
+                seasonName: season.name,
+                indexNumber: 3, parentIndexNumber: 1, path: "/media/Shows/e3.mkv",
+                mediaSources: [
+                    TestMediaSource(
+                        id: "e0000000000000000000000000000003", name: "e3", path: "/media/Shows/e3.mkv", size: 3_000,
+                        etag: "etag-e3", runTimeTicks: 1, lastModified: Date(timeIntervalSince1970: 1_700_000_000))
+                ], dateCreated: Date(timeIntervalSince1970: 1_700_000_000), etag: "etag-item-e3", isFolder: false)
+            fixture.server.updateLibrary {
+                $0.inaccessibleViews = [library.moviesViewId]
+                $0.items.append(episode)
+            }
+            fixture.server.resetStatistics()
+            let report = try await fixture.sync(delete: true)
+            // The token holds (`/Users/Me` 200): the library is reported, the sign-in kept, nothing of it deleted.
+            #expect(!report.needsSignIn)
+            #expect(report.sourceErrors.count == 1, "\(report.sourceErrors)")
+            #expect(report.sourceErrors.first?.contains("not accessible") == true)
+            #expect(report.sourceErrors.first?.contains("not permitted to access Library Movies") == true)
+            #expect(report.hasEssentialFailures)
+            #expect(report.deleted.isEmpty, "\(report.deleted)")
+            #expect(!fixture.server.requests(to: "/Users/Me").isEmpty)
+            // The other selection synced: the new episode is there.
+            #expect(report.downloaded.contains { $0.contains(episode.id) && $0.hasSuffix(".mkv") })
+            #expect(Set(before).isSubset(of: Set(fixture.tree())))
+        }
     }
 
     @Test func aRevokedTokenAsksForANewSignIn() async throws {
-        let library = Self.library()
-        let fixture = try await MirrorFixture(library: library)
-        defer { fixture.tearDown() }
-        try fixture.select(.library, library.moviesViewId)
-        #expect(try await fixture.sync().failed.isEmpty)
-        let before = fixture.tree()
-        fixture.server.updateLibrary { $0.accessToken = "revoked" }
-        let report = try await fixture.sync(delete: true)
-        #expect(report.needsSignIn)
-        #expect(report.deleted.isEmpty)
-        #expect(fixture.tree() == before)
+        try await Self.withSyncedLibraries(shows: false) { fixture, library in
+            let before = fixture.tree()
+            fixture.server.updateLibrary { $0.accessToken = "revoked" }
+            let report = try await fixture.sync(delete: true)
+            #expect(report.needsSignIn)
+            #expect(report.deleted.isEmpty)
+            #expect(fixture.tree() == before)
+        }
     }
 
     @Test func aDeletedLibraryIsReportedAndItsFilesGoOnlyOnceConfirmedGone() async throws {
-        let library = Self.library()
-        let fixture = try await MirrorFixture(library: library)
-        defer { fixture.tearDown() }
-        try fixture.select(.library, library.moviesViewId)
-        try fixture.select(.library, library.showsViewId)
-        #expect(try await fixture.sync().failed.isEmpty)
-        // The movies library is removed with its items, except one movie moved to another library first.
-        let moved = library.movies[0]
-        fixture.server.updateLibrary { library in
-            let view = library.moviesViewId
-            if let index = library.items.firstIndex(where: { $0.id == moved.id }) {
-                library.items[index].parentId = "f0000000000000000000000000000001"
+        try await Self.withSyncedLibraries(shows: true) { fixture, library in
+            // The movies library is removed with its items, except one movie moved to another library first.
+            let moved = library.movies[0]
+            fixture.server.updateLibrary { library in
+                let view = library.moviesViewId
+                if let index = library.items.firstIndex(where: { $0.id == moved.id }) {
+                    library.items[index].parentId = "f0000000000000000000000000000001"
+                }
+                library.removeItem(withId: view)
+                library.views.removeAll { $0.id == view }
+                library.items.removeAll { $0.parentId == view }
             }
-            library.removeItem(withId: view)
-            library.views.removeAll { $0.id == view }
-            library.items.removeAll { $0.parentId == view }
+            let report = try await fixture.sync(delete: true)
+            #expect(!report.needsSignIn)
+            #expect(report.sourceErrors.count == 1 && report.sourceErrors[0].contains("400"), "\(report.sourceErrors)")
+            // Asked by id: the removed movies are gone and go; the moved one is still on the server and stays.
+            for movie in library.movies {
+                let held = fixture.tree().contains { $0.hasPrefix("Downloads/\(movie.id)/") && $0.hasSuffix(".mkv") }
+                #expect(held == (movie.id == moved.id), "\(movie.name)")
+            }
+            #expect(report.keptUnconfirmed.count == 1 && report.keptUnconfirmed[0].contains(moved.id))
         }
-        let report = try await fixture.sync(delete: true)
-        #expect(!report.needsSignIn)
-        #expect(report.sourceErrors.count == 1 && report.sourceErrors[0].contains("400"), "\(report.sourceErrors)")
-        // Asked by id: the removed movies are gone and go; the moved one is still on the server and stays.
-        for movie in library.movies {
-            let held = fixture.tree().contains { $0.hasPrefix("Downloads/\(movie.id)/") && $0.hasSuffix(".mkv") }
-            #expect(held == (movie.id == moved.id), "\(movie.name)")
-        }
-        #expect(report.keptUnconfirmed.count == 1 && report.keptUnconfirmed[0].contains(moved.id))
     }
 }
 
