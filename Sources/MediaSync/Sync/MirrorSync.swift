@@ -165,10 +165,11 @@ public final class MirrorSync: Sendable {
                 .init(action: "move", path: $0.target, reason: "legacy layout", from: $0.from, bytes: nil)
             }
         }
-        let fileEntries = entries.filter { $0.file.kind != .metadata }
+        // The held files themselves, not copies of their whole records.
+        let heldFiles = entries.lazy.filter { $0.file.kind != .metadata }.map(\.file)
         let local = LocalSnapshot(
-            files: fileEntries.map(\.file),
-            onDisk: onDisk(fileEntries, wanted: remoteFiles, placer: placer).merging(migratedSizes) { _, planned in
+            files: Array(heldFiles),
+            onDisk: onDisk(heldFiles, wanted: remoteFiles, placer: placer).merging(migratedSizes) { _, planned in
                 planned
             })
         let mediaItems = sources[.media]?.items
@@ -251,17 +252,16 @@ public final class MirrorSync: Sendable {
                 if case .delete(let file) = action { return file.key } else { return nil }
             })
         if !goingAway.isEmpty { updated.removeAll { goingAway.contains($0.file.key) } }
-        let metadataEntries = updated.filter { $0.file.kind == .metadata }
+        let heldMetadata = Array(updated.lazy.filter { $0.file.kind == .metadata }.map(\.file))
         let composed = sources.values.flatMap { $0.metadata(updated) }
         let renderers = Dictionary(composed.map { ($0.file.key, $0.render) }, uniquingKeysWith: { first, _ in first })
         let metadataFiles = composed.map(\.file).sorted { $0.path < $1.path }
         let metadataPlan = SyncPlanner.plan(
             remote: RemoteSnapshot(files: metadataFiles, keptPaths: keptPaths),
             local: LocalSnapshot(
-                files: metadataEntries.map(\.file),
-                onDisk: onDisk(metadataEntries, wanted: metadataFiles, placer: placer)),
+                files: heldMetadata, onDisk: onDisk(heldMetadata, wanted: metadataFiles, placer: placer)),
             options: options)
-        let metadataByKey = MirrorSync.records(metadataEntries, actedOnBy: metadataPlan)
+        let metadataByKey = MirrorSync.records(updated, actedOnBy: metadataPlan)
         try execute(moves: metadataPlan, entries: metadataByKey, events: events, report: &report)
         for action in metadataPlan.actions {
             guard case .write(let file, _) = action, let render = renderers[file.key] else { continue }
@@ -524,11 +524,12 @@ public final class MirrorSync: Sendable {
     }
 
     /// The sizes of the held files, and for those not where the index says, of the place they should be.
-    private func onDisk(_ entries: [IndexEntry], wanted: [RemoteFile], placer: FilePlacer) -> [String: Int64] {
-        var sizes = placer.sizes(of: entries.map(\.file.path))
+    private func onDisk<Files: Collection<LocalFile>>(
+        _ files: Files, wanted: [RemoteFile], placer: FilePlacer
+    ) -> [String: Int64] {
+        var sizes = placer.sizes(of: files.map(\.path))
         let lost = Dictionary(
-            entries.filter { sizes[$0.file.path] == nil }.map { ($0.file.key, $0.file) },
-            uniquingKeysWith: { first, _ in first })
+            files.lazy.filter { sizes[$0.path] == nil }.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
         guard !lost.isEmpty else { return sizes }
         let candidates = wanted.compactMap { remote in
             lost[remote.key].flatMap { SyncPlanner.expectedPath(of: remote, heldAs: $0) }
