@@ -120,7 +120,7 @@ private struct JSONByteParser {
         }
         let base = memberStack.count
         func finish(_ stack: inout [JSONMember]) -> JSONValue {
-            let members = Array(stack[base...])
+            let members = JSONByteParser.exactCopy(of: stack[base...])
             stack.removeSubrange(base...)
             return .object(JSONObject(members))
         }
@@ -149,6 +149,17 @@ private struct JSONByteParser {
         }
     }
 
+    /// A container's members or elements in an array of their own, of their size. `Array(slice)` is not: when the
+    /// slice is the whole stack (a document's outermost container) it hands back the stack's own buffer, with room
+    /// for every member the document nested at once; kept for each of 8,000 cached media sources, that was most of
+    /// their memory.
+    static func exactCopy<Element>(of slice: ArraySlice<Element>) -> [Element] {
+        var copy: [Element] = []
+        copy.reserveCapacity(slice.count)
+        copy.append(contentsOf: slice)
+        return copy
+    }
+
     mutating func array(depth: Int) throws -> JSONValue {
         offset += 1
         skipWhitespace()
@@ -166,7 +177,7 @@ private struct JSONByteParser {
             offset += 1
             if next == UInt8(ascii: ",") { continue }
             if next == UInt8(ascii: "]") {
-                let elements = Array(elementStack[base...])
+                let elements = JSONByteParser.exactCopy(of: elementStack[base...])
                 elementStack.removeSubrange(base...)
                 return .array(elements)
             }

@@ -100,6 +100,25 @@ import Testing
     @Test func laterDuplicateKeysWin() throws {
         #expect(try parse(#"{"a":1,"a":2}"#)["a"] == .number(2))
     }
+
+    /// A document's outermost object and array keep room for their own members only, not for every member the
+    /// document nested inside them (the parser's stacks held those at once).
+    @Test func outermostContainersAreTheirOwnSize() throws {
+        let inner = (0..<40).map { #""m\#($0)":\#($0)"# }.joined(separator: ",")
+        guard case .object(let object) = try parse(#"{"only":{\#(inner)}}"#) else {
+            Issue.record("not an object")
+            return
+        }
+        #expect(object.members.count == 1)
+        #expect(object.members.capacity < 8)
+        let elements = (0..<40).map(String.init).joined(separator: ",")
+        guard case .array(let array) = try parse("[[\(elements)]]") else {
+            Issue.record("not an array")
+            return
+        }
+        #expect(array.count == 1)
+        #expect(array.capacity < 8)
+    }
 }
 
 @Suite struct JSONWriterTests {
