@@ -199,7 +199,9 @@ struct PodcastSource: Sendable {
         var heldByPodcast: [String: [IndexEntry]] = [:]
         // Extras by podcast and episode, then what they are (transcript, chapters, image).
         var extras: [String: [String: String]] = [:]
-        for entry in entries where entry.file.key.isPodcast {
+        // By position: only the podcasts' records are copied, not every record looked at.
+        for position in entries.indices where entries[position].file.key.isPodcast {
+            let entry = entries[position]
             switch entry.file.key.parts {
             case .podcastExtra(let podcastId, let episodeId, let what):
                 extras["\(podcastId):\(episodeId)", default: [:]][what] = String(

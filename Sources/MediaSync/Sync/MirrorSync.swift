@@ -131,7 +131,7 @@ public final class MirrorSync: Sendable {
             }
         }
         remoteFiles.sort { $0.path < $1.path }
-        var entries = try index.entries()
+        var entries = try index.entries(forPlanning: true)
         if sources.count < Scope.allCases.count { entries.removeAll { !participating($0) } }
         if options.dryRun {
             // What the real run's path repair would do, in memory only.
@@ -232,7 +232,7 @@ public final class MirrorSync: Sendable {
                     + "administrator can allow it in the user's settings): nothing was downloaded from Jellyfin")
         }
         try checkSpace(for: plan)
-        let entriesByKey = MirrorSync.records(entries, actedOnBy: plan)
+        let entriesByKey = try MirrorSync.records(index, actedOnBy: plan)
         try execute(moves: plan, entries: entriesByKey, events: events, report: &report)
         try await download(
             plan, placer: placer, entries: entriesByKey, qualities: sources[.media]?.items?.qualities ?? [:],
@@ -243,7 +243,7 @@ public final class MirrorSync: Sendable {
         // Phase 1 recorded nothing when it planned nothing: the entries read before still hold.
         var updated = entries
         if plan.actions.contains(where: \.changesAWantedFile) {
-            updated = try index.entries()
+            updated = try index.entries(forPlanning: true)
             if sources.count < Scope.allCases.count { updated.removeAll { !participating($0) } }
         }
         // Files about to be deleted are not listed in the metadata written now (kept ones are: kept means usable).
@@ -261,7 +261,7 @@ public final class MirrorSync: Sendable {
             local: LocalSnapshot(
                 files: heldMetadata, onDisk: onDisk(heldMetadata, wanted: metadataFiles, placer: placer)),
             options: options)
-        let metadataByKey = MirrorSync.records(updated, actedOnBy: metadataPlan)
+        let metadataByKey = try MirrorSync.records(index, actedOnBy: metadataPlan)
         try execute(moves: metadataPlan, entries: metadataByKey, events: events, report: &report)
         for action in metadataPlan.actions {
             guard case .write(let file, _) = action, let render = renderers[file.key] else { continue }
@@ -505,8 +505,9 @@ public final class MirrorSync: Sendable {
         }
     }
 
-    /// The index records of the files a plan downloads, writes, moves or adopts, by key (the first of a key).
-    static func records(_ entries: [IndexEntry], actedOnBy plan: SyncPlan) -> [FileKey: IndexEntry] {
+    /// The whole index records of the files a plan downloads, writes, moves or adopts, by key: what they are recorded
+    /// with again keeps what the record had (the records planning read leave some of it out).
+    static func records(_ index: MirrorIndex, actedOnBy plan: SyncPlan) throws -> [FileKey: IndexEntry] {
         var keys = Set<FileKey>()
         for action in plan.actions {
             switch action {
@@ -515,12 +516,7 @@ public final class MirrorSync: Sendable {
             case .delete, .keepExtraneous, .keepUnconfirmed, .keepPlayed: break
             }
         }
-        guard !keys.isEmpty else { return [:] }
-        var records: [FileKey: IndexEntry] = [:]
-        for position in entries.indices where keys.contains(entries[position].file.key) {
-            if records[entries[position].file.key] == nil { records[entries[position].file.key] = entries[position] }
-        }
-        return records
+        return try index.entries(keys: keys)
     }
 
     /// The sizes of the held files, and for those not where the index says, of the place they should be.
