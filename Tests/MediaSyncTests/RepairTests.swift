@@ -86,3 +86,31 @@ import Testing
         }
     }
 }
+
+@Suite struct MovedRecordTests {
+    /// Planning reads records light (``MirrorIndex/entries(forPlanning:)``): a file the plan moves is recorded again
+    /// from its whole record, so its content hash, validator, download date and task id survive the move.
+    @Test func aMovedFileKeepsItsWholeRecord() async throws {
+        try await MirrorFixture.with { fixture, library in
+            let movie = library.movies[0]
+            try fixture.select(.movie, movie.id)
+            #expect(try await fixture.sync().failed.isEmpty)
+            let before = try #require(
+                try fixture.index.entries().first { $0.file.kind == .image && $0.file.itemId == movie.id })
+            #expect(before.contentHash != nil && before.validator != nil && !before.taskId.isEmpty)
+            // Held at another path: the next sync moves it where the layout wants it.
+            let oldPath = before.file.path + ".old"
+            try FileManager.default.moveItem(
+                atPath: fixture.root.path + "/" + before.file.path, toPath: fixture.root.path + "/" + oldPath)
+            var elsewhere = before
+            elsewhere.file.path = oldPath
+            try fixture.index.record(elsewhere)
+
+            let report = try await fixture.sync()
+            #expect(report.moved.contains(before.file.path), "\(report.moved)")
+            #expect(report.downloaded.isEmpty)
+            let after = try #require(try fixture.index.entries().first { $0.file.key == before.file.key })
+            #expect(after == before)
+        }
+    }
+}
