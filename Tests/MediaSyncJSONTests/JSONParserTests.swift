@@ -101,6 +101,21 @@ import Testing
         #expect(try parse(#"{"a":1,"a":2}"#)["a"] == .number(2))
     }
 
+    /// Repeated text is read into one copy, but text that is only canonically equivalent (the same letters in NFC
+    /// and NFD, equal under Swift's `==`) keeps its own bytes.
+    @Test func equivalentTextKeepsItsOwnBytes() throws {
+        let nfc = "0123456789abcdef-caf\u{E9}"
+        let nfd = "0123456789abcdef-cafe\u{301}"
+        let id = "0123456789abcdef0123456789abcdef"
+        let text = #"[""# + nfc + #"",""# + nfd + #"",""# + id + #"",""# + id + #""]"#
+        guard case .array(let values) = try parse(text) else {
+            Issue.record("not an array")
+            return
+        }
+        let bytes = values.map { Array(($0.stringValue ?? "").utf8) }
+        #expect(bytes == [Array(nfc.utf8), Array(nfd.utf8), Array(id.utf8), Array(id.utf8)])
+    }
+
     /// A document's outermost object and array keep room for their own members only, not for every member the
     /// document nested inside them (the parser's stacks held those at once).
     @Test func outermostContainersAreTheirOwnSize() throws {

@@ -9,12 +9,12 @@ import Testing
 /// The executor's grouped index commits and their journal: a file placed but not yet committed is adopted by the next
 /// opening of the mirror, never lost and never recorded half.
 struct MirrorExecutorTests {
-    static func entry(_ name: String, size: Int64, key: String? = nil) -> IndexEntry {
+    static func entry(_ name: String, size: Int64, key: String? = nil, itemId: String? = nil) -> IndexEntry {
         IndexEntry(
             file: LocalFile(
                 key: FileKey(rawValue: key ?? "media:\(name)"), path: "Downloads/\(name)", kind: .media, size: size,
                 signature: "sig\t\\1",
-                itemId: name),
+                itemId: itemId ?? name),
             versionId: name, mediaSourceId: nil, container: "mkv", downloadedAt: "2026-11-23T00:00:00Z",
             taskId: "task-\(name)", validator: "\"v1\"", contentHash: nil)
     }
@@ -24,6 +24,18 @@ struct MirrorExecutorTests {
         #expect(
             FileManager.default.createFile(
                 atPath: root.path + "/" + entry.file.path, contents: Data(repeating: 7, count: Int(entry.file.size))))
+    }
+
+    /// Records read for planning share equal ids, but never ids that are only canonically equivalent (NFC and NFD
+    /// of the same letters are equal under Swift's `==`): each keeps its own bytes.
+    @Test func planningRecordsKeepEquivalentIdsApart() async throws {
+        try await TemporaryDirectory.with { folder in
+            let index = try MirrorIndex(path: folder.file("index.sqlite"))
+            let ids = ["0123456789abcdef-caf\u{E9}", "0123456789abcdef-cafe\u{301}"]
+            try index.record(ids.enumerated().map { Self.entry("item\($0)", size: 1, itemId: $1) })
+            let read = try index.entries(forPlanning: true).map { Array($0.file.itemId.utf8) }
+            #expect(read == ids.map { Array($0.utf8) })
+        }
     }
 
     @Test func aJournalLineRoundTripsEveryField() throws {

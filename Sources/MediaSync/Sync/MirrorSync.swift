@@ -131,6 +131,9 @@ public final class MirrorSync: Sendable {
             }
         }
         remoteFiles.sort { $0.path < $1.path }
+        // The media source's own list is not read again (a budget ranks podcasts by theirs): only one array of its
+        // 32,000 files is kept.
+        sources[.media]?.files = []
         var entries = try index.entries(forPlanning: true)
         if sources.count < Scope.allCases.count { entries.removeAll { !participating($0) } }
         if options.dryRun {
