@@ -49,60 +49,43 @@ enum TextCleaner {
     /// ``plainText(_:)`` would return the text unchanged: ``isAlreadyPlain(_:)`` for UTF-8 bytes, `false` for
     /// any non-ASCII byte (those take the long way).
     static func isAlreadyPlainASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        var previousWasSpace = true
-        var previousWasAmpersand = false
+        var scan = PlainScan()
         for byte in bytes {
-            if previousWasAmpersand, byte != 0x20 { return false }
-            previousWasAmpersand = byte == UInt8(ascii: "&")
-            switch byte {
-            case 0x20:
-                if previousWasSpace { return false }
-                previousWasSpace = true
-            case UInt8(ascii: "<"):
-                return false
-            case 0x21...0x7E:
-                previousWasSpace = false
-            default:
-                return false
-            }
+            guard scan.accepts(UInt32(byte), nonASCII: false) else { return false }
         }
-        return !previousWasSpace && !previousWasAmpersand
+        return scan.isComplete
     }
 
     /// Printable ASCII with single inner spaces and no `<` or `&`: nothing to clean (the common case).
     private static func isAlreadyPlain(_ text: String) -> Bool {
-        var previousWasSpace = true
-        var previousWasAmpersand = false
+        var scan = PlainScan()
         for byte in text.utf8 {
-            // "Q & A" has nothing to decode; "&amp;" or "&#38;" might.
-            if previousWasAmpersand, byte != 0x20 { return false }
-            previousWasAmpersand = byte == UInt8(ascii: "&")
-            switch byte {
-            case 0x20:
-                if previousWasSpace { return false }
-                previousWasSpace = true
-            case UInt8(ascii: "<"):
-                return false
-            case UInt8(ascii: "&"):
-                previousWasSpace = false
-            case 0x21...0x7E:
-                previousWasSpace = false
-            case 0x80...:
-                return isAlreadyPlainUnicode(text)
-            default:
-                return false
-            }
+            if byte >= 0x80 { return isAlreadyPlainUnicode(text) }
+            guard scan.accepts(UInt32(byte), nonASCII: false) else { return false }
         }
-        return !previousWasSpace && !previousWasAmpersand
+        return scan.isComplete
     }
 
     /// ``isAlreadyPlain(_:)`` for text with non-ASCII characters (which are kept as they are, Unicode spaces
     /// included).
     private static func isAlreadyPlainUnicode(_ text: String) -> Bool {
-        var previousWasSpace = true
-        var previousWasAmpersand = false
+        var scan = PlainScan()
         for scalar in text.unicodeScalars {
-            let value = scalar.value
+            guard scan.accepts(scalar.value, nonASCII: true) else { return false }
+        }
+        return scan.isComplete
+    }
+
+    /// The check of ``isAlreadyPlain(_:)``, one character (a byte or a scalar value) at a time: printable
+    /// characters, no `<`, single inner spaces, and no `&` but one a space follows.
+    private struct PlainScan {
+        private var previousWasSpace = true
+        private var previousWasAmpersand = false
+
+        /// Whether the text is still plain with `value` added; a value of 0x80 or more is not unless `nonASCII`.
+        @inline(__always)
+        mutating func accepts(_ value: UInt32, nonASCII: Bool) -> Bool {
+            // "Q & A" has nothing to decode; "&amp;" or "&#38;" might.
             if previousWasAmpersand, value != 0x20 { return false }
             previousWasAmpersand = value == 0x26
             switch value {
@@ -114,12 +97,16 @@ enum TextCleaner {
             case 0x21...0x7E:
                 previousWasSpace = false
             case 0x80...:
+                if !nonASCII { return false }
                 previousWasSpace = false
             default:
                 return false
             }
+            return true
         }
-        return !previousWasSpace && !previousWasAmpersand
+
+        /// Whether the text, ended here, is plain: it does not end with a space or an `&` (nor is it empty).
+        var isComplete: Bool { !previousWasSpace && !previousWasAmpersand }
     }
 
     /// Literal text (an Atom `type="text"` title): runs of ASCII whitespace become one space, the ends are
