@@ -899,17 +899,8 @@ final class InputRewriter {
     /// or `nil` when the DOCTYPE runs past the window and more input may complete it (the caller then restores
     /// `entities`).
     private func skipDoctype(at start: Int) throws -> Int? {
-        var index = start + 9
-        while index < end {
-            let byte = bytes[index]
-            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") {
-                index = (Self.find(bytes, byte, from: index + 1) ?? end - 1) + 1
-                continue
-            }
-            if byte == UInt8(ascii: ">") { return index + 1 }
-            if byte == UInt8(ascii: "[") { break }
-            index += 1
-        }
+        var index = declarationStop(from: start + 9, atSubset: true)
+        if index < end, bytes[index] == UInt8(ascii: ">") { return index + 1 }
         index += 1
         while index < end {
             index = Self.skipWhitespace(bytes, from: index)
@@ -943,14 +934,21 @@ final class InputRewriter {
     }
 
     private func skipDeclaration(at start: Int) -> Int {
-        var index = start + 1
+        let stop = declarationStop(from: start + 1, atSubset: false)
+        return stop < end ? stop + 1 : end
+    }
+
+    /// The index of the first `>` from `start` on outside quoted literals (or of the first `[` that opens an
+    /// internal subset, when `atSubset`), or `end` when the window has none.
+    private func declarationStop(from start: Int, atSubset: Bool) -> Int {
+        var index = start
         while index < end {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") {
                 index = (Self.find(bytes, byte, from: index + 1) ?? end - 1) + 1
                 continue
             }
-            if byte == UInt8(ascii: ">") { return index + 1 }
+            if byte == UInt8(ascii: ">") || (atSubset && byte == UInt8(ascii: "[")) { return index }
             index += 1
         }
         return end
