@@ -79,24 +79,8 @@ final class XMLStreamReader {
     /// - Parameters:
     ///   - input: The rewritten document.
     ///   - baseURL: The document URL that relative references and `xml:base` resolve against.
-    init(input: InputRewriter, baseURL: String?) throws {
-        _ = Self.initialized
-        cxml_prepare_thread()
-        let inputBox = Unmanaged.passRetained(input)
-        guard
-            let reader = xmlReaderForIO(
-                Self.readCallback, nil, inputBox.toOpaque(), baseURL, input.encoding, Self.options)
-        else {
-            inputBox.release()
-            fastCache.deallocate()  // deinit does not run for an instance whose initialiser throws
-            throw input.failure ?? FeedError.malformed(line: 0, message: "libxml2 could not create a reader")
-        }
-        self.reader = reader
-        self.input = input
-        self.inputBox = inputBox
-        self.errorBox = Unmanaged.passRetained(ErrorRecorder())
-        self.document = nil
-        xmlTextReaderSetStructuredErrorHandler(reader, Self.errorCallback, errorBox.toOpaque())
+    convenience init(input: InputRewriter, baseURL: String?) throws {
+        try self.init(input, baseURL: baseURL, recovering: false)
     }
 
     /// Creates a reader that walks a document libxml2 parsed in recovery mode (`xmlReadIO` with
@@ -104,25 +88,39 @@ final class XMLStreamReader {
     /// well-formedness error even in recover mode; this is the fallback for such feeds and holds the whole
     /// (recovered) document in memory.
     /// - Throws: ``FeedError/malformed(line:message:)`` when libxml2 cannot recover a document at all.
-    init(recovering input: InputRewriter, baseURL: String?) throws {
+    convenience init(recovering input: InputRewriter, baseURL: String?) throws {
+        try self.init(input, baseURL: baseURL, recovering: true)
+    }
+
+    /// ``init(input:baseURL:)`` or, when `recovering`, ``init(recovering:baseURL:)``.
+    private init(_ input: InputRewriter, baseURL: String?, recovering: Bool) throws {
         _ = Self.initialized
         cxml_prepare_thread()
         let inputBox = Unmanaged.passRetained(input)
         let errorBox = Unmanaged.passRetained(ErrorRecorder())
-        // xmlReadIO has no per-document error handler; the thread's handler was silenced above.
-        let document = xmlReadIO(Self.readCallback, nil, inputBox.toOpaque(), baseURL, input.encoding, Self.options)
-        guard let document, let reader = xmlReaderWalker(document) else {
+        var document: xmlDocPtr?
+        let reader: xmlTextReaderPtr?
+        if recovering {
+            // xmlReadIO has no per-document error handler; the thread's handler was silenced above.
+            document = xmlReadIO(Self.readCallback, nil, inputBox.toOpaque(), baseURL, input.encoding, Self.options)
+            reader = document.flatMap { xmlReaderWalker($0) }
+        } else {
+            reader = xmlReaderForIO(Self.readCallback, nil, inputBox.toOpaque(), baseURL, input.encoding, Self.options)
+        }
+        guard let reader else {
             if let document { xmlFreeDoc(document) }
             inputBox.release()
             errorBox.release()
             fastCache.deallocate()  // deinit does not run for an instance whose initialiser throws
-            throw input.failure ?? FeedError.malformed(line: 0, message: "libxml2 could not recover the document")
+            let message = recovering ? "libxml2 could not recover the document" : "libxml2 could not create a reader"
+            throw input.failure ?? FeedError.malformed(line: 0, message: message)
         }
         self.reader = reader
         self.input = input
         self.inputBox = inputBox
         self.errorBox = errorBox
         self.document = document
+        if !recovering { xmlTextReaderSetStructuredErrorHandler(reader, Self.errorCallback, errorBox.toOpaque()) }
     }
 
     deinit {
