@@ -103,18 +103,9 @@ public enum FeedJSON {
     private static func writeHead(_ feed: Feed, to out: JSONBuffer) throws {
         var object = ObjectState(indent: "\n  ")
         try out.write("{")
-        if let value = feed.author {
-            try object.key("author", out)
-            try out.writeString(value)
-        }
-        if let value = feed.block {
-            try object.key("block", out)
-            try out.writeBool(value)
-        }
-        if let value = feed.description {
-            try object.key("description", out)
-            try out.writeString(value)
-        }
+        try object.member("author", feed.author, out) { try out.writeString($0) }
+        try object.member("block", feed.block, out) { try out.writeBool($0) }
+        try object.member("description", feed.description, out) { try out.writeString($0) }
         if !feed.duplicateGUIDs.isEmpty {
             try object.key("duplicateGUIDs", out)
             try out.write("[")
@@ -134,52 +125,18 @@ public enum FeedJSON {
         var object = ObjectState(indent: "\n  ", first: false)
         if !feed.funding.isEmpty {
             try object.key("funding", out)
-            try out.write("[")
-            for (index, funding) in feed.funding.enumerated() {
-                try out.write(index == 0 ? "\n    {" : ",\n    {")
-                var inner = ObjectState(indent: "\n      ")
-                if let title = funding.title {
-                    try inner.key("title", out)
-                    try out.writeString(title)
-                }
-                try inner.key("url", out)
-                try out.writeString(funding.url)
-                try out.write("\n    }")
-            }
-            try out.write("\n  ]")
+            try writeURLObjects(
+                feed.funding.map { ($0.title, $0.url) }, label: "title", layout: .feedMember, to: out,
+                string: { try out.writeString($0) })
         }
-        if let value = feed.imageURL {
-            try object.key("imageURL", out)
-            try out.writeString(value)
-        }
-        if let value = feed.language {
-            try object.key("language", out)
-            try out.writeString(value)
-        }
-        if let value = feed.link {
-            try object.key("link", out)
-            try out.writeString(value)
-        }
-        if let value = feed.locked {
-            try object.key("locked", out)
-            try out.writeBool(value)
-        }
-        if let value = feed.newFeedURL {
-            try object.key("newFeedURL", out)
-            try out.writeString(value)
-        }
-        if let value = feed.podcastGUID {
-            try object.key("podcastGUID", out)
-            try out.writeString(value)
-        }
-        if let value = feed.recoveredError {
-            try object.key("recoveredError", out)
-            try out.writeString(value)
-        }
-        if let value = feed.title {
-            try object.key("title", out)
-            try out.writeString(value)
-        }
+        try object.member("imageURL", feed.imageURL, out) { try out.writeString($0) }
+        try object.member("language", feed.language, out) { try out.writeString($0) }
+        try object.member("link", feed.link, out) { try out.writeString($0) }
+        try object.member("locked", feed.locked, out) { try out.writeBool($0) }
+        try object.member("newFeedURL", feed.newFeedURL, out) { try out.writeString($0) }
+        try object.member("podcastGUID", feed.podcastGUID, out) { try out.writeString($0) }
+        try object.member("recoveredError", feed.recoveredError, out) { try out.writeString($0) }
+        try object.member("title", feed.title, out) { try out.writeString($0) }
         try out.write("\n}")
     }
 
@@ -202,7 +159,8 @@ public enum FeedJSON {
         var published: Date?
         var season: Int?
         var title: Text?
-        var transcripts: [(type: Text?, url: Text)]
+        /// Each transcript's type (its `label`, as ``writeURLObjects(_:label:layout:to:string:)`` names it) and URL.
+        var transcripts: [(label: Text?, url: Text)]
     }
 
     /// One episode object at depth 2 (the caller wrote the line break and indentation before it).
@@ -240,95 +198,84 @@ public enum FeedJSON {
     ) throws {
         var object = ObjectState(indent: "\n      ")
         try out.write("{")
-        if let value = episode.block {
-            try object.key("block", out)
-            try out.writeBool(value)
-        }
-        if let value = episode.chaptersURL {
-            try object.key("chaptersURL", out)
-            try string(value)
-        }
-        if let value = episode.description {
-            try object.key("description", out)
-            try string(value)
-        }
-        if let value = episode.durationSeconds {
-            try object.key("durationSeconds", out)
-            try out.writeInt(Int64(value))
-        }
+        try object.member("block", episode.block, out) { try out.writeBool($0) }
+        try object.member("chaptersURL", episode.chaptersURL, out, string)
+        try object.member("description", episode.description, out, string)
+        try object.member("durationSeconds", episode.durationSeconds, out) { try out.writeInt(Int64($0)) }
         if let enclosure = episode.enclosure {
             try object.key("enclosure", out)
             var inner = ObjectState(indent: "\n        ")
             try out.write("{")
-            if let length = enclosure.length {
-                try inner.key("length", out)
-                try out.writeInt(length)
-            }
-            if let type = enclosure.type {
-                try inner.key("type", out)
-                try string(type)
-            }
+            try inner.member("length", enclosure.length, out) { try out.writeInt($0) }
+            try inner.member("type", enclosure.type, out, string)
             try inner.key("url", out)
             try string(enclosure.url)
             try out.write("\n      }")
         }
-        if let value = episode.episode {
-            try object.key("episode", out)
-            try out.writeInt(Int64(value))
-        }
-        if let value = episode.episodeType {
-            try object.key("episodeType", out)
-            try string(value)
-        }
-        if let value = episode.explicit {
-            try object.key("explicit", out)
-            try out.writeBool(value)
-        }
-        if let value = episode.guid {
-            try object.key("guid", out)
-            try string(value)
-        }
+        try object.member("episode", episode.episode, out) { try out.writeInt(Int64($0)) }
+        try object.member("episodeType", episode.episodeType, out, string)
+        try object.member("explicit", episode.explicit, out) { try out.writeBool($0) }
+        try object.member("guid", episode.guid, out, string)
         if episode.guidIsFallback {
             try object.key("guidIsFallback", out)
             try out.writeBool(true)
         }
-        if let value = episode.imageURL {
-            try object.key("imageURL", out)
-            try string(value)
-        }
-        if let value = episode.link {
-            try object.key("link", out)
-            try string(value)
-        }
-        if let value = episode.published {
-            try object.key("published", out)
-            try out.writeDate(value)
-        }
-        if let value = episode.season {
-            try object.key("season", out)
-            try out.writeInt(Int64(value))
-        }
-        if let value = episode.title {
-            try object.key("title", out)
-            try string(value)
-        }
+        try object.member("imageURL", episode.imageURL, out, string)
+        try object.member("link", episode.link, out, string)
+        try object.member("published", episode.published, out) { try out.writeDate($0) }
+        try object.member("season", episode.season, out) { try out.writeInt(Int64($0)) }
+        try object.member("title", episode.title, out, string)
         if !episode.transcripts.isEmpty {
             try object.key("transcripts", out)
-            try out.write("[")
-            for (index, transcript) in episode.transcripts.enumerated() {
-                try out.write(index == 0 ? "\n        {" : ",\n        {")
-                var inner = ObjectState(indent: "\n          ")
-                if let type = transcript.type {
-                    try inner.key("type", out)
-                    try string(type)
-                }
-                try inner.key("url", out)
-                try string(transcript.url)
-                try out.write("\n        }")
-            }
-            try out.write("\n      ]")
+            try writeURLObjects(episode.transcripts, label: "type", layout: .episodeMember, to: out, string: string)
         }
         try out.write(object.first ? "\n\n    }" : "\n    }")
+    }
+
+    /// An array of objects with an optional `label` member and a `url` (a feed's funding, an episode's
+    /// transcripts), its lines broken and indented as `layout` says.
+    @inline(__always)
+    private static func writeURLObjects<Text>(
+        _ objects: [(label: Text?, url: Text)], label: StaticString, layout: ArrayLayout, to out: JSONBuffer,
+        string: (Text) throws -> Void
+    ) throws {
+        try out.write("[")
+        for (index, object) in objects.enumerated() {
+            try out.write(index == 0 ? layout.firstObject : layout.nextObject)
+            var inner = ObjectState(indent: layout.member)
+            try inner.member(label, object.label, out, string)
+            try inner.key("url", out)
+            try string(object.url)
+            try out.write(layout.objectEnd)
+        }
+        try out.write(layout.arrayEnd)
+    }
+
+    /// The line breaks and indentation of an array of objects (one write each).
+    private struct ArrayLayout {
+        /// Before the first object, and before each further one (with its comma).
+        let firstObject: StaticString
+        let nextObject: StaticString
+        /// Before each member of an object.
+        let member: StaticString
+        /// After each object, and after the array.
+        let objectEnd: StaticString
+        let arrayEnd: StaticString
+
+        /// An array that is a member of the feed (depth 1).
+        static var feedMember: ArrayLayout {
+            ArrayLayout(
+                firstObject: "\n    {", nextObject: ",\n    {", member: "\n      ", objectEnd: "\n    }",
+                arrayEnd: "\n  ]")
+        }
+
+        /// An array that is a member of an episode (depth 3).
+        static var episodeMember: ArrayLayout {
+            ArrayLayout(
+                firstObject: "\n        {", nextObject: ",\n        {", member: "\n          ",
+                objectEnd: "\n        }",
+                arrayEnd: "\n      ]")
+        }
     }
 
     /// Separators of one object: the first key follows `{` directly on a new line, the others a comma.
@@ -344,6 +291,16 @@ public enum FeedJSON {
         mutating func key(_ name: StaticString, _ out: JSONBuffer) throws {
             try out.writeKey(name, indent: indent, comma: !first)
             first = false
+        }
+
+        /// `"name" : ` and the value as `write` writes it, when there is one.
+        @inline(__always)
+        mutating func member<Value>(
+            _ name: StaticString, _ value: Value?, _ out: JSONBuffer, _ write: (Value) throws -> Void
+        ) throws {
+            guard let value else { return }
+            try key(name, out)
+            try write(value)
         }
     }
 }
