@@ -168,7 +168,9 @@ public enum ExportFileSystem {
             throw Failure(number: errno, what: "cannot write in \(folder)")
         }
         defer { close(output) }
-        let method = try fill(output, from: source, name: final, allowLink: allowLink, progress: progress)
+        let method = try withSource(source) { (input, info) throws(Failure) -> Method in
+            try fill(output, from: input, info: info, name: final, allowLink: allowLink, progress: progress)
+        }
         try beforeNaming()
         guard linkat(AT_FDCWD, "/proc/self/fd/\(output)", AT_FDCWD, final, AT_SYMLINK_FOLLOW) == 0 else {
             if errno == EEXIST { throw Failure(number: EEXIST, what: "\(final) appeared meanwhile") }
@@ -177,12 +179,10 @@ public enum ExportFileSystem {
         return method
     }
 
-    /// Reflinks or copies `source` into the open file `output`, keeping the source's times.
-    private static func fill(
-        _ output: Int32, from source: String, name: String, allowLink: Bool, progress: (Int64) -> Void
-    )
-        throws(Failure) -> Method
-    {
+    /// Opens `source` for reading and runs `body` with its descriptor and status; closes it afterwards.
+    private static func withSource<Result>(
+        _ source: String, _ body: (_ input: Int32, _ info: stat) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
         let input = open(source, O_RDONLY | O_CLOEXEC)
         guard input >= 0 else { throw Failure(number: errno, what: "cannot read \(source)", atDestination: false) }
         defer { close(input) }
@@ -190,6 +190,16 @@ public enum ExportFileSystem {
         guard fstat(input, &info) == 0 else {
             throw Failure(number: errno, what: "cannot read \(source)", atDestination: false)
         }
+        return try body(input, info)
+    }
+
+    /// Reflinks or copies the open source `input` (whose status is `info`) into the open file `output`, keeping
+    /// the source's times.
+    private static func fill(
+        _ output: Int32, from input: Int32, info: stat, name: String, allowLink: Bool, progress: (Int64) -> Void
+    )
+        throws(Failure) -> Method
+    {
         var method = Method.copy
         if allowLink && ioctl(output, UInt(0x4004_9409), CInt(input)) == 0 {  // FICLONE
             method = .reflink
@@ -208,32 +218,20 @@ public enum ExportFileSystem {
         source: String, temporary: String, allowLink: Bool, progress: (Int64) -> Void
     ) throws(Failure) -> Method {
         if allowLink && link(source, temporary) == 0 { return .hardlink }
-        let input = open(source, O_RDONLY | O_CLOEXEC)
-        guard input >= 0 else { throw Failure(number: errno, what: "cannot read \(source)", atDestination: false) }
-        defer { close(input) }
-        var info = stat()
-        guard fstat(input, &info) == 0 else {
-            throw Failure(number: errno, what: "cannot read \(source)", atDestination: false)
-        }
-        let output = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard output >= 0 else { throw Failure(number: errno, what: "cannot write \(temporary)") }
-        var method = Method.copy
-        do throws(Failure) {
-            if allowLink && ioctl(output, UInt(0x4004_9409), CInt(input)) == 0 {  // FICLONE
-                method = .reflink
-                progress(Int64(info.st_size))
-            } else {
-                try copyBytes(from: input, to: output, size: Int64(info.st_size), name: temporary, progress: progress)
+        return try withSource(source) { (input, info) throws(Failure) -> Method in
+            let output = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+            guard output >= 0 else { throw Failure(number: errno, what: "cannot write \(temporary)") }
+            do throws(Failure) {
+                let method = try fill(
+                    output, from: input, info: info, name: temporary, allowLink: allowLink, progress: progress)
+                guard close(output) == 0 else { throw Failure(number: errno, what: "cannot write \(temporary)") }
+                return method
+            } catch {
+                close(output)
+                unlink(temporary)
+                throw error
             }
-            var times = [info.st_atim, info.st_mtim]
-            _ = futimens(output, &times)
-            guard close(output) == 0 else { throw Failure(number: errno, what: "cannot write \(temporary)") }
-        } catch {
-            close(output)
-            unlink(temporary)
-            throw error
         }
-        return method
     }
 
     private static func copyBytes(
