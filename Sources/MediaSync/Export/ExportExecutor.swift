@@ -331,8 +331,13 @@ final class ExportExecutor: @unchecked Sendable {
     }
 
     private func skipUsersFile(_ target: ExportTarget, events: (@Sendable (ExportEvent) -> Void)?) {
-        let issue = ExportIssue(
-            path: target.path, reason: "a file the export did not write is at this name; left untouched")
+        skip(target, reason: "a file the export did not write is at this name; left untouched", events: events)
+    }
+
+    /// Records `target` as skipped for `reason` and says so in an event; the playlists written after it leave its
+    /// key out.
+    private func skip(_ target: ExportTarget, reason: String, events: (@Sendable (ExportEvent) -> Void)?) {
+        let issue = ExportIssue(path: target.path, reason: reason)
         lock.withLock {
             missedKeys.insert(target.key)
             result.skipped.append(issue)
@@ -347,13 +352,7 @@ final class ExportExecutor: @unchecked Sendable {
             ExportFileSystem.fact(absolute(target.path)) == .missing
         else {
             try stopIfGone()
-            let issue = ExportIssue(
-                path: target.path, reason: "not moved from \(from): one of the two changed meanwhile")
-            lock.withLock {
-                missedKeys.insert(target.key)
-                result.skipped.append(issue)
-            }
-            events?(ExportEvent(action: "skipped", path: target.path, detail: issue.reason))
+            skip(target, reason: "not moved from \(from): one of the two changed meanwhile", events: events)
             return
         }
         let final = absolute(target.path)
