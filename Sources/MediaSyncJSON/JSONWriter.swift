@@ -280,7 +280,34 @@ private struct KeyedTree<Key: CodingKey>: KeyedEncodingContainerProtocol {
     }
 }
 
-private struct UnkeyedTree: UnkeyedEncodingContainer {
+/// The primitive `encode` overloads of an unkeyed and a single-value container, written once: each makes the
+/// ``JSONValue`` and hands it to ``store(_:)``.
+private protocol PrimitiveEncoding {
+    /// Stores one value: appends it (unkeyed) or sets it (single value).
+    func store(_ value: JSONValue)
+    /// The coding path of the value being stored, for the error about a non-finite number.
+    var valuePath: [any CodingKey] { get }
+}
+
+extension PrimitiveEncoding {
+    mutating func encodeNil() throws { store(.null) }
+    mutating func encode(_ value: Bool) throws { store(.bool(value)) }
+    mutating func encode(_ value: String) throws { store(.string(value)) }
+    mutating func encode(_ value: Double) throws { store(try number(value, codingPath: valuePath)) }
+    mutating func encode(_ value: Float) throws { store(try number(Double(value), codingPath: valuePath)) }
+    mutating func encode(_ value: Int) throws { store(.number(Double(value))) }
+    mutating func encode(_ value: Int8) throws { store(.number(Double(value))) }
+    mutating func encode(_ value: Int16) throws { store(.number(Double(value))) }
+    mutating func encode(_ value: Int32) throws { store(.number(Double(value))) }
+    mutating func encode(_ value: Int64) throws { store(.number(Double(value))) }
+    mutating func encode(_ value: UInt) throws { store(.number(Double(value))) }
+    mutating func encode(_ value: UInt8) throws { store(.number(Double(value))) }
+    mutating func encode(_ value: UInt16) throws { store(.number(Double(value))) }
+    mutating func encode(_ value: UInt32) throws { store(.number(Double(value))) }
+    mutating func encode(_ value: UInt64) throws { store(.number(Double(value))) }
+}
+
+private struct UnkeyedTree: UnkeyedEncodingContainer, PrimitiveEncoding {
     let node: Node
     let codingPath: [any CodingKey]
 
@@ -304,21 +331,9 @@ private struct UnkeyedTree: UnkeyedEncodingContainer {
 
     private var nextPath: [any CodingKey] { codingPath + [AnyKey(intValue: count)] }
 
-    mutating func encodeNil() throws { append(.null) }
-    mutating func encode(_ value: Bool) throws { append(.bool(value)) }
-    mutating func encode(_ value: String) throws { append(.string(value)) }
-    mutating func encode(_ value: Double) throws { append(try number(value, codingPath: nextPath)) }
-    mutating func encode(_ value: Float) throws { append(try number(Double(value), codingPath: nextPath)) }
-    mutating func encode(_ value: Int) throws { append(.number(Double(value))) }
-    mutating func encode(_ value: Int64) throws { append(.number(Double(value))) }
-    mutating func encode(_ value: Int8) throws { append(.number(Double(value))) }
-    mutating func encode(_ value: Int16) throws { append(.number(Double(value))) }
-    mutating func encode(_ value: Int32) throws { append(.number(Double(value))) }
-    mutating func encode(_ value: UInt) throws { append(.number(Double(value))) }
-    mutating func encode(_ value: UInt8) throws { append(.number(Double(value))) }
-    mutating func encode(_ value: UInt16) throws { append(.number(Double(value))) }
-    mutating func encode(_ value: UInt32) throws { append(.number(Double(value))) }
-    mutating func encode(_ value: UInt64) throws { append(.number(Double(value))) }
+    func store(_ value: JSONValue) { append(value) }
+    var valuePath: [any CodingKey] { nextPath }
+
     mutating func encode<T: Encodable>(_ value: T) throws {
         append(try TreeEncoder.encode(value, codingPath: nextPath))
     }
@@ -348,27 +363,13 @@ private struct UnkeyedTree: UnkeyedEncodingContainer {
     }
 }
 
-private struct SingleTree: SingleValueEncodingContainer {
+private struct SingleTree: SingleValueEncodingContainer, PrimitiveEncoding {
     let node: Node
     let codingPath: [any CodingKey]
 
-    private func set(_ value: JSONValue) { node.content = .value(value) }
+    func store(_ value: JSONValue) { node.content = .value(value) }
+    var valuePath: [any CodingKey] { codingPath }
 
-    mutating func encodeNil() throws { set(.null) }
-    mutating func encode(_ value: Bool) throws { set(.bool(value)) }
-    mutating func encode(_ value: String) throws { set(.string(value)) }
-    mutating func encode(_ value: Double) throws { set(try number(value, codingPath: codingPath)) }
-    mutating func encode(_ value: Float) throws { set(try number(Double(value), codingPath: codingPath)) }
-    mutating func encode(_ value: Int) throws { set(.number(Double(value))) }
-    mutating func encode(_ value: Int8) throws { set(.number(Double(value))) }
-    mutating func encode(_ value: Int16) throws { set(.number(Double(value))) }
-    mutating func encode(_ value: Int32) throws { set(.number(Double(value))) }
-    mutating func encode(_ value: Int64) throws { set(.number(Double(value))) }
-    mutating func encode(_ value: UInt) throws { set(.number(Double(value))) }
-    mutating func encode(_ value: UInt8) throws { set(.number(Double(value))) }
-    mutating func encode(_ value: UInt16) throws { set(.number(Double(value))) }
-    mutating func encode(_ value: UInt32) throws { set(.number(Double(value))) }
-    mutating func encode(_ value: UInt64) throws { set(.number(Double(value))) }
     mutating func encode<T: Encodable>(_ value: T) throws {
         let child = try TreeEncoder.encode(value, codingPath: codingPath)
         node.content = child.content
