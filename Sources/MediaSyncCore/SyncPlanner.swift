@@ -56,6 +56,14 @@ public enum SyncAction: Hashable, Sendable {
     /// A played item of a selection with played cleanup, not to go yet (in its grace period, or its played state
     /// is not yet on the server): kept even with `--delete`, not fetched again.
     case keepPlayed(LocalFile)
+
+    /// The wanted file a download, write, move or adoption is about; nil for the held files' actions.
+    public var remoteFile: RemoteFile? {
+        switch self {
+        case .download(let file, _), .write(let file, _), .move(_, let file), .adopt(let file, _): return file
+        case .delete, .keepExtraneous, .keepUnconfirmed, .keepPlayed: return nil
+        }
+    }
 }
 
 /// The result of planning: the actions, in order.
@@ -104,6 +112,9 @@ public struct ConfirmationAnswer: Sendable, Equatable {
 ///
 /// Walks the remote and the local side in lock step by key (rclone's march): remote only → download
 /// (or write); both → compare signature, path and size; local only → delete when asked, else keep and report.
+///
+/// The wanted files' actions come first, in the order of their paths (the remote side may come in any order: only
+/// the few files acted on are sorted, not every file wanted), then the held files' in their order.
 public enum SyncPlanner {
     public static func plan(remote: RemoteSnapshot, local: LocalSnapshot, options: SyncOptions) -> SyncPlan {
         var actions: [SyncAction] = []
@@ -125,6 +136,8 @@ public enum SyncPlanner {
                 actions.append(action)
             }
         }
+        // In path order, as if the remote side had come sorted (equal paths keep their order).
+        actions.sort { ($0.remoteFile?.path ?? "") < ($1.remoteFile?.path ?? "") }
         for position in local.files.indices where !wanted.contains(local.files[position].key) {
             let file = local.files[position]
             let played = remote.playedCleanup(file)

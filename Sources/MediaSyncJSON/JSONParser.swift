@@ -70,11 +70,10 @@ private struct JSONByteParser {
     /// each of its 500 items. Shorter strings live inside the value; longer ones (paths, overviews) rarely repeat.
     var known = Set<String>()
 
-    /// The copy of `text` read first, for ASCII text; other text as it is. Swift's `==` matches canonically
-    /// equivalent text (`café` in NFC and NFD), which two ids must never be taken for; ASCII text has one form only.
+    /// The copy of ASCII `text` read first. Only ASCII text is shared: Swift's `==` matches canonically equivalent
+    /// text (`café` in NFC and NFD), which two ids must never be taken for; ASCII text has one form only.
     mutating func shared(_ text: String) -> String {
-        guard text.utf8.allSatisfy({ $0 < 0x80 }) else { return text }
-        return known.insert(text).memberAfterInsert
+        known.insert(text).memberAfterInsert
     }
 
     init(_ bytes: UnsafeBufferPointer<UInt8>, keeping: Set<String>? = nil) {
@@ -269,12 +268,15 @@ private struct JSONByteParser {
     mutating func string() throws -> String {
         offset += 1
         let start = offset
+        // Every byte OR-ed: below 0x80, the text is ASCII.
+        var bits: UInt8 = 0
         while offset < bytes.count {
             let byte = bytes[offset]
+            bits |= byte
             if byte == UInt8(ascii: "\"") {
                 let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<offset]), as: UTF8.self)
                 offset += 1
-                return offset - start > 16 && offset - start <= 65 ? shared(text) : text
+                return offset - start > 16 && offset - start <= 65 && bits < 0x80 ? shared(text) : text
             }
             if byte == UInt8(ascii: "\\") { break }
             guard byte >= 0x20 else { throw JSONParseError.unexpected(byte: byte, offset: offset) }

@@ -41,19 +41,34 @@ extension JellyfinClient {
         else {
             throw JellyfinError(.invalidID, "\"\(type)\" is not an image type (such as Primary or Backdrop)")
         }
-        var path = "/Items/\(item)/Images/\(type)"
-        if let index {
-            guard index >= 0 else { throw JellyfinError(.invalidID, "an image index cannot be negative (\(index))") }
-            path += "/\(index)"
+        if let index, index < 0 {
+            throw JellyfinError(.invalidID, "an image index cannot be negative (\(index))")
         }
-        var query: [(name: String, value: String)] = []
-        if let tag {
-            query.append(("tag", try JellyfinID.validate(tag, role: "image tag")))
+        let checkedTag = try tag.map { PercentEncoding.encode(try JellyfinID.validate($0, role: "image tag")) }
+        // Put together in one string (a URL for every image of every sync: the pieces, a query list and its joins
+        // were a dozen strings each).
+        var url = serverURL
+        url.reserveCapacity(serverURL.utf8.count + item.utf8.count + (checkedTag?.utf8.count ?? 0) + 64)
+        url += "/Items/"
+        url += item
+        url += "/Images/"
+        url += type
+        if let index {
+            url += "/"
+            url += String(index)
+        }
+        var separator = "?"
+        if let checkedTag {
+            url += "?tag="
+            url += checkedTag
+            separator = "&"
         }
         if let maxWidth, maxWidth > 0 {
-            query.append(("maxWidth", String(maxWidth)))
+            url += separator
+            url += "maxWidth="
+            url += String(maxWidth)
         }
-        return url(path, query: query)
+        return url
     }
 
     /// The URL of an external subtitle stream:

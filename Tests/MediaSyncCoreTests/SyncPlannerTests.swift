@@ -50,8 +50,8 @@ import Testing
 
     static let cases: [Case] = [
         Case(
-            name: "empty mirror downloads everything", remote: [a, b, metaA], local: [], onDisk: [:],
-            expected: [.download(a, .new), .download(b, .new), .write(metaA, .new)]),
+            name: "empty mirror downloads everything (in path order)", remote: [a, b, metaA], local: [], onDisk: [:],
+            expected: [.download(a, .new), .write(metaA, .new), .download(b, .new)]),
         Case(
             name: "nothing changed: no-op", remote: [a, metaA], local: [held(a), held(metaA, size: 3)],
             onDisk: [a.path: 1000, metaA.path: 3], expected: []),
@@ -193,6 +193,23 @@ import Testing
                 released: table.released, keptPlayed: table.keptPlayed),
             local: LocalSnapshot(files: table.local, onDisk: table.onDisk), options: table.options)
         #expect(plan.actions == table.expected)
+    }
+
+    /// What is fetched, written, moved or adopted comes in path order whatever order the remote side came in (equal
+    /// paths in theirs), then the held files' actions in their order.
+    @Test func actsOnTheWantedFilesInPathOrder() {
+        let c = Self.media("c")
+        let shuffled = [c, Self.b, Self.metaA, Self.a]
+        var twin = Self.media("a")
+        twin.key = FileKey(rawValue: "media:a:twin")
+        let plan = SyncPlanner.plan(
+            remote: RemoteSnapshot(files: shuffled + [twin]),
+            local: LocalSnapshot(files: [Self.held(Self.media("z"))], onDisk: [:]), options: SyncOptions())
+        #expect(
+            plan.actions == [
+                .download(Self.a, .new), .download(twin, .new), .write(Self.metaA, .new), .download(Self.b, .new),
+                .download(c, .new), .keepExtraneous(Self.held(Self.media("z"))),
+            ])
     }
 
     @Test func countsTheBytesToDownloadAndKnowsANoOp() {

@@ -99,14 +99,14 @@ public enum MirrorFiles {
         let qualities: [String: Quality]
         var files: [RemoteFile] = []
         var rejected: [String] = []
-        var keys = Set<FileKey>()
 
         mutating func add(_ file: RemoteFile) {
             guard SafeName.isContained(file.path) else {
                 rejected.append("refusing the path \(file.path.debugDescription)")
                 return
             }
-            if keys.insert(file.key).inserted { files.append(file) }
+            // A key given twice keeps its first file: the parts are put together so (``files(for:server:)``).
+            files.append(file)
         }
 
         mutating func media(item: BaseItem, version: MediaSource, path: (String, String) -> String) {

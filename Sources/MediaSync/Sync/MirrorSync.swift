@@ -117,8 +117,8 @@ public final class MirrorSync: Sendable {
 
         // Phase 1: media, images, subtitles, episodes (less what `mediasync rm` excluded).
         let excluded = try index.exclusions()
-        // Gathered into one array and sorted in place: each filtered or sorted copy of 32,000 files cost a retain and
-        // a release of every string in them.
+        // Gathered into one array (each filtered copy of 32,000 files cost a retain and a release of every string in
+        // them), and not sorted: the planner puts what it acts on in path order.
         var remoteFiles: [RemoteFile] = []
         remoteFiles.reserveCapacity(sources.values.reduce(0) { $0 + $1.files.count })
         for source in sources.values {
@@ -130,7 +130,6 @@ public final class MirrorSync: Sendable {
                 }
             }
         }
-        remoteFiles.sort { $0.path < $1.path }
         // The media source's own list is not read again (a budget ranks podcasts by theirs): only one array of its
         // 32,000 files is kept.
         sources[.media]?.files = []
@@ -169,12 +168,10 @@ public final class MirrorSync: Sendable {
             }
         }
         // The held files themselves, not copies of their whole records.
-        let heldFiles = entries.lazy.filter { $0.file.kind != .metadata }.map(\.file)
-        let local = LocalSnapshot(
-            files: Array(heldFiles),
-            onDisk: onDisk(heldFiles, wanted: remoteFiles, placer: placer).merging(migratedSizes) { _, planned in
-                planned
-            })
+        let heldFiles = MirrorSync.files(of: entries) { $0 != .metadata }
+        var heldSizes = onDisk(heldFiles, wanted: remoteFiles, placer: placer)
+        if !migratedSizes.isEmpty { heldSizes.merge(migratedSizes) { _, planned in planned } }
+        let local = LocalSnapshot(files: heldFiles, onDisk: heldSizes)
         let mediaItems = sources[.media]?.items
         let released = (mediaItems?.released ?? []).union(sources[.podcasts]?.released ?? [])
         let keptPlayed = (mediaItems?.keptPlayed ?? []).union(sources[.podcasts]?.keptPlayed ?? [])
@@ -255,10 +252,10 @@ public final class MirrorSync: Sendable {
                 if case .delete(let file) = action { return file.key } else { return nil }
             })
         if !goingAway.isEmpty { updated.removeAll { goingAway.contains($0.file.key) } }
-        let heldMetadata = Array(updated.lazy.filter { $0.file.kind == .metadata }.map(\.file))
+        let heldMetadata = MirrorSync.files(of: updated) { $0 == .metadata }
         let composed = sources.values.flatMap { $0.metadata(updated) }
         let renderers = Dictionary(composed.map { ($0.file.key, $0.render) }, uniquingKeysWith: { first, _ in first })
-        let metadataFiles = composed.map(\.file).sorted { $0.path < $1.path }
+        let metadataFiles = composed.map(\.file)
         let metadataPlan = SyncPlanner.plan(
             remote: RemoteSnapshot(files: metadataFiles, keptPaths: keptPaths),
             local: LocalSnapshot(
@@ -325,7 +322,7 @@ public final class MirrorSync: Sendable {
         let metadataEntries = entries.filter { $0.file.kind == .metadata }
         let metadataPlan = SyncPlanner.plan(
             remote: RemoteSnapshot(
-                files: sources.flatMap { $0.metadata(entries).map(\.file) }.sorted { $0.path < $1.path },
+                files: sources.flatMap { $0.metadata(entries).map(\.file) },
                 keptPaths: keptPaths),
             local: LocalSnapshot(
                 files: metadataEntries.map(\.file), onDisk: placer.sizes(of: metadataEntries.map(\.file.path))),
@@ -522,10 +519,19 @@ public final class MirrorSync: Sendable {
         return try index.entries(keys: keys)
     }
 
+    /// The files of the records of some kinds, looked at by position (a filtered copy of the records copied every
+    /// string of 32,000 records once more).
+    static func files(of entries: [IndexEntry], kinds: (RemoteFile.Kind) -> Bool) -> [LocalFile] {
+        var files: [LocalFile] = []
+        files.reserveCapacity(entries.count)
+        for position in entries.indices where kinds(entries[position].file.kind) {
+            files.append(entries[position].file)
+        }
+        return files
+    }
+
     /// The sizes of the held files, and for those not where the index says, of the place they should be.
-    private func onDisk<Files: Collection<LocalFile>>(
-        _ files: Files, wanted: [RemoteFile], placer: FilePlacer
-    ) -> [String: Int64] {
+    private func onDisk(_ files: [LocalFile], wanted: [RemoteFile], placer: FilePlacer) -> [String: Int64] {
         var sizes = placer.sizes(of: files.map(\.path))
         let lost = Dictionary(
             files.lazy.filter { sizes[$0.path] == nil }.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
