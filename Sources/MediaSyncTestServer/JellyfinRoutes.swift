@@ -340,16 +340,24 @@ extension TestServer {
 
     /// Paging + serialisation shared by the listing routes.
     func page(_ items: [TestItem], request: RecordedRequest, library: TestLibrary) -> HTTPResponse {
+        page(count: items.count, request: request, library: library) { Array(items[$0]) }
+    }
+
+    /// One page of `count` items: `slice` gives the items of the range asked for (`startIndex`, `limit`).
+    func page(
+        count: Int, request: RecordedRequest, library: TestLibrary, slice: (Range<Int>) -> [TestItem]
+    ) -> HTTPResponse {
         let start = max(0, Int(request.queryValue("startIndex") ?? "") ?? 0)
         let limit = Int(request.queryValue("limit") ?? "").map { max(0, $0) }
         let fields = TestServer.fieldSet(request)
-        let lower = min(start, items.count)
-        let upper = limit.map { min(items.count, lower + $0) } ?? items.count
-        let slice = items[lower..<upper].map { JellyfinDTO.item($0, library: library, fields: fields) }
+        let lower = min(start, count)
+        let upper = limit.map { min(count, lower + $0) } ?? count
+        let items = slice(lower..<upper)
+        let dtos = items.map { JellyfinDTO.item($0, library: library, fields: fields) }
         if fields.contains("mediasources") {
-            counters.built(items[lower..<upper].filter { !$0.isFolder && !$0.mediaSources.isEmpty }.count)
+            counters.built(items.filter { !$0.isFolder && !$0.mediaSources.isEmpty }.count)
         }
-        return .json(JellyfinDTO.queryResult(slice, total: items.count, startIndex: start))
+        return .json(JellyfinDTO.queryResult(dtos, total: count, startIndex: start))
     }
 
     func itemsQuery(_ request: RecordedRequest, userId: String?, library: TestLibrary) -> HTTPResponse {
@@ -367,37 +375,43 @@ extension TestServer {
             }
         }
         let recursive = TestServer.flag(request.queryValue("recursive")) ?? false
-        var candidates: [TestItem]
+        // Candidates are positions in the views, then the items (`views.count` and up), not copies: every page of a
+        // 10,000-item listing filters and sorts the whole library, and copying each item for each step was most of
+        // the server's time (on the two cores it shares with the client under test).
+        let views = library.views
+        let items = library.items
+        func read<Value>(_ ref: Int, _ get: (TestItem) -> Value) -> Value {
+            ref < views.count ? get(views[ref]) : get(items[ref - views.count])
+        }
+        var candidates: [Int]
         let ids = TestServer.list(request.queryValue("ids")).map(TestServer.normalizeID)
         if !ids.isEmpty {
             let wanted = Set(ids)
-            candidates = (library.views + library.items).filter { wanted.contains($0.id) }
+            candidates = (0..<(views.count + items.count)).filter { wanted.contains(read($0, \.id)) }
             // Ids and a parent together: the parent filters the ids (`recursive=true`: below it, by the library's
             // top parent; `LibraryManager.GetItemsResult` L1469–1476 and `SetTopParentIdsOrAncestors`, v10.10.7).
             if let parent = request.queryValue("parentId").map(TestServer.normalizeID), !parent.isEmpty {
                 let below = Set((recursive ? library.descendants(of: parent) : library.children(of: parent)).map(\.id))
                     .union(library.items.filter { $0.isAlternateVersion && $0.parentId == parent }.map(\.id))
-                candidates = candidates.filter { below.contains($0.id) }
+                candidates = candidates.filter { below.contains(read($0, \.id)) }
             }
         } else if let parent = request.queryValue("parentId").map(TestServer.normalizeID), !parent.isEmpty {
-            candidates =
-                recursive
-                ? library.descendants(of: parent)
-                : library.children(of: parent)
+            candidates = (recursive ? library.descendantPositions(of: parent) : library.childPositions(of: parent))
+                .map { $0 + views.count }
         } else if recursive {
-            candidates = library.items.filter { !$0.isAlternateVersion }
+            candidates = items.indices.filter { !items[$0].isAlternateVersion }.map { $0 + views.count }
         } else {
-            candidates = library.views
+            candidates = Array(views.indices)
         }
         let include = Set(TestServer.list(request.queryValue("includeItemTypes")).map { $0.lowercased() })
-        if !include.isEmpty { candidates = candidates.filter { include.contains($0.type.lowercased()) } }
+        if !include.isEmpty { candidates = candidates.filter { include.contains(read($0, \.type).lowercased()) } }
         let exclude = Set(TestServer.list(request.queryValue("excludeItemTypes")).map { $0.lowercased() })
-        if !exclude.isEmpty { candidates = candidates.filter { !exclude.contains($0.type.lowercased()) } }
+        if !exclude.isEmpty { candidates = candidates.filter { !exclude.contains(read($0, \.type).lowercased()) } }
         if let term = request.queryValue("searchTerm"), !term.isEmpty {
-            candidates = candidates.filter { $0.name.lowercased().contains(term.lowercased()) }
+            candidates = candidates.filter { read($0, \.name).lowercased().contains(term.lowercased()) }
         }
         if let played = TestServer.flag(request.queryValue("isPlayed")) {
-            candidates = candidates.filter { $0.played == played }
+            candidates = candidates.filter { read($0, \.played) == played }
         }
         var sortBy = TestServer.list(request.queryValue("sortBy")).map { $0.lowercased() }
         let profile = self.profile
@@ -412,13 +426,6 @@ extension TestServer {
         if !sortBy.isEmpty {
             // Ties: library order (10.8–10.10's SQLite), or a shuffle seeded per request (10.11: any order).
             let shuffleSeed = lock.withLock { UInt64(state.requests.count) } ^ library.seed
-            let tieKey: [String: UInt64] =
-                profile == .v10_11
-                ? Dictionary(
-                    candidates.map { ($0.id, SplitMix64.hash("\(shuffleSeed)-\($0.id)")) },
-                    uniquingKeysWith: { a, _ in a })
-                : [:]
-            let position = Dictionary(candidates.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { a, _ in a })
             // Each item's keys are made once, and positions are sorted, not the items: a page of a 10,000-item
             // library sorted the whole of it, making sort names in every comparison.
             struct Keys {
@@ -429,10 +436,14 @@ extension TestServer {
                 var position: Int
             }
             let wantsSortName = sortBy.contains("sortname")
-            let keys = candidates.map { item in
-                Keys(
-                    sortName: wantsSortName ? JellyfinDTO.sortName(item) : "", name: item.name,
-                    dateCreated: item.dateCreated, tie: tieKey[item.id], position: position[item.id] ?? 0)
+            let keys = candidates.enumerated().map { position, ref in
+                read(ref) { item in
+                    Keys(
+                        sortName: wantsSortName ? JellyfinDTO.sortName(item) : "", name: item.name,
+                        dateCreated: item.dateCreated,
+                        tie: profile == .v10_11 ? SplitMix64.hash("\(shuffleSeed)-\(item.id)") : nil,
+                        position: position)
+                }
             }
             func less(_ a: Keys, _ b: Keys) -> Bool {
                 for key in sortBy {
@@ -454,7 +465,9 @@ extension TestServer {
             candidates = order.map { candidates[$0] }
             if (request.queryValue("sortOrder") ?? "").lowercased().hasPrefix("desc") { candidates.reverse() }
         }
-        let response = page(candidates, request: request, library: library)
+        let response = page(count: candidates.count, request: request, library: library) { range in
+            candidates[range].map { read($0) { $0 } }
+        }
         if request.queryValue("startIndex") != nil { listingPageAnswered() }
         return response
     }

@@ -74,6 +74,16 @@ extension TestLibrary {
         lookup.descendantPositions(of: id, in: self).map { items[$0] }
     }
 
+    /// The positions in ``items`` of ``descendants(of:)``.
+    func descendantPositions(of id: String) -> [Int] {
+        lookup.descendantPositions(of: id, in: self)
+    }
+
+    /// The positions in ``items`` of ``children(of:)``.
+    func childPositions(of id: String) -> [Int] {
+        lookup.tables(for: self).children[id] ?? []
+    }
+
     /// Listed direct children of `id` in library order.
     func children(of id: String) -> [TestItem] {
         (lookup.tables(for: self).children[id] ?? []).map { items[$0] }

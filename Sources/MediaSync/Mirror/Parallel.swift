@@ -26,6 +26,46 @@ enum Parallel {
         }
     }
 
+    /// `work` started now on a thread of its own, its result awaited later (``Pending/value()``). Not a task: a
+    /// blocking read (the index's) on one of the few cooperative threads would hold up the tasks that read a
+    /// listing meanwhile.
+    static func start<Value: Sendable>(_ work: @escaping @Sendable () throws -> Value) -> Pending<Value> {
+        let pending = Pending<Value>()
+        Thread { pending.finish(Swift.Result { try work() }) }.start()
+        return pending
+    }
+
+    /// The result of ``start(_:)``, once its thread has finished.
+    final class Pending<Value: Sendable>: Sendable {
+        private let state = Locked<
+            (result: Swift.Result<Value, any Error>?, waiting: CheckedContinuation<Void, Never>?)
+        >(
+            (nil, nil))
+
+        fileprivate func finish(_ result: Swift.Result<Value, any Error>) {
+            let waiting = state.withLock { state in
+                state.result = result
+                defer { state.waiting = nil }
+                return state.waiting
+            }
+            waiting?.resume()
+        }
+
+        /// The result: waits for the thread when it has not finished yet; rethrows what the work threw.
+        func value() async throws -> Value {
+            await withCheckedContinuation { continuation in
+                let done = state.withLock { state in
+                    if state.result != nil { return true }
+                    state.waiting = continuation
+                    return false
+                }
+                if done { continuation.resume() }
+            }
+            guard let result = state.withLock({ $0.result }) else { throw CancellationError() }
+            return try result.get()
+        }
+    }
+
     /// Where the lanes of ``map(_:threads:_:)`` put their results; each lane writes only its own positions.
     private struct SendablePointer<Pointee>: @unchecked Sendable {
         let pointer: UnsafeMutablePointer<Pointee>

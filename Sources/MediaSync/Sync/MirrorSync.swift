@@ -100,9 +100,28 @@ public final class MirrorSync: Sendable {
             report.pathsForgotten = repair.forgotten
             report.migrated = try Reindexer(executor: executor).migrateLegacyLayout()
         }
+        // The index's records, and the sizes of the files they name, are read while the Jellyfin listings are on
+        // their way (started once the listing has read what it needs of the index, which reads one at a time; nothing
+        // from here to planning records, moves or removes a file). A dry run changes records in memory first, and
+        // looks at the files itself.
+        let index = self.index
+        let placer = executor.files
+        let held = Locked<Parallel.Pending<HeldRecords>?>(nil)
+        let readHeld: @Sendable () -> Void = {
+            held.withLock { pending in
+                guard pending == nil else { return }
+                pending = Parallel.start {
+                    let entries = try index.entries(forPlanning: true)
+                    let files = MirrorSync.files(of: entries) { $0 != .metadata }
+                    return HeldRecords(
+                        entries: entries, sizes: options.dryRun ? nil : placer.sizes(of: files.map(\.path)))
+                }
+            }
+        }
         var sources: [Scope: Source] = [:]
         if only != .podcasts {
-            sources[.media] = try await mediaSource(only: only, dryRun: options.dryRun, report: &report)
+            sources[.media] = try await mediaSource(
+                only: only, dryRun: options.dryRun, report: &report, whileListing: readHeld)
         }
         if only != .media {
             var source = PodcastSource(index: index, client: client, now: now)
@@ -112,7 +131,6 @@ public final class MirrorSync: Sendable {
                 files: files, metadata: { PodcastSource.metadataFiles(podcasts, entries: $0) },
                 released: source.released, keptPlayed: source.keptPlayed, feedUpdates: source.feedUpdates)
         }
-        let placer = executor.files
         func participating(_ entry: IndexEntry) -> Bool { sources[Scope.of(key: entry.file.key)] != nil }
 
         // Phase 1: media, images, subtitles, episodes (less what `mediasync rm` excluded).
@@ -133,7 +151,10 @@ public final class MirrorSync: Sendable {
         // The media source's own list is not read again (a budget ranks podcasts by theirs): only one array of its
         // 32,000 files is kept.
         sources[.media]?.files = []
-        var entries = try index.entries(forPlanning: true)
+        readHeld()
+        guard let pending = held.withLock({ $0 }) else { throw CancellationError() }
+        let read = try await pending.value()
+        var entries = read.entries
         if sources.count < Scope.allCases.count { entries.removeAll { !participating($0) } }
         if options.dryRun {
             // What the real run's path repair would do, in memory only.
@@ -169,7 +190,7 @@ public final class MirrorSync: Sendable {
         }
         // The held files themselves, not copies of their whole records.
         let heldFiles = MirrorSync.files(of: entries) { $0 != .metadata }
-        var heldSizes = onDisk(heldFiles, wanted: remoteFiles, placer: placer)
+        var heldSizes = onDisk(heldFiles, wanted: remoteFiles, placer: placer, known: read.sizes)
         if !migratedSizes.isEmpty { heldSizes.merge(migratedSizes) { _, planned in planned } }
         let local = LocalSnapshot(files: heldFiles, onDisk: heldSizes)
         let mediaItems = sources[.media]?.items
@@ -238,6 +259,11 @@ public final class MirrorSync: Sendable {
             plan, placer: placer, entries: entriesByKey, qualities: sources[.media]?.items?.qualities ?? [:],
             transcodes: options.transcodes, progress: progress, events: events, report: &report)
         try executor.flush()
+        // The wanted files are not needed past here but for their count: freed while the metadata is composed (which
+        // can then take their room), not kept to the end.
+        let wantedCount = remoteFiles.count
+        LateRelease.hand(remoteFiles)
+        remoteFiles = []
 
         // Phase 2: metadata, from what is now on disk.
         // Phase 1 recorded nothing when it planned nothing: the entries read before still hold.
@@ -305,9 +331,9 @@ public final class MirrorSync: Sendable {
             report.failed.append(SyncReport.Failure(path: failure.path, message: failure.message, essential: true))
             events?(SyncEvent(action: "failed", path: failure.path, message: failure.message))
         }
-        report.unchanged = remoteFiles.count - plan.actions.filter(\.changesAWantedFile).count
+        report.unchanged = wantedCount - plan.actions.filter(\.changesAWantedFile).count
         // What lives to here (the rest went after its last use, and handing it here would keep it until now).
-        LateRelease.hand(sources, remoteFiles, entries, updated, plan, composed, renderers, metadataPlan)
+        LateRelease.hand(sources, entries, updated, plan, composed, renderers, metadataPlan)
         return report
     }
 
@@ -441,7 +467,10 @@ public final class MirrorSync: Sendable {
 
     /// Lists the Jellyfin side. A failure to list leaves the media scope out of this run (nothing of it is
     /// fetched or deleted), unless only media was asked for, in which case it is thrown.
-    private func mediaSource(only: Scope?, dryRun: Bool, report: inout SyncReport) async throws -> Source? {
+    /// - Parameter whileListing: called once what the listing reads of the index is read, while the pages come.
+    private func mediaSource(
+        only: Scope?, dryRun: Bool, report: inout SyncReport, whileListing: @escaping @Sendable () -> Void
+    ) async throws -> Source? {
         // Play state recorded here goes first (even with nothing selected any more), so the listings show it; what
         // could not be sent is applied over them (the next-unplayed window and the metadata see it all the same).
         // `push` reports the server's errors in its outcome; what it throws is the index's.
@@ -471,7 +500,12 @@ public final class MirrorSync: Sendable {
             }
             // The media-source cache is read and parsed while the first listing pages are on their way.
             let index = self.index
-            let cache = Task.detached { try index.mediaSourceCache() }
+            let cache = Task.detached {
+                let cache = try index.mediaSourceCache()
+                // The index is free for the records to be read (it reads one thing at a time).
+                whileListing()
+                return cache
+            }
             let items = try await SelectionExpander(
                 server: server, pageSize: listingPageSize,
                 pending: Dictionary(pending.map { ($0.itemId, $0) }, uniquingKeysWith: { _, last in last }), now: now(),
@@ -531,8 +565,18 @@ public final class MirrorSync: Sendable {
     }
 
     /// The sizes of the held files, and for those not where the index says, of the place they should be.
-    private func onDisk(_ files: [LocalFile], wanted: [RemoteFile], placer: FilePlacer) -> [String: Int64] {
-        var sizes = placer.sizes(of: files.map(\.path))
+    /// The index's records and the sizes of the held files they name, read while the listings are on their way.
+    private struct HeldRecords: Sendable {
+        var entries: [IndexEntry]
+        /// Nil for a dry run (it changes records in memory before it plans).
+        var sizes: [String: Int64]?
+    }
+
+    /// - Parameter known: the sizes of `files` read before, if they were.
+    private func onDisk(
+        _ files: [LocalFile], wanted: [RemoteFile], placer: FilePlacer, known: [String: Int64]? = nil
+    ) -> [String: Int64] {
+        var sizes = known ?? placer.sizes(of: files.map(\.path))
         let lost = Dictionary(
             files.lazy.filter { sizes[$0.path] == nil }.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
         guard !lost.isEmpty else { return sizes }
