@@ -112,9 +112,14 @@ public final class MirrorSync: Sendable {
                 guard pending == nil else { return }
                 pending = Parallel.start {
                     let entries = try index.entries(forPlanning: true)
-                    let files = MirrorSync.files(of: entries) { $0 != .metadata }
-                    return HeldRecords(
-                        entries: entries, sizes: options.dryRun ? nil : placer.sizes(of: files.map(\.path)))
+                    guard !options.dryRun else { return HeldRecords(entries: entries, sizes: nil) }
+                    // The paths only, by position: not a copy of each held file.
+                    var paths: [String] = []
+                    paths.reserveCapacity(entries.count)
+                    for position in entries.indices where entries[position].file.kind != .metadata {
+                        paths.append(entries[position].file.path)
+                    }
+                    return HeldRecords(entries: entries, sizes: placer.sizes(of: paths))
                 }
             }
         }
