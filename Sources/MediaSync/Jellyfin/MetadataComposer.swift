@@ -100,10 +100,11 @@ public enum MetadataComposer {
             let file = entries[position].file
             let path = file.path[...]
             guard path.hasPrefix("Downloads/") else { continue }
-            let rest = path.dropFirst("Downloads/".count)
-            guard let slash = rest.firstIndex(of: "/") else { continue }
-            let inside = rest[rest.index(after: slash)...]
-            guard let next = inside.firstIndex(of: "/") else { continue }
+            // Split at the slashes' bytes (walking the characters was most of this loop).
+            let rest = path[path.utf8.index(path.startIndex, offsetBy: "Downloads/".utf8.count)...]
+            guard let slash = rest.utf8.firstIndex(of: UInt8(ascii: "/")) else { continue }
+            let inside = rest[rest.utf8.index(after: slash)...]
+            guard let next = inside.utf8.firstIndex(of: UInt8(ascii: "/")) else { continue }
             mediaBySeries[rest[..<slash], default: []].append((inside[..<next], file.itemId))
         }
         for (position, series) in items.series.enumerated() {
