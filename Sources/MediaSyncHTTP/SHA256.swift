@@ -36,9 +36,10 @@ public struct SHA256: Sendable {
                 buffer.removeAll(keepingCapacity: true)
             }
         }
-        while input.count >= 64 {
-            compress(UnsafeRawBufferPointer(rebasing: input.prefix(64)))
-            input = input.dropFirst(64)
+        let whole = input.count / 64 * 64
+        if whole > 0 {
+            compress(UnsafeRawBufferPointer(rebasing: input.prefix(whole)))
+            input = input.dropFirst(whole)
         }
         buffer.append(contentsOf: input)
     }
@@ -64,42 +65,50 @@ public struct SHA256: Sendable {
         return String(decoding: hex, as: UTF8.self)
     }
 
-    /// One 64-byte block. The message schedule lives on the stack and the state in the struct's own words: the
-    /// schedule had been an array made for every block (the metadata signatures of a sync hash thousands of small
-    /// inputs, and every downloaded file is hashed whole).
-    private mutating func compress(_ block: UnsafeRawBufferPointer) {
+    /// Whole 64-byte blocks (`blocks.count` is a multiple of 64). The message schedule lives on the stack and the
+    /// state in the struct's own words, set up once for all the blocks given: the schedule had been an array made for
+    /// every block (the metadata signatures of a sync hash thousands of small inputs, and every downloaded file is
+    /// hashed whole).
+    private mutating func compress(_ blocks: UnsafeRawBufferPointer) {
         withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { w in
-            for i in 0..<16 {
-                w[i] = UInt32(bigEndian: block.loadUnaligned(fromByteOffset: i * 4, as: UInt32.self))
+            for offset in stride(from: 0, to: blocks.count, by: 64) { compressBlock(blocks, at: offset, schedule: w) }
+        }
+    }
+
+    /// The block of `blocks` at `offset`, with `w` for its message schedule.
+    private mutating func compressBlock(
+        _ blocks: UnsafeRawBufferPointer, at offset: Int, schedule w: UnsafeMutableBufferPointer<UInt32>
+    ) {
+        for i in 0..<16 {
+            w[i] = UInt32(bigEndian: blocks.loadUnaligned(fromByteOffset: offset + i * 4, as: UInt32.self))
+        }
+        for i in 16..<64 {
+            let s0 = w[i - 15].rotatedRight(7) ^ w[i - 15].rotatedRight(18) ^ (w[i - 15] >> 3)
+            let s1 = w[i - 2].rotatedRight(17) ^ w[i - 2].rotatedRight(19) ^ (w[i - 2] >> 10)
+            w[i] = w[i - 16] &+ s0 &+ w[i - 7] &+ s1
+        }
+        SHA256.k.withUnsafeBufferPointer { k in
+            var (a, b, c, d, e, f, g, h) = state
+            for i in 0..<64 {
+                let s1 = e.rotatedRight(6) ^ e.rotatedRight(11) ^ e.rotatedRight(25)
+                let choice = (e & f) ^ (~e & g)
+                let t1 = h &+ s1 &+ choice &+ k[i] &+ w[i]
+                let s0 = a.rotatedRight(2) ^ a.rotatedRight(13) ^ a.rotatedRight(22)
+                let majority = (a & b) ^ (a & c) ^ (b & c)
+                let t2 = s0 &+ majority
+                h = g
+                g = f
+                f = e
+                e = d &+ t1
+                d = c
+                c = b
+                b = a
+                a = t1 &+ t2
             }
-            for i in 16..<64 {
-                let s0 = w[i - 15].rotatedRight(7) ^ w[i - 15].rotatedRight(18) ^ (w[i - 15] >> 3)
-                let s1 = w[i - 2].rotatedRight(17) ^ w[i - 2].rotatedRight(19) ^ (w[i - 2] >> 10)
-                w[i] = w[i - 16] &+ s0 &+ w[i - 7] &+ s1
-            }
-            SHA256.k.withUnsafeBufferPointer { k in
-                var (a, b, c, d, e, f, g, h) = state
-                for i in 0..<64 {
-                    let s1 = e.rotatedRight(6) ^ e.rotatedRight(11) ^ e.rotatedRight(25)
-                    let choice = (e & f) ^ (~e & g)
-                    let t1 = h &+ s1 &+ choice &+ k[i] &+ w[i]
-                    let s0 = a.rotatedRight(2) ^ a.rotatedRight(13) ^ a.rotatedRight(22)
-                    let majority = (a & b) ^ (a & c) ^ (b & c)
-                    let t2 = s0 &+ majority
-                    h = g
-                    g = f
-                    f = e
-                    e = d &+ t1
-                    d = c
-                    c = b
-                    b = a
-                    a = t1 &+ t2
-                }
-                state = (
-                    state.0 &+ a, state.1 &+ b, state.2 &+ c, state.3 &+ d, state.4 &+ e, state.5 &+ f, state.6 &+ g,
-                    state.7 &+ h
-                )
-            }
+            state = (
+                state.0 &+ a, state.1 &+ b, state.2 &+ c, state.3 &+ d, state.4 &+ e, state.5 &+ f, state.6 &+ g,
+                state.7 &+ h
+            )
         }
     }
 
