@@ -190,7 +190,7 @@ public struct JSONObject: Hashable, Sendable, Sequence, ExpressibleByDictionaryL
     }
 
     /// Sets each member of `other` here: a key already here takes `other`'s value in its place, a new one is
-    /// appended.
+    /// appended. Sized for one merge: many small merges into one object are better made into one first.
     public mutating func merge(_ other: JSONObject) {
         // Room for them first: appended one by one to an object read at its exact size, the first would double its
         // room (a listing's 8,000 items, each merged with its cached media sources, held 7 MB of empty room).

@@ -35,20 +35,20 @@ enum Parallel {
         return pending
     }
 
-    /// The result of ``start(_:)``, once its thread has finished.
+    /// The result of ``start(_:)``, once its thread has finished. Any number of callers may wait for it.
     final class Pending<Value: Sendable>: Sendable {
         private let state = Locked<
-            (result: Swift.Result<Value, any Error>?, waiting: CheckedContinuation<Void, Never>?)
+            (result: Swift.Result<Value, any Error>?, waiting: [CheckedContinuation<Void, Never>])
         >(
-            (nil, nil))
+            (nil, []))
 
         fileprivate func finish(_ result: Swift.Result<Value, any Error>) {
             let waiting = state.withLock { state in
                 state.result = result
-                defer { state.waiting = nil }
+                defer { state.waiting = [] }
                 return state.waiting
             }
-            waiting?.resume()
+            for continuation in waiting { continuation.resume() }
         }
 
         /// The result: waits for the thread when it has not finished yet; rethrows what the work threw.
@@ -56,7 +56,7 @@ enum Parallel {
             await withCheckedContinuation { continuation in
                 let done = state.withLock { state in
                     if state.result != nil { return true }
-                    state.waiting = continuation
+                    state.waiting.append(continuation)
                     return false
                 }
                 if done { continuation.resume() }

@@ -101,9 +101,9 @@ public final class MirrorSync: Sendable {
             report.migrated = try Reindexer(executor: executor).migrateLegacyLayout()
         }
         // The index's records, and the sizes of the files they name, are read while the Jellyfin listings are on
-        // their way (started once the listing has read what it needs of the index, which reads one at a time; nothing
-        // from here to planning records, moves or removes a file). A dry run changes records in memory first, and
-        // looks at the files itself.
+        // their way: started once the listing has read what it needs of the index, which reads one thing at a time
+        // (nothing from here to planning records, moves or removes a file). A dry run changes records in memory
+        // first, and looks at the files itself. A run that throws before it plans lets the read finish and drops it.
         let index = self.index
         let placer = executor.files
         let held = Locked<Parallel.Pending<HeldRecords>?>(nil)
@@ -338,7 +338,7 @@ public final class MirrorSync: Sendable {
         }
         report.unchanged = wantedCount - plan.actions.filter(\.changesAWantedFile).count
         // What lives to here (the rest went after its last use, and handing it here would keep it until now).
-        LateRelease.hand(sources, entries, updated, plan, composed, renderers, metadataPlan)
+        LateRelease.hand(sources, entries, updated, plan, composed, renderers, metadataPlan, held)
         return report
     }
 
