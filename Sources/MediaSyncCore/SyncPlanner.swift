@@ -122,23 +122,31 @@ public enum SyncPlanner {
         // of its strings, for tens of thousands of files every sync).
         var localByKey: [FileKey: Int] = [:]
         localByKey.reserveCapacity(local.files.count)
-        for position in local.files.indices { localByKey[local.files[position].key] = position }
-        var wanted = Set<FileKey>()
-        wanted.reserveCapacity(remote.files.count)
+        var keyRepeats = false
+        for position in local.files.indices
+        where localByKey.updateValue(position, forKey: local.files[position].key) != nil {
+            keyRepeats = true
+        }
+        // Which held files are wanted, marked by position as the wanted files find them; a set of the wanted keys
+        // (a second hash of each) only when two held files share a key, where a position would name one of them.
+        var wantedHeld = [Bool](repeating: false, count: local.files.count)
+        var wantedKeys = Set<FileKey>()
         for position in remote.files.indices {
             let key = remote.files[position].key
-            wanted.insert(key)
+            if keyRepeats { wantedKeys.insert(key) }
             guard let held = localByKey[key] else {
                 actions.append(fetch(remote.files[position], .new))
                 continue
             }
+            wantedHeld[held] = true
             if let action = compare(remote.files[position], local.files[held], onDisk: local.onDisk) {
                 actions.append(action)
             }
         }
         // In path order, as if the remote side had come sorted (equal paths keep their order).
         actions.sort { ($0.remoteFile?.path ?? "") < ($1.remoteFile?.path ?? "") }
-        for position in local.files.indices where !wanted.contains(local.files[position].key) {
+        for position in local.files.indices
+        where !(keyRepeats ? wantedKeys.contains(local.files[position].key) : wantedHeld[position]) {
             let file = local.files[position]
             let played = remote.playedCleanup(file)
             if played.kept {

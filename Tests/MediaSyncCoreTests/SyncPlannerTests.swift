@@ -212,6 +212,22 @@ import Testing
             ])
     }
 
+    /// Two held records under one key (an index from before keys were unique): a wanted key keeps both, as the
+    /// planner always did; an unwanted one leaves both over.
+    @Test func heldFilesSharingAKeyAreWantedOrLeftTogether() {
+        let first = Self.held(Self.a)
+        let second = Self.held(Self.a, path: "Downloads/a/older.mkv")
+        let onDisk = [first.path: Int64(1000), second.path: 1000]
+        let kept = SyncPlanner.plan(
+            remote: RemoteSnapshot(files: [Self.a]), local: LocalSnapshot(files: [first, second], onDisk: onDisk),
+            options: SyncOptions(delete: true))
+        #expect(kept.actions == [.move(from: second.path, to: Self.a)])
+        let left = SyncPlanner.plan(
+            remote: RemoteSnapshot(files: [Self.b]), local: LocalSnapshot(files: [first, second], onDisk: onDisk),
+            options: SyncOptions())
+        #expect(left.actions == [.download(Self.b, .new), .keepExtraneous(first), .keepExtraneous(second)])
+    }
+
     @Test func countsTheBytesToDownloadAndKnowsANoOp() {
         let plan = SyncPlanner.plan(
             remote: RemoteSnapshot(files: [Self.a, Self.b]), local: LocalSnapshot(files: [], onDisk: [:]),
