@@ -65,16 +65,10 @@ private struct JSONByteParser {
     /// a listing's 10,000 items).
     var memberStack: [JSONMember] = []
     var elementStack: [JSONValue] = []
-    /// The keys and the id-sized strings read so far, each kept once: a listing page repeats its members' names,
-    /// and ids (the server's, the library's, a series' and season's, the item's own as its user data's key), in
-    /// each of its 500 items. Shorter strings live inside the value; longer ones (paths, overviews) rarely repeat.
-    var known = Set<String>()
-
-    /// The copy of ASCII `text` read first. Only ASCII text is shared: Swift's `==` matches canonically equivalent
-    /// text (`café` in NFC and NFD), which two ids must never be taken for; ASCII text has one form only.
-    mutating func shared(_ text: String) -> String {
-        known.insert(text).memberAfterInsert
-    }
+    /// The keys and the id-sized ASCII strings read so far, each kept once: a listing page repeats its members'
+    /// names, and ids (the server's, the library's, a series' and season's, the item's own as its user data's key),
+    /// in each of its 500 items. Longer strings (paths, overviews) rarely repeat.
+    var known = SharedText()
 
     init(_ bytes: UnsafeBufferPointer<UInt8>, keeping: Set<String>? = nil) {
         self.bytes = bytes
@@ -276,7 +270,7 @@ private struct JSONByteParser {
             if byte == UInt8(ascii: "\"") {
                 let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<offset]), as: UTF8.self)
                 offset += 1
-                return offset - start > 16 && offset - start <= 65 && bits < 0x80 ? shared(text) : text
+                return offset - start > 16 && offset - start <= 65 && bits < 0x80 ? known.one(ascii: text) : text
             }
             if byte == UInt8(ascii: "\\") { break }
             guard byte >= 0x20 else { throw JSONParseError.unexpected(byte: byte, offset: offset) }

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import MediaSyncCore
+import MediaSyncJSON
 
 /// One file the index records.
 public struct IndexEntry: Equatable, Sendable {
@@ -496,18 +497,5 @@ public final class MirrorIndex: Sendable {
         }
         let normalised = relative.split(separator: "/").joined(separator: "/")
         return SafeName.isContained(normalised) && normalised.hasPrefix("Downloads/") ? normalised : nil
-    }
-}
-
-/// Equal strings read into one copy (see ``MirrorIndex/entries(forPlanning:)``).
-struct SharedText {
-    private var known = Set<String>()
-
-    /// The copy of `text` read first, for ASCII text; other text as it is (Swift's `==` matches canonically
-    /// equivalent text, `café` in NFC and NFD, which two ids must never be taken for; ASCII has one form only).
-    mutating func one(_ text: String) -> String {
-        // Short strings live inside the value: nothing to share.
-        guard text.utf8.count > 15, text.utf8.allSatisfy({ $0 < 0x80 }) else { return text }
-        return known.insert(text).memberAfterInsert
     }
 }

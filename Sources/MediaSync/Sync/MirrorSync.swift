@@ -137,6 +137,11 @@ public final class MirrorSync: Sendable {
                 released: source.released, keptPlayed: source.keptPlayed, feedUpdates: source.feedUpdates)
         }
         func participating(_ entry: IndexEntry) -> Bool { sources[Scope.of(key: entry.file.key)] != nil }
+        /// Leaves out the records of a scope this run does not sync (nothing to look at when it syncs them all).
+        func keepParticipating(_ entries: inout [IndexEntry]) {
+            guard sources.count < Scope.allCases.count else { return }
+            entries.removeAll { !participating($0) }
+        }
 
         // Phase 1: media, images, subtitles, episodes (less what `mediasync rm` excluded).
         let excluded = try index.exclusions()
@@ -160,7 +165,7 @@ public final class MirrorSync: Sendable {
         guard let pending = held.withLock({ $0 }) else { throw CancellationError() }
         let read = try await pending.value()
         var entries = read.entries
-        if sources.count < Scope.allCases.count { entries.removeAll { !participating($0) } }
+        keepParticipating(&entries)
         if options.dryRun {
             // What the real run's path repair would do, in memory only.
             entries = entries.compactMap { entry in
@@ -275,7 +280,7 @@ public final class MirrorSync: Sendable {
         var updated = entries
         if plan.actions.contains(where: \.changesAWantedFile) {
             updated = try index.entries(forPlanning: true)
-            if sources.count < Scope.allCases.count { updated.removeAll { !participating($0) } }
+            keepParticipating(&updated)
         }
         // Files about to be deleted are not listed in the metadata written now (kept ones are: kept means usable).
         let goingAway = Set(
@@ -350,13 +355,12 @@ public final class MirrorSync: Sendable {
     ) -> SyncReport {
         var report = report
         report.dryRun = true
-        let metadataEntries = entries.filter { $0.file.kind == .metadata }
+        let heldMetadata = MirrorSync.files(of: entries) { $0 == .metadata }
         let metadataPlan = SyncPlanner.plan(
             remote: RemoteSnapshot(
                 files: sources.flatMap { $0.metadata(entries).map(\.file) },
                 keptPaths: keptPaths),
-            local: LocalSnapshot(
-                files: metadataEntries.map(\.file), onDisk: placer.sizes(of: metadataEntries.map(\.file.path))),
+            local: LocalSnapshot(files: heldMetadata, onDisk: placer.sizes(of: heldMetadata.map(\.path))),
             options: options)
         for action in plan.actions + metadataPlan.actions {
             switch action {
@@ -547,15 +551,7 @@ public final class MirrorSync: Sendable {
     /// The whole index records of the files a plan downloads, writes, moves or adopts, by key: what they are recorded
     /// with again keeps what the record had (the records planning read leave some of it out).
     static func records(_ index: MirrorIndex, actedOnBy plan: SyncPlan) throws -> [FileKey: IndexEntry] {
-        var keys = Set<FileKey>()
-        for action in plan.actions {
-            switch action {
-            case .download(let file, _), .write(let file, _), .move(_, let file), .adopt(let file, _):
-                keys.insert(file.key)
-            case .delete, .keepExtraneous, .keepUnconfirmed, .keepPlayed: break
-            }
-        }
-        return try index.entries(keys: keys)
+        try index.entries(keys: Set(plan.actions.compactMap { $0.remoteFile?.key }))
     }
 
     /// The files of the records of some kinds, looked at by position (a filtered copy of the records copied every
@@ -569,7 +565,6 @@ public final class MirrorSync: Sendable {
         return files
     }
 
-    /// The sizes of the held files, and for those not where the index says, of the place they should be.
     /// The index's records and the sizes of the held files they name, read while the listings are on their way.
     private struct HeldRecords: Sendable {
         var entries: [IndexEntry]
@@ -577,6 +572,7 @@ public final class MirrorSync: Sendable {
         var sizes: [String: Int64]?
     }
 
+    /// The sizes of the held files, and for those not where the index says, of the place they should be.
     /// - Parameter known: the sizes of `files` read before, if they were.
     private func onDisk(
         _ files: [LocalFile], wanted: [RemoteFile], placer: FilePlacer, known: [String: Int64]? = nil
