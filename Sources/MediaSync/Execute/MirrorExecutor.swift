@@ -121,19 +121,31 @@ public final class MirrorExecutor: @unchecked Sendable {
     public func recoverJournal() throws -> Int {
         try mutex.withLock {
             try flushLocked()
-            let adopted = journaledFiles()
-            if !adopted.isEmpty { try index.record(adopted) }
-            if journal >= 0 {
-                _ = ftruncate(journal, 0)
-            } else {
-                unlink(journalPath)
-            }
-            return adopted.count
+            return try adoptLocked(journaledFiles())
         }
     }
 
+    /// Records the journal's files a sync's survey found (``SyncPreparation/journaled``), as ``recoverJournal()``
+    /// does.
+    func recoverJournal(_ journaled: [IndexEntry]) throws {
+        try mutex.withLock {
+            try flushLocked()
+            _ = try adoptLocked(journaled)
+        }
+    }
+
+    private func adoptLocked(_ adopted: [IndexEntry]) throws -> Int {
+        if !adopted.isEmpty { try index.record(adopted) }
+        if journal >= 0 {
+            _ = ftruncate(journal, 0)
+        } else {
+            unlink(journalPath)
+        }
+        return adopted.count
+    }
+
     /// The journal's records whose files are on disk with the recorded size: what ``recoverJournal()`` records, and
-    /// what a dry run counts as held without recording it.
+    /// what a sync's survey finds (``SyncPreparation``).
     func journaledFiles() -> [IndexEntry] {
         guard let data = FileManager.default.contents(atPath: journalPath), !data.isEmpty else { return [] }
         let entries = PlacedJournal.entries(in: Array(data))
@@ -267,7 +279,31 @@ public final class MirrorExecutor: @unchecked Sendable {
     /// ``MirrorRoot/staleTemporaries()``).
     @discardableResult
     func removeStaleTemporaries() -> [String] {
-        root.staleTemporaries().filter { unlink(root.stagingDirectory + "/" + $0) == 0 }
+        removeStaleTemporaries(root.staleTemporaries())
+    }
+
+    /// Removes these stale temporaries (names in the staging folder); returns those removed.
+    @discardableResult
+    func removeStaleTemporaries(_ names: [String]) -> [String] {
+        names.filter { unlink(root.stagingDirectory + "/" + $0) == 0 }
+    }
+
+    /// What ``prepare(_:)`` did.
+    struct Prepared {
+        var repair = MirrorIndex.PathRepair()
+        /// One line per migrated or skipped legacy item.
+        var migrated: [String] = []
+    }
+
+    /// Makes a sync's preparation, surveyed before (see ``SyncPreparation``), in its order: the stale temporaries
+    /// removed, the journal's files recorded, the stored paths repaired or forgotten, the legacy layout migrated.
+    func prepare(_ preparation: SyncPreparation) throws -> Prepared {
+        removeStaleTemporaries(preparation.staleTemporaries)
+        try recoverJournal(preparation.journaled)
+        var prepared = Prepared()
+        prepared.repair = try index.apply(preparation.pathRepairs)
+        prepared.migrated = try Reindexer(executor: self).migrateLegacyLayout(preparation.legacy)
+        return prepared
     }
 
     /// Removes an emptied legacy folder tree (seed 000's `Metadata/` after migration).

@@ -41,9 +41,15 @@ struct LegacyMigration: Sendable {
         var seriesId: String?
     }
 
-    /// What the migration would do, read from the tree and changing nothing: the items it moves, and one line per
-    /// legacy item it leaves as it is. The real run and a dry run's plan both start here.
-    func survey() -> (found: [Found], skipped: [String]) {
+    /// What the migration would do: the items it moves, and one line per legacy item it leaves as it is.
+    struct Survey: Sendable {
+        var found: [Found] = []
+        var skipped: [String] = []
+    }
+
+    /// What the migration would do, read from the tree and changing nothing. The real run and a dry run's plan
+    /// both start here (see ``SyncPreparation``).
+    func survey() -> Survey {
         var found: [Found] = []
         var skipped: [String] = []
         let downloads = root.path + "/" + LibraryLayout.downloads
@@ -82,14 +88,18 @@ struct LegacyMigration: Sendable {
                     Found(folder: folder, item: item, from: from, target: target, version: version, seriesId: nil))
             }
         }
-        return (found, skipped)
+        return Survey(found: found, skipped: skipped)
     }
 
     /// One step per migrated or skipped legacy item.
     func run() throws -> [Step] {
-        let (found, skipped) = survey()
-        var lines = skipped.map { Step(line: $0) }
-        for legacy in found {
+        try run(survey())
+    }
+
+    /// Makes a surveyed migration: one step per migrated or skipped legacy item.
+    func run(_ survey: Survey) throws -> [Step] {
+        var lines = survey.skipped.map { Step(line: $0) }
+        for legacy in survey.found {
             let item = legacy.item
             try executor.moveUntracked(legacy.from, to: legacy.target)
             if let seriesId = legacy.seriesId {

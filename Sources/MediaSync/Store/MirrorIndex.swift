@@ -448,33 +448,118 @@ public final class MirrorIndex: Sendable {
         public var forgotten: [String] = []
     }
 
+    /// What becomes of one record's stored absolute path.
+    struct PathRepairStep: Sendable, Equatable {
+        var key: FileKey
+        /// The path as stored.
+        var stored: String
+        /// The path relative to the root the record is given; nil when the record is forgotten.
+        var relative: String?
+    }
+
     /// Makes every stored absolute path relative to `root`, in one transaction: rows written by an older
     /// version that stored absolute paths, or an index carried over from a root at another place.
     ///
     /// A path under the current root loses the root's prefix; any other absolute path keeps what follows its
     /// last `Downloads/` folder (the mirror's layout is the same under every root); `file://` URLs are read as
-    /// paths. A row that cannot be placed, or whose repaired path another row holds already, is forgotten.
-    /// Whether the file is really there is the planner's business (a missing file is fetched again).
+    /// paths. A row that cannot be placed, or whose repaired path another row holds already, is forgotten
+    /// (see ``pathRepairs(of:root:isHeld:)``). Whether the file is really there is the planner's business (a missing
+    /// file is fetched again).
     public func repairAbsolutePaths(root: MirrorRoot) throws -> PathRepair {
         try database.write { db in
-            var result = PathRepair()
-            let rows = try Row.fetchAll(
-                db, sql: "SELECT key, path FROM file WHERE path LIKE '/%' OR path LIKE 'file:%' ORDER BY path")
-            for row in rows {
-                let key: String = row["key"]
-                let stored: String = row["path"]
-                guard let relative = MirrorIndex.relativePath(stored, root: root.path),
-                    try String.fetchOne(db, sql: "SELECT key FROM file WHERE path = ?", arguments: [relative]) == nil
-                else {
-                    try db.execute(sql: "DELETE FROM file WHERE key = ?", arguments: [key])
-                    result.forgotten.append(stored)
-                    continue
-                }
-                try db.execute(sql: "UPDATE file SET path = ? WHERE key = ?", arguments: [relative, key])
-                result.repaired += 1
-            }
-            return result
+            try MirrorIndex.apply(try MirrorIndex.plannedPathRepairs(db, root: root.path, recording: []), db)
         }
+    }
+
+    /// The repairs ``repairAbsolutePaths(root:)`` would make once `recorded` (a killed run's journaled files) are
+    /// recorded as ``record(_:)`` records them, read without changing anything.
+    func plannedPathRepairs(root: MirrorRoot, recording recorded: [IndexEntry]) throws -> [PathRepairStep] {
+        try database.read { db in try MirrorIndex.plannedPathRepairs(db, root: root.path, recording: recorded) }
+    }
+
+    /// Makes planned path repairs, in one transaction.
+    func apply(_ steps: [PathRepairStep]) throws -> PathRepair {
+        guard !steps.isEmpty else { return PathRepair() }
+        return try database.write { db in try MirrorIndex.apply(steps, db) }
+    }
+
+    private static func plannedPathRepairs(_ db: Database, root: String, recording recorded: [IndexEntry]) throws
+        -> [PathRepairStep]
+    {
+        // The rows the recorded files replace (of the same key or the same path, each in turn) are gone by then;
+        // the paths the recorded files end at are held.
+        let replacedKeys = Set(recorded.map(\.file.key))
+        let replacedPaths = Set(recorded.map(\.file.path))
+        var recordedNow: [IndexEntry] = []
+        for entry in recorded { MirrorIndex.record(entry, into: &recordedNow) }
+        let heldByRecorded = Set(recordedNow.map(\.file.path))
+        let rows = try Row.fetchAll(
+            db, sql: "SELECT key, path FROM file WHERE path LIKE '/%' OR path LIKE 'file:%' ORDER BY path")
+        let stored = rows.compactMap { row -> (key: FileKey, path: String)? in
+            let key = FileKey(rawValue: row[0])
+            let path: String = row[1]
+            guard !replacedKeys.contains(key), !replacedPaths.contains(path) else { return nil }
+            return (key, path)
+        }
+        guard !stored.isEmpty else { return [] }
+        let holder = try db.makeStatement(sql: "SELECT key FROM file WHERE path = ?")
+        return try pathRepairs(of: stored, root: root) { path in
+            if heldByRecorded.contains(path) { return true }
+            guard !replacedPaths.contains(path), let key = try String.fetchOne(holder, arguments: [path]) else {
+                return false
+            }
+            return !replacedKeys.contains(FileKey(rawValue: key))
+        }
+    }
+
+    private static func apply(_ steps: [PathRepairStep], _ db: Database) throws -> PathRepair {
+        var result = PathRepair()
+        for step in steps {
+            if let relative = step.relative {
+                try db.execute(sql: "UPDATE file SET path = ? WHERE key = ?", arguments: [relative, step.key.rawValue])
+                result.repaired += 1
+            } else {
+                try db.execute(sql: "DELETE FROM file WHERE key = ?", arguments: [step.key.rawValue])
+                result.forgotten.append(step.stored)
+            }
+        }
+        return result
+    }
+
+    /// What becomes of stored paths (pure): a relative one is left as it is (no step); an absolute one (`/…`, or
+    /// `file:…` in any case, as the index's query finds them) is given the path ``relativePath(_:root:)`` finds,
+    /// unless that is none or another record holds it already (one that `isHeld` says holds it, or one repaired
+    /// before it here): then the record is forgotten. Records are taken in the order given (the index's: by path).
+    static func pathRepairs(
+        of records: [(key: FileKey, path: String)], root: String, isHeld: (String) throws -> Bool
+    ) rethrows -> [PathRepairStep] {
+        var repaired = Set<String>()
+        var steps: [PathRepairStep] = []
+        for record in records where storesAbsolutePath(record.path) {
+            guard let relative = relativePath(record.path, root: root), !repaired.contains(relative),
+                try !isHeld(relative)
+            else {
+                steps.append(PathRepairStep(key: record.key, stored: record.path, relative: nil))
+                continue
+            }
+            repaired.insert(relative)
+            steps.append(PathRepairStep(key: record.key, stored: record.path, relative: relative))
+        }
+        return steps
+    }
+
+    /// Whether a stored path is one ``repairAbsolutePaths(root:)`` repairs: what its query's `LIKE '/%' OR LIKE
+    /// 'file:%'` finds (SQLite's `LIKE` ignores the case of ASCII letters).
+    static func storesAbsolutePath(_ path: String) -> Bool {
+        path.hasPrefix("/")
+            || path.utf8.prefix(5).lazy.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }.elementsEqual("file:".utf8)
+    }
+
+    /// Records `entry` into records held in memory as ``record(_:)`` records it into the index: it replaces the
+    /// record of the same key and the record of the same path.
+    static func record(_ entry: IndexEntry, into entries: inout [IndexEntry]) {
+        entries.removeAll { $0.file.key == entry.file.key || $0.file.path == entry.file.path }
+        entries.append(entry)
     }
 
     /// The path relative to `root` that an absolute stored path stands for, or nil.

@@ -55,7 +55,14 @@ public struct Reindexer: Sendable {
     public func migrateLegacyLayout() throws -> [String] {
         let migration = LegacyMigration(executor: executor)
         guard migration.isNeeded() else { return [] }
-        let steps = try migration.run()
+        return try migrateLegacyLayout(migration.survey())
+    }
+
+    /// Makes a surveyed legacy migration (a sync's, see ``SyncPreparation``) and records the folders it went to.
+    /// - Returns: one line per migrated or skipped legacy item.
+    func migrateLegacyLayout(_ survey: LegacyMigration.Survey) throws -> [String] {
+        guard !survey.found.isEmpty || !survey.skipped.isEmpty else { return [] }
+        let steps = try LegacyMigration(executor: executor).run(survey)
         _ = try record(folders: Set(steps.compactMap(\.folder)).sorted())
         try executor.flush()
         return steps.map(\.line)

@@ -90,20 +90,25 @@ public final class MirrorSync: Sendable {
         try root.prepare()
         var report = SyncReport()
         defer { try? executor.flush() }
-        if !options.dryRun {
-            // What a killed run left in staging and in the placed-files journal; seed 001's stale paths and seed
-            // 000's legacy layout: all repaired in one batch before anything is compared.
-            executor.removeStaleTemporaries()
-            try executor.recoverJournal()
-            let repair = try index.repairAbsolutePaths(root: root)
-            report.pathsRepaired = repair.repaired
-            report.pathsForgotten = repair.forgotten
-            report.migrated = try Reindexer(executor: executor).migrateLegacyLayout()
+        // What a killed run left in staging and in the placed-files journal, seed 001's stale paths and seed 000's
+        // legacy layout: surveyed first, changing nothing (see ``SyncPreparation``). The real run has the executor
+        // make it all in one batch before anything is compared; a dry run takes it on the records it reads instead.
+        let surveyed = try SyncPreparation.survey(executor)
+        // What is left of it for the plan to take on the records it reads: nothing once the executor made it.
+        let preparation: SyncPreparation
+        if options.dryRun {
+            preparation = surveyed
+        } else {
+            let prepared = try executor.prepare(surveyed)
+            report.pathsRepaired = prepared.repair.repaired
+            report.pathsForgotten = prepared.repair.forgotten
+            report.migrated = prepared.migrated
+            preparation = SyncPreparation()
         }
         // The index's records, and the sizes of the files they name, are read while the Jellyfin listings are on
         // their way: started once the listing has read what it needs of the index, which reads one thing at a time
-        // (nothing from here to planning records, moves or removes a file). A dry run changes records in memory
-        // first, and looks at the files itself. A run that throws before it plans lets the read finish and drops it.
+        // (nothing from here to planning records, moves or removes a file). The records are taken as the preparation
+        // leaves them (a dry run's, in memory). A run that throws before it plans lets the read finish and drops it.
         let index = self.index
         let placer = executor.files
         let held = Locked<Parallel.Pending<HeldRecords>?>(nil)
@@ -111,15 +116,18 @@ public final class MirrorSync: Sendable {
             held.withLock { pending in
                 guard pending == nil else { return }
                 pending = Parallel.start {
-                    let entries = try index.entries(forPlanning: true)
-                    guard !options.dryRun else { return HeldRecords(entries: entries, sizes: nil) }
+                    let (entries, movedSizes) = preparation.applied(to: try index.entries(forPlanning: true))
                     // The paths only, by position: not a copy of each held file.
                     var paths: [String] = []
                     paths.reserveCapacity(entries.count)
                     for position in entries.indices where entries[position].file.kind != .metadata {
                         paths.append(entries[position].file.path)
                     }
-                    return HeldRecords(entries: entries, sizes: placer.sizes(of: paths))
+                    var sizes = placer.sizes(of: paths)
+                    // What the migration moves counts as held at its new place, so the plan downloads nothing the
+                    // real run would not.
+                    if !movedSizes.isEmpty { sizes.merge(movedSizes) { _, moved in moved } }
+                    return HeldRecords(entries: entries, sizes: sizes)
                 }
             }
         }
@@ -166,43 +174,12 @@ public final class MirrorSync: Sendable {
         let read = try await pending.value()
         var entries = read.entries
         keepParticipating(&entries)
-        if options.dryRun {
-            // What the real run's path repair would do, in memory only.
-            entries = entries.compactMap { entry in
-                guard entry.file.path.hasPrefix("/") || entry.file.path.hasPrefix("file:") else { return entry }
-                guard let relative = MirrorIndex.relativePath(entry.file.path, root: root.path) else { return nil }
-                var repaired = entry
-                repaired.file.path = relative
-                return repaired
-            }
-        }
-        if options.dryRun {
-            // Files a killed run placed and journaled: the real run records them before it plans.
-            for entry in executor.journaledFiles() where participating(entry) {
-                entries.removeAll { $0.file.key == entry.file.key || $0.file.path == entry.file.path }
-                entries.append(entry)
-            }
-        }
-        // What the real run's legacy migration would do (seed 000's legacy layout), in memory only: its moves are
-        // planned, and the media they place count as held, so the plan downloads nothing the real run would not.
-        var migratedSizes: [String: Int64] = [:]
-        if options.dryRun, sources[.media] != nil {
-            let migration = LegacyMigration(executor: executor)
-            let found = migration.survey().found
-            for (entry, size) in migration.plannedEntries(found) {
-                entries.removeAll { $0.file.key == entry.file.key }
-                entries.append(entry)
-                migratedSizes[entry.file.path] = size
-            }
-            report.planned += found.map {
-                .init(action: "move", path: $0.target, reason: "legacy layout", from: $0.from, bytes: nil)
-            }
-        }
+        // What the preparation not made yet moves (a dry run's: seed 000's legacy layout) is planned with the rest.
+        report.planned += preparation.plannedLines
         // The held files themselves, not copies of their whole records.
         let heldFiles = MirrorSync.files(of: entries) { $0 != .metadata }
-        var heldSizes = onDisk(heldFiles, wanted: remoteFiles, placer: placer, known: read.sizes)
-        if !migratedSizes.isEmpty { heldSizes.merge(migratedSizes) { _, planned in planned } }
-        let local = LocalSnapshot(files: heldFiles, onDisk: heldSizes)
+        let local = LocalSnapshot(
+            files: heldFiles, onDisk: onDisk(heldFiles, wanted: remoteFiles, placer: placer, known: read.sizes))
         let mediaItems = sources[.media]?.items
         let released = (mediaItems?.released ?? []).union(sources[.podcasts]?.released ?? [])
         let keptPlayed = (mediaItems?.keptPlayed ?? []).union(sources[.podcasts]?.keptPlayed ?? [])
@@ -568,8 +545,8 @@ public final class MirrorSync: Sendable {
     /// The index's records and the sizes of the held files they name, read while the listings are on their way.
     private struct HeldRecords: Sendable {
         var entries: [IndexEntry]
-        /// Nil for a dry run (it changes records in memory before it plans).
-        var sizes: [String: Int64]?
+        /// By the paths the records name (a dry run's legacy media at the place the migration moves them to).
+        var sizes: [String: Int64]
     }
 
     /// The sizes of the held files, and for those not where the index says, of the place they should be.
