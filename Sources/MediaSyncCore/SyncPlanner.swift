@@ -143,8 +143,11 @@ public enum SyncPlanner {
                 actions.append(action)
             }
         }
-        // In path order, as if the remote side had come sorted (equal paths keep their order).
-        actions.sort { ($0.remoteFile?.path ?? "") < ($1.remoteFile?.path ?? "") }
+        // In path order, as if the remote side had come sorted (equal paths keep their order). Each action's path is
+        // taken once: read in the comparison, it copied a whole file twice per comparison.
+        let paths = actions.map { $0.remoteFile?.path ?? "" }
+        let order = paths.indices.sorted { paths[$0] < paths[$1] }
+        actions = order.map { actions[$0] }
         for position in local.files.indices
         where !(keyRepeats ? wantedKeys.contains(local.files[position].key) : wantedHeld[position]) {
             let file = local.files[position]

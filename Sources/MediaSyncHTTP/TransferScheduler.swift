@@ -2,6 +2,8 @@
 /// under its cap. Workers that find only capped hosts wait until a slot frees.
 final class TransferScheduler: Sendable {
     private struct State {
+        /// The items not handed out yet, the next one last: taking it is O(1) (from the front, each take moved all
+        /// the others, quadratic in a batch of 12,000 small files).
         var pending: [Int]
         var activePerHost: [String: Int] = [:]
         var waiters: [CheckedContinuation<Void, Never>] = []
@@ -21,7 +23,7 @@ final class TransferScheduler: Sendable {
         }
         self.hosts = hosts
         self.perHostLimit = max(1, perHostLimit)
-        self.state = Locked(State(pending: order))
+        self.state = Locked(State(pending: order.reversed()))
     }
 
     private enum Pick {
@@ -36,7 +38,7 @@ final class TransferScheduler: Sendable {
             let pick = state.withLock { state -> Pick in
                 if state.stopped || state.pending.isEmpty { return .done }
                 guard
-                    let position = state.pending.firstIndex(where: {
+                    let position = state.pending.lastIndex(where: {
                         (state.activePerHost[hosts[$0]] ?? 0) < perHostLimit
                     })
                 else { return .wait }
@@ -79,7 +81,7 @@ final class TransferScheduler: Sendable {
     func stop() -> [Int] {
         let (left, waiters) = state.withLock { state -> ([Int], [CheckedContinuation<Void, Never>]) in
             state.stopped = true
-            let left = state.pending
+            let left = Array(state.pending.reversed())
             state.pending = []
             let waiting = state.waiters
             state.waiters = []

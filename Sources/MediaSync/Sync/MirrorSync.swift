@@ -62,6 +62,16 @@ public final class MirrorSync: Sendable {
         }
     }
 
+    typealias MetadataRender = @Sendable () throws -> [UInt8]
+
+    /// What became of one metadata file a sync writes.
+    private enum WriteOutcome: Sendable {
+        case written
+        case failed(String)
+        /// Not attempted: the disk was found full first.
+        case notWritten
+    }
+
     /// One listed source: the files it wants and how to compose its metadata from the index afterwards.
     private struct Source {
         var files: [RemoteFile]
@@ -276,20 +286,39 @@ public final class MirrorSync: Sendable {
             options: options)
         let metadataByKey = try MirrorSync.records(index, actedOnBy: metadataPlan)
         try execute(moves: metadataPlan, entries: metadataByKey, events: events, report: &report)
-        for action in metadataPlan.actions {
-            guard case .write(let file, _) = action, let render = renderers[file.key] else { continue }
+        // Composed, signed and written on every core (each file is its own: the executor's records take their turn);
+        // reported in the plan's order. A full disk stops the writes not started yet and is thrown.
+        let writes = metadataPlan.actions.compactMap { action -> (file: RemoteFile, render: MetadataRender)? in
+            guard case .write(let file, _) = action, let render = renderers[file.key] else { return nil }
+            return (file, render)
+        }
+        let diskFull = Locked<SyncError?>(nil)
+        let outcomes = Parallel.map(writes) { write -> WriteOutcome in
+            guard diskFull.withLock({ $0 == nil }) else { return .notWritten }
+            let file = write.file
             do {
-                let bytes = try render()
-                var written = entry(for: file, path: file.path, size: Int64(bytes.count), container: nil, previous: nil)
+                let bytes = try write.render()
+                var written = self.entry(
+                    for: file, path: file.path, size: Int64(bytes.count), container: nil, previous: nil)
                 written.contentHash = ContentHash.hex(of: bytes)
-                try executor.write(bytes, as: written)
-                report.written.append(file.path)
+                try self.executor.write(bytes, as: written)
                 events?(SyncEvent(action: "written", path: file.path))
+                return .written
             } catch let error as SyncError where error.isDiskFull {
-                throw error
+                diskFull.withLock { $0 = $0 ?? error }
+                return .notWritten
             } catch {
-                report.failed.append(SyncReport.Failure(path: file.path, message: "\(error)", essential: true))
                 events?(SyncEvent(action: "failed", path: file.path, message: "\(error)"))
+                return .failed("\(error)")
+            }
+        }
+        if let error = diskFull.withLock({ $0 }) { throw error }
+        for (write, outcome) in zip(writes, outcomes) {
+            switch outcome {
+            case .written: report.written.append(write.file.path)
+            case .failed(let message):
+                report.failed.append(SyncReport.Failure(path: write.file.path, message: message, essential: true))
+            case .notWritten: break
             }
         }
 
