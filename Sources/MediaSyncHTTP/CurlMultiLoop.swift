@@ -6,13 +6,16 @@ import Foundation
 /// Every API call and file transfer of the process runs here, so connections are shared and reused.
 /// Operations are handed over through a locked inbox, and `curl_multi_wakeup` when the loop waits in
 /// `curl_multi_poll` (a wake-up for each hand-over was a `send` and an extra round of the loop per file); all
-/// libcurl calls on the multi handle and all callbacks happen on the loop thread.
+/// libcurl calls on the multi handle and all callbacks happen on the loop thread. The thread is also a task executor
+/// (see the extension at the end), on which the transfer engine's workers run.
 final class CurlMultiLoop: @unchecked Sendable {
     static let shared = CurlMultiLoop()
 
     private struct Inbox {
         var added: [CurlOperation] = []
         var cancelled: [CurlOperation] = []
+        /// Tasks to run here (see ``enqueue(_:)``).
+        var jobs: [UnownedJob] = []
         /// The loop found the inbox empty and waits (or is about to wait) in `curl_multi_poll`: what is put in
         /// the inbox now needs a wake-up.
         var waiting = false
@@ -67,6 +70,18 @@ final class CurlMultiLoop: @unchecked Sendable {
         }
     }
 
+    private func takeInbox() -> Inbox {
+        inbox.withLock { inbox -> Inbox in
+            let taken = inbox
+            inbox = Inbox()
+            return taken
+        }
+    }
+
+    /// Whether tasks can run on the loop's thread (``enqueue(_:)``): the thread runs only when libcurl made its
+    /// multi handle.
+    var runsTasks: Bool { multi != nil }
+
     private func wakeUp() {
         if let multi { _ = curl_multi_wakeup(multi) }
     }
@@ -76,10 +91,15 @@ final class CurlMultiLoop: @unchecked Sendable {
         var running: Int32 = 0
         var queued: Int32 = 0
         while true {
-            let work = inbox.withLock { inbox -> Inbox in
-                let taken = inbox
-                inbox = Inbox()
-                return taken
+            var work = takeInbox()
+            // The tasks that run here first: what they hand over (requests, cancellations, more tasks) is taken in
+            // the same round.
+            while !work.jobs.isEmpty {
+                for job in work.jobs { job.runSynchronously(on: asUnownedTaskExecutor()) }
+                let more = takeInbox()
+                work.jobs = more.jobs
+                work.added += more.added
+                work.cancelled += more.cancelled
             }
             for operation in work.added {
                 // Cancelled before it reached the loop (its cancellation may have come in an earlier round, when
@@ -112,11 +132,25 @@ final class CurlMultiLoop: @unchecked Sendable {
             // arrived meanwhile. Once `waiting` is set under the lock, whatever is handed over wakes the poll (a
             // wake-up sent before the poll starts makes it return at once).
             let mayWait = inbox.withLock { inbox -> Bool in
-                guard inbox.added.isEmpty && inbox.cancelled.isEmpty else { return false }
+                guard inbox.added.isEmpty && inbox.cancelled.isEmpty && inbox.jobs.isEmpty else { return false }
                 inbox.waiting = true
                 return true
             }
             if mayWait { curl_multi_poll(multi, nil, 0, 1000, nil) }
         }
+    }
+}
+
+/// The loop's thread runs tasks too: the transfer engine's workers run here, so a finished transfer goes on to its
+/// placing and to the next request on the thread that finished it, instead of waking a thread of the global pool
+/// and waking the loop again with the next request (two thread hand-offs per file).
+extension CurlMultiLoop: TaskExecutor {
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        let waiting = inbox.withLock { inbox in
+            inbox.jobs.append(job)
+            return inbox.waiting
+        }
+        if waiting { wakeUp() }
     }
 }

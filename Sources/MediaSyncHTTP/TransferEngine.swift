@@ -13,6 +13,11 @@ import Foundation
 /// verified, which names it (the mirror's executor decides the name), so no partial file ever sits at a final path.
 /// Partial files resume with `Range` + `If-Range`; retryable failures are retried with backoff; the batch
 /// reports aggregate progress and returns a per-file result, so a caller can retry the failed only.
+///
+/// The batch's workers run on the libcurl loop's thread (``CurlMultiLoop`` is their task executor): a file that
+/// finishes is checked, placed and followed by the next request there, without a thread hand-off. Work that may block
+/// for long (an fsync, reading a large file whole for its hash) goes to a queue of its own, and `placing` and
+/// `finished` run on the loop's thread too, so they must be short.
 public final class TransferEngine: Sendable {
     /// The HTTP settings (timeouts, TLS, User-Agent) every transfer uses.
     public let client: HTTPClient
@@ -70,8 +75,9 @@ public final class TransferEngine: Sendable {
         let workers = max(1, min(options.concurrency, requests.count))
         let perTransferLimit = options.bandwidthLimit.map { max(1, $0 / workers) }
         await withTaskGroup(of: Void.self) { group in
+            let loop = client.loop
             for _ in 0..<workers {
-                group.addTask {
+                group.addTask(executorPreference: loop.runsTasks ? loop : nil) {
                     while !Task.isCancelled, let index = await scheduler.next() {
                         let result = await self.transfer(
                             requests[index], item: items[index], counters: counters, rateLimit: perTransferLimit,
@@ -283,13 +289,19 @@ public final class TransferEngine: Sendable {
                 return .failure(error, madeProgress: madeProgress)
             }
         }
-        // Without fsync, placing is a close and a rename: cheaper than a hop to another thread.
-        guard durable else { return place() }
-        // fsync blocks for milliseconds: keep it off the cooperative threads.
+        // Without fsync, placing a small file is a close and a link: cheaper than a hop to another thread, and done on
+        // the libcurl loop's thread, where the workers run.
+        guard durable || version.size >= TransferEngine.placedOffTheLoop else { return place() }
+        // fsync blocks for milliseconds, and a large file may be read whole for its hash: not on the loop's thread
+        // (every transfer waits while it runs a task) nor on the cooperative threads.
         return await withCheckedContinuation { continuation in
             finalizer.async { continuation.resume(returning: place()) }
         }
     }
+
+    /// Files from this size on are checked and placed off the libcurl loop's thread: checking a file continued from a
+    /// partial one, or one with a SHA-256 to match, reads it whole.
+    static let placedOffTheLoop: Int64 = 4 << 20
 
     /// libcurl's receive buffer for one transfer: the configured size, or less for a file known to be smaller
     /// (libcurl allocates the whole buffer for each transfer: 512 KiB for each of 12,000 images and subtitles of a
