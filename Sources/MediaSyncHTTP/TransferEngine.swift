@@ -247,25 +247,28 @@ public final class TransferEngine: Sendable {
             let failure = error as? HTTPError ?? HTTPError(.transport, "\(error)", url: request.url)
             return .failure(failure, madeProgress: false)
         }
-        let flushError = writer.flush()
-        let madeProgress = writer.bytesWritten > 0
-        if writer.restart != nil {
-            close(fd)
-            return .restart
-        }
-        if let error = completion.abortError ?? flushError
-            ?? transferError(completion, writer: writer, url: request.url, headers: request.headers)
-        {
-            close(fd)
-            return .failure(error, madeProgress: madeProgress)
-        }
-        let version = PlacedVersion(
-            resumedFrom: writer.startOffset, validator: writer.validator, sentValidator: resume?.validator,
-            expectedTotal: writer.totalSize, size: writer.offset, streamHash: writer.streamHash,
-            announcedSHA256: writer.announcedSHA256)
-        let headers = writer.headers
+        // What is left: write out what the writer holds, check, place. A small file is finished here on the loop's
+        // thread, where the workers run (cheaper than a hop to another thread); a larger one, or one to be flushed to
+        // the disk, off it: writing it out, an fsync, or reading it whole for its hash would hold every transfer up.
         let durable = options.durable
-        let place: @Sendable () -> AttemptResult = {
+        let finish: @Sendable () -> AttemptResult = {
+            let flushError = writer.flush()
+            let madeProgress = writer.bytesWritten > 0
+            if writer.restart != nil {
+                close(fd)
+                return .restart
+            }
+            if let error = completion.abortError ?? flushError
+                ?? self.transferError(completion, writer: writer, url: request.url, headers: request.headers)
+            {
+                close(fd)
+                return .failure(error, madeProgress: madeProgress)
+            }
+            let version = PlacedVersion(
+                resumedFrom: writer.startOffset, validator: writer.validator, sentValidator: resume?.validator,
+                expectedTotal: writer.totalSize, size: writer.offset, streamHash: writer.streamHash,
+                announcedSHA256: writer.announcedSHA256)
+            let headers = writer.headers
             let completed = CompletedFile(
                 request: request, size: version.size, contentType: headers["Content-Type"], descriptor: fd,
                 isNamed: writer.isNamed, partPath: partPath, durable: durable, directories: directories)
@@ -289,19 +292,14 @@ public final class TransferEngine: Sendable {
                 return .failure(error, madeProgress: madeProgress)
             }
         }
-        // Without fsync, placing a small file is a close and a link: cheaper than a hop to another thread, and done on
-        // the libcurl loop's thread, where the workers run.
-        guard durable || version.size >= TransferEngine.placedOffTheLoop else { return place() }
-        // fsync blocks for milliseconds, and a large file may be read whole for its hash: not on the loop's thread
-        // (every transfer waits while it runs a task) nor on the cooperative threads.
+        guard durable || writer.offset >= TransferEngine.finishedOffTheLoop else { return finish() }
         return await withCheckedContinuation { continuation in
-            finalizer.async { continuation.resume(returning: place()) }
+            finalizer.async { continuation.resume(returning: finish()) }
         }
     }
 
-    /// Files from this size on are checked and placed off the libcurl loop's thread: checking a file continued from a
-    /// partial one, or one with a SHA-256 to match, reads it whole.
-    static let placedOffTheLoop: Int64 = 4 << 20
+    /// Files from this size on are written out, checked and placed off the libcurl loop's thread.
+    static let finishedOffTheLoop: Int64 = 64 << 10
 
     /// libcurl's receive buffer for one transfer: the configured size, or less for a file known to be smaller
     /// (libcurl allocates the whole buffer for each transfer: 512 KiB for each of 12,000 images and subtitles of a
