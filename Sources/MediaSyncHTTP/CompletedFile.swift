@@ -7,7 +7,8 @@ import Foundation
 /// Names a complete, verified download and returns the path it now has. The mirror's executor passes one that
 /// decides the name (and checks it stays in the mirror); without one, the engine places each file at its
 /// request's destination (``CompletedFile/placeAtDestination()``). A thrown ``HTTPError`` is the file's outcome;
-/// another error becomes a `.fileSystem` one.
+/// another error becomes a `.fileSystem` one. It may run on the transfer engine's thread, where every transfer waits
+/// for it: it must not block for long (see ``TransferEngine``).
 public typealias DownloadPlacing = @Sendable (CompletedFile) throws -> String
 
 /// A complete download that passed every check, not yet at its final name: an unnamed file (`O_TMPFILE`) in its

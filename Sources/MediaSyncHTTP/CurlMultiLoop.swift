@@ -23,6 +23,13 @@ final class CurlMultiLoop: @unchecked Sendable {
 
     private let multi: UnsafeMutableRawPointer?
     private let inbox = Locked(Inbox())
+    /// The loop's thread, once it runs.
+    private let loopThread = Locked<pthread_t?>(nil)
+    /// Whether the caller runs on the loop's thread.
+    var isLoopThread: Bool {
+        guard let thread = loopThread.withLock({ $0 }) else { return false }
+        return pthread_equal(thread, pthread_self()) != 0
+    }
     /// Loop-thread only: the operations libcurl is running, by easy handle.
     private var active: [UnsafeMutableRawPointer: CurlOperation] = [:]
 
@@ -88,6 +95,7 @@ final class CurlMultiLoop: @unchecked Sendable {
 
     private func run() {
         guard let multi else { return }
+        loopThread.withLock { $0 = pthread_self() }
         var running: Int32 = 0
         var queued: Int32 = 0
         while true {
@@ -146,6 +154,11 @@ final class CurlMultiLoop: @unchecked Sendable {
 /// and waking the loop again with the next request (two thread hand-offs per file).
 extension CurlMultiLoop: TaskExecutor {
     func enqueue(_ job: consuming ExecutorJob) {
+        // No loop thread (libcurl made no multi handle): the task runs on the global executor instead of never.
+        guard multi != nil else {
+            globalConcurrentExecutor.enqueue(job)
+            return
+        }
         let job = UnownedJob(job)
         let waiting = inbox.withLock { inbox in
             inbox.jobs.append(job)

@@ -14,10 +14,12 @@ import Foundation
 /// Partial files resume with `Range` + `If-Range`; retryable failures are retried with backoff; the batch
 /// reports aggregate progress and returns a per-file result, so a caller can retry the failed only.
 ///
-/// The batch's workers run on the libcurl loop's thread (``CurlMultiLoop`` is their task executor): a file that
-/// finishes is checked, placed and followed by the next request there, without a thread hand-off. Work that may block
-/// for long (an fsync, reading a large file whole for its hash) goes to a queue of its own, and `placing` and
-/// `finished` run on the loop's thread too, so they must be short.
+/// The batch's workers run on the libcurl loop's thread (``CurlMultiLoop`` is their task executor): a file under
+/// 64 KiB that finishes is checked, placed and followed by the next request there, without a thread hand-off. A
+/// larger file, or any file in durable mode, is written out, checked and placed on a queue of its own (an fsync, or
+/// reading a file whole for its hash, would hold up every transfer). So `placing` runs on the loop's thread for small
+/// files, and `finished` and `progress` always do: they must not block for long (a caller with slow work, such as
+/// joining HLS segments, hands it to a queue of its own).
 public final class TransferEngine: Sendable {
     /// The HTTP settings (timeouts, TLS, User-Agent) every transfer uses.
     public let client: HTTPClient
@@ -301,14 +303,14 @@ public final class TransferEngine: Sendable {
     /// Files from this size on are written out, checked and placed off the libcurl loop's thread.
     static let finishedOffTheLoop: Int64 = 64 << 10
 
-    /// libcurl's receive buffer for one transfer: the configured size, or less for a file known to be smaller
-    /// (libcurl allocates the whole buffer for each transfer: 512 KiB for each of 12,000 images and subtitles of a
-    /// few KiB was a large allocation and release per file). Never below libcurl's own default of 16 KiB.
+    /// libcurl's receive buffer for one transfer: the configured size, or less for a file whose size is known and
+    /// smaller (libcurl allocates the whole buffer for each transfer: 512 KiB for each small file was a large
+    /// allocation and release per file). Not below libcurl's own default of 16 KiB unless configured so.
     static func receiveBuffer(_ configured: Int, for request: TransferRequest) -> Int {
         guard let expected = request.expectedSize, expected >= 0, expected < Int64(configured) else {
             return configured
         }
-        return max(16 << 10, Int(expected) + 1)
+        return min(configured, max(16 << 10, Int(expected) + 1))
     }
 
     private func transferError(_ completion: CurlCompletion, writer: FileWriter, url: String, headers: HTTPHeaders)
@@ -331,7 +333,8 @@ public final class TransferEngine: Sendable {
         return nil
     }
 
-    /// Flushes and verifies a complete file, then hands it to `placing`, which names it. Runs off the loop thread.
+    /// Flushes and verifies a complete file, then hands it to `placing`, which names it. Runs on the loop's thread for
+    /// a small file in non-durable mode, else on the finishing queue.
     ///
     /// The final check, which no path skips: the file's length is the complete length the final response
     /// announced; a file continued from a partial one carries the validator the partial file's bytes came with

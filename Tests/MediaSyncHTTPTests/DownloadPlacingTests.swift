@@ -54,6 +54,29 @@ import Testing
         }
     }
 
+    /// Where the caller's placing runs: a small file on the libcurl loop's thread, where the batch's workers run (no
+    /// thread hand-off per file); a file of 64 KiB or more, or any file in durable mode, on another thread (the loop
+    /// must not wait on the disk). `finished` runs on the loop's thread.
+    @Test(arguments: [(2_000, false, true), (300_000, false, false), (2_000, true, false)])
+    func placingRunsOnTheLoopsThreadForSmallFilesOnly(size: Int, durable: Bool, onTheLoop: Bool) async throws {
+        try await withServerAndFolder { server, folder in
+            server.setFile("/s.bin", contents: testBytes(size, seed: 3), contentType: "application/octet-stream")
+            let onLoop = Locked<[Bool]>([])
+            let destination = folder.file("item/s.bin")
+            let result = await makeEngine(durable: durable).download(
+                [TransferRequest(id: "s", url: server.baseURL + "/s.bin", destination: destination)],
+                placing: { completed in
+                    onLoop.withLock { $0.append(CurlMultiLoop.shared.isLoopThread) }
+                    return try completed.placeAtDestination()
+                },
+                finished: { _ in onLoop.withLock { $0.append(CurlMultiLoop.shared.isLoopThread) } })
+            #expect(result.allSucceeded)
+            // Placing first, then finished.
+            #expect(onLoop.withLock { $0 } == [onTheLoop, true])
+            #expect(readBytes(destination)?.count == size)
+        }
+    }
+
     /// Refused fresh (an unnamed file) or resumed (a named partial file, complete now): nothing is kept.
     @Test(arguments: [false, true])
     func aFileTheCallerRefusesIsNamedNowhereAndLeavesNothing(resumed: Bool) async throws {

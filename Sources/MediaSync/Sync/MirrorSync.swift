@@ -68,7 +68,7 @@ public final class MirrorSync: Sendable {
     private enum WriteOutcome: Sendable {
         case written
         case failed(String)
-        /// Not attempted: the disk was found full first.
+        /// Not written because the disk is full: found so by this write, or by another one before it started.
         case notWritten
     }
 

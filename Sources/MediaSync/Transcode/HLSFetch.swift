@@ -113,9 +113,14 @@ struct HLSFetch: Sendable {
         segmentOptions.stagingDirectory = folder
         segmentOptions.durable = false
         if !requests.isEmpty {
+            // Segments are joined as they finish, on a queue of their own: `finished` runs on the transfer engine's
+            // thread, where copying a segment of megabytes would hold up every transfer.
+            let joiner = DispatchQueue(label: "mediasync.hls-join")
             let result = await TransferEngine(client: client, options: segmentOptions).download(
                 requests, progress: progress,
-                finished: { outcome in if outcome.error == nil { join.advance() } })
+                finished: { outcome in if outcome.error == nil { joiner.async { join.advance() } } })
+            // The joins still queued are done before the joined file is looked at (or closed).
+            await withCheckedContinuation { continuation in joiner.async { continuation.resume() } }
             join.advance()
             if let failure = join.lock.withLock({ join.failure }) { throw failure }
             if let failed = result.failed.first, let error = failed.error {
