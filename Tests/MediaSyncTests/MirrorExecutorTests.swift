@@ -54,6 +54,44 @@ struct MirrorExecutorTests {
         #expect(PlacedJournal.entries(in: Array("p1\tgarbage\tend\n".utf8)).isEmpty)
     }
 
+    /// A disk that fills while files are placed: with the journal's room kept, a file placed after that is still
+    /// journaled (so it is recorded, now or by the next run), never left on disk without a record; without the room
+    /// its record fails. Needs root to mount a small tmpfs.
+    @Test(.enabled(if: SmallTmpfs.canMount, "needs root to mount a small tmpfs"), arguments: [true, false])
+    func aFilePlacedOnAFullDiskIsStillJournaled(keepingRoom: Bool) throws {
+        let disk = try #require(SmallTmpfs(bytes: 4 << 20))
+        defer { disk.unmount() }
+        let root = MirrorRoot(path: disk.path + "/mirror")
+        try root.prepare()
+        let executor = MirrorExecutor(
+            root: root, index: try MirrorIndex(path: root.indexPath), durable: false, flushInterval: 86_400)
+        let placed = Self.entry("placed", size: 5)
+        try Self.place(root, placed)
+        if keepingRoom { executor.keepJournalRoom() }
+        // Another writer takes every free byte.
+        let filler = open(disk.path + "/filler", O_WRONLY | O_CREAT, 0o644)
+        defer { close(filler) }
+        var chunk = 1 << 20
+        var offset: off_t = 0
+        while chunk >= 512 {
+            if posix_fallocate(filler, offset, off_t(chunk)) == 0 { offset += off_t(chunk) } else { chunk /= 2 }
+        }
+        if keepingRoom {
+            try executor.record(placed)
+            let journal = FileManager.default.contents(atPath: executor.journalPath).map { [UInt8]($0) } ?? []
+            #expect(PlacedJournal.entries(in: journal) == [placed])
+        } else {
+            #expect(throws: SyncError.self) { try executor.record(placed) }
+        }
+    }
+
+    @Test(arguments: [
+        ("", 0), ("a\n", 2), ("a\nb", 2), ("a\nb\n\0\0\0", 4), ("cut", 0), ("a\n\0\0", 2),
+    ])
+    func theJournalsLinesEndAfterItsLastNewline(text: String, end: Int) {
+        #expect(PlacedJournal.endOfLines(in: Array(text.utf8)) == end)
+    }
+
     @Test func recordsWaitingForTheirCommitAreAdoptedByTheNextOpening() throws {
         let folder = try TemporaryDirectory()
         defer { folder.remove() }

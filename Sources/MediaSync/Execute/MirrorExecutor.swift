@@ -14,7 +14,8 @@ import MediaSyncHTTP
 /// wait here and are committed together: ``flushEvery`` records, or ``defaultFlushInterval`` after the first waiting one (a
 /// timer commits them even when no further file is placed, so records do not wait on a long download), and at
 /// ``flush()``. Crash safety stays: each waiting record is first appended to a journal
-/// (`.mediasync/placed.journal`, one line, one `write(2)`), and ``recoverJournal()`` — run when a mirror is opened
+/// (`.mediasync/placed.journal`, one line, one `pwrite(2)` into room taken ahead, so that a disk filling up does not
+/// keep a file just placed out of it), and ``recoverJournal()`` — run when a mirror is opened
 /// under its lock — records the journal's files that are on disk with the recorded size. A run killed between
 /// placing a file and committing its record therefore adopts the file at the next start instead of fetching it again.
 /// A line cut short by the kill is ignored (its file is fetched again, never recorded half).
@@ -32,9 +33,18 @@ public final class MirrorExecutor: @unchecked Sendable {
     let flushInterval: TimeInterval
 
     private let mutex = NSLock()
+    /// Held for a commit of the waiting records: one at a time, in order (`mutex` only to take them).
+    private let committer = NSLock()
+    /// A commit of the group that came due was started and has not yet taken it.
+    private var committing = false
     private var pending: [IndexEntry] = []
     private var pendingSince: Date?
     private var journal: Int32 = -1
+    /// Where the journal's next line goes, and how far its room is taken (``journalRoom`` at a time).
+    private var journalEnd: Int64 = 0
+    private var journalTaken: Int64 = 0
+    private var keepingJournalRoom = false
+    static let journalRoom: Int64 = 1 << 20
     private var timestamp: (date: Date, text: String)?
     private var taskIds = TaskIdGenerator()
     /// The root's lock, when the mirror was opened for changes: held as long as anything can still change it.
@@ -69,8 +79,11 @@ public final class MirrorExecutor: @unchecked Sendable {
 
     /// Records a file placed under the root (by the transfer engine, or found where the index lost it). The record
     /// is committed with the next group; until then it is in the journal.
+    ///
+    /// A group that is due is committed on a thread of its own: the caller (the transfer engine's thread, where
+    /// every transfer waits while it runs) never waits for a commit, only for the lock that takes the group.
     func record(_ entry: IndexEntry) throws {
-        try mutex.withLock {
+        let commitNow = try mutex.withLock { () throws -> Bool in
             try appendToJournal(entry)
             pending.append(entry)
             if pendingSince == nil {
@@ -81,37 +94,96 @@ public final class MirrorExecutor: @unchecked Sendable {
                     try? self?.flush()
                 }
             }
-            if pending.count >= MirrorExecutor.flushEvery
-                || Date().timeIntervalSince(pendingSince ?? Date()) >= flushInterval
-            {
-                try flushLocked()
-            }
+            guard !committing,
+                pending.count >= MirrorExecutor.flushEvery
+                    || Date().timeIntervalSince(pendingSince ?? Date()) >= flushInterval
+            else { return false }
+            committing = true
+            return true
+        }
+        if commitNow {
+            // A failure leaves the group waiting, as the timer's does.
+            DispatchQueue.global().async { try? self.flush() }
         }
     }
 
-    /// Commits the waiting records in one transaction and empties the journal.
+    /// Commits the waiting records in one transaction (after a commit already under way) and empties the journal
+    /// when nothing waits any more.
     public func flush() throws {
-        try mutex.withLock { try flushLocked() }
+        try committer.withLock { try commitWaiting() }
     }
 
-    private func flushLocked() throws {
-        guard !pending.isEmpty else { return }
-        try index.record(pending)
-        pending.removeAll(keepingCapacity: true)
-        pendingSince = nil
-        if journal >= 0 { _ = ftruncate(journal, 0) }
+    /// Takes the waiting records and commits them; on failure they wait again, ahead of any recorded meanwhile.
+    /// Call with `committer` held.
+    private func commitWaiting() throws {
+        let group = mutex.withLock { () -> [IndexEntry] in
+            let group = pending
+            pending = []
+            pendingSince = nil
+            committing = false
+            return group
+        }
+        guard !group.isEmpty else { return }
+        do {
+            try index.record(group)
+        } catch {
+            mutex.withLock {
+                pending = group + pending
+                pendingSince = pendingSince ?? Date()
+            }
+            throw error
+        }
+        // The journal keeps the lines of records still waiting (recorded while this group was committed).
+        mutex.withLock {
+            if pending.isEmpty { emptyJournal() }
+        }
+    }
+
+    private func openJournal() throws {
+        guard journal < 0 else { return }
+        journal = open(journalPath, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard journal >= 0 else { throw SyncError.fileSystem("cannot open \(journalPath)", errno) }
+        // Lines a killed run left (not recovered yet) stay; a line it cut short, and the room it took, are written
+        // over.
+        let existing = FileManager.default.contents(atPath: journalPath).map { [UInt8]($0) } ?? []
+        journalEnd = Int64(PlacedJournal.endOfLines(in: existing))
+        journalTaken = Int64(existing.count)
+    }
+
+    /// Takes room for the journal's next lines (``journalRoom``) while the disk has some, and again each time the
+    /// journal is emptied, until ``releaseJournalRoom()``: once the disk is full, a file just placed is still
+    /// journaled (and so recorded), never left on disk with no record.
+    func keepJournalRoom() {
+        mutex.withLock {
+            keepingJournalRoom = true
+            takeJournalRoom()
+        }
+    }
+
+    /// Gives the room back once nothing waits (the end of a sync).
+    func releaseJournalRoom() {
+        mutex.withLock {
+            keepingJournalRoom = false
+            if pending.isEmpty { emptyJournal() }
+        }
+    }
+
+    private func takeJournalRoom() {
+        guard (try? openJournal()) != nil, journalTaken < journalEnd + MirrorExecutor.journalRoom / 2,
+            posix_fallocate(journal, off_t(journalEnd), off_t(MirrorExecutor.journalRoom)) == 0
+        else { return }
+        journalTaken = journalEnd + MirrorExecutor.journalRoom
     }
 
     private func appendToJournal(_ entry: IndexEntry) throws {
-        if journal < 0 {
-            journal = open(journalPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
-            guard journal >= 0 else { throw SyncError.fileSystem("cannot open \(journalPath)", errno) }
-        }
+        try openJournal()
         let line = PlacedJournal.bytes(for: entry)
-        let written = line.withUnsafeBytes { Glibc.write(journal, $0.baseAddress, $0.count) }
+        if journalEnd + Int64(line.count) > journalTaken || keepingJournalRoom { takeJournalRoom() }
+        let written = line.withUnsafeBytes { Glibc.pwrite(journal, $0.baseAddress, $0.count, off_t(journalEnd)) }
         guard written == line.count else {
             throw SyncError.fileSystem("cannot write \(journalPath)", written < 0 ? errno : EIO)
         }
+        journalEnd += Int64(line.count)
     }
 
     /// Records the journal's files that a killed run placed but did not commit: those on disk at the recorded path
@@ -119,29 +191,38 @@ public final class MirrorExecutor: @unchecked Sendable {
     /// - Returns: how many were recorded.
     @discardableResult
     public func recoverJournal() throws -> Int {
-        try mutex.withLock {
-            try flushLocked()
-            return try adoptLocked(journaledFiles())
+        try committer.withLock {
+            try commitWaiting()
+            return try mutex.withLock { try adoptLocked(journaledFiles()) }
         }
     }
 
     /// Records the journal's files a sync's survey found (``SyncPreparation/journaled``), as ``recoverJournal()``
     /// does.
     func recoverJournal(_ journaled: [IndexEntry]) throws {
-        try mutex.withLock {
-            try flushLocked()
-            _ = try adoptLocked(journaled)
+        try committer.withLock {
+            try commitWaiting()
+            _ = try mutex.withLock { try adoptLocked(journaled) }
         }
     }
 
     private func adoptLocked(_ adopted: [IndexEntry]) throws -> Int {
         if !adopted.isEmpty { try index.record(adopted) }
         if journal >= 0 {
-            _ = ftruncate(journal, 0)
+            emptyJournal()
         } else {
             unlink(journalPath)
         }
         return adopted.count
+    }
+
+    /// Empties the journal, and takes its room again while it is kept (``keepJournalRoom()``).
+    private func emptyJournal() {
+        guard journal >= 0 else { return }
+        _ = ftruncate(journal, 0)
+        journalEnd = 0
+        journalTaken = 0
+        if keepingJournalRoom { takeJournalRoom() }
     }
 
     /// The journal's records whose files are on disk with the recorded size: what ``recoverJournal()`` records, and

@@ -43,6 +43,12 @@ enum PlacedJournal {
         return out
     }
 
+    /// Where the complete lines of a journal end: after its last newline (what follows is a line cut short, or the
+    /// zeros of room taken ahead).
+    static func endOfLines(in bytes: [UInt8]) -> Int {
+        bytes.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? 0
+    }
+
     /// The complete lines' records, in order; damaged or cut lines are left out.
     static func entries(in bytes: [UInt8]) -> [IndexEntry] {
         bytes.split(separator: UInt8(ascii: "\n")).compactMap { line in

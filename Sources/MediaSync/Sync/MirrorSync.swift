@@ -250,6 +250,9 @@ public final class MirrorSync: Sendable {
                     + "administrator can allow it in the user's settings): nothing was downloaded from Jellyfin")
         }
         try checkSpace(for: plan)
+        // Room for the journal's lines while files are placed, given back at the end of the run.
+        executor.keepJournalRoom()
+        defer { executor.releaseJournalRoom() }
         let entriesByKey = try MirrorSync.records(index, actedOnBy: plan)
         try execute(moves: plan, entries: entriesByKey, events: events, report: &report)
         try await download(
