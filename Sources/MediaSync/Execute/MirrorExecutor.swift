@@ -44,7 +44,9 @@ public final class MirrorExecutor: @unchecked Sendable {
     private var journalEnd: Int64 = 0
     private var journalTaken: Int64 = 0
     private var keepingJournalRoom = false
-    static let journalRoom: Int64 = 1 << 20
+    /// About 200 lines: the files still placed once the disk is full are those already on their way. Small, because a
+    /// file system without `fallocate` (ZFS) has it written out block by block, each time the journal is emptied.
+    static let journalRoom: Int64 = 64 << 10
     private var timestamp: (date: Date, text: String)?
     private var taskIds = TaskIdGenerator()
     /// The root's lock, when the mirror was opened for changes: held as long as anything can still change it.
