@@ -180,7 +180,7 @@ public final class MirrorExecutor: @unchecked Sendable {
     private func appendToJournal(_ entry: IndexEntry) throws {
         try openJournal()
         let line = PlacedJournal.bytes(for: entry)
-        if journalEnd + Int64(line.count) > journalTaken || keepingJournalRoom { takeJournalRoom() }
+        if keepingJournalRoom { takeJournalRoom() }
         let written = line.withUnsafeBytes { Glibc.pwrite(journal, $0.baseAddress, $0.count, off_t(journalEnd)) }
         guard written == line.count else {
             throw SyncError.fileSystem("cannot write \(journalPath)", written < 0 ? errno : EIO)
@@ -193,18 +193,20 @@ public final class MirrorExecutor: @unchecked Sendable {
     /// - Returns: how many were recorded.
     @discardableResult
     public func recoverJournal() throws -> Int {
-        try committer.withLock {
-            try commitWaiting()
-            return try mutex.withLock { try adoptLocked(journaledFiles()) }
-        }
+        try recover { self.journaledFiles() }
     }
 
     /// Records the journal's files a sync's survey found (``SyncPreparation/journaled``), as ``recoverJournal()``
     /// does.
     func recoverJournal(_ journaled: [IndexEntry]) throws {
+        _ = try recover { journaled }
+    }
+
+    /// Commits what waits, then records `adopted` (read once that is done) and empties the journal.
+    private func recover(_ adopted: () -> [IndexEntry]) throws -> Int {
         try committer.withLock {
             try commitWaiting()
-            _ = try mutex.withLock { try adoptLocked(journaled) }
+            return try mutex.withLock { try adoptLocked(adopted()) }
         }
     }
 

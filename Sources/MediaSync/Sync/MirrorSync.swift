@@ -62,8 +62,6 @@ public final class MirrorSync: Sendable {
         }
     }
 
-    typealias MetadataRender = @Sendable () throws -> [UInt8]
-
     /// What became of one metadata file a sync writes.
     private enum WriteOutcome: Sendable {
         case written
@@ -291,9 +289,9 @@ public final class MirrorSync: Sendable {
         try execute(moves: metadataPlan, entries: metadataByKey, events: events, report: &report)
         // Composed, signed and written on every core (each file is its own: the executor's records take their turn);
         // reported in the plan's order. A full disk stops the writes not started yet and is thrown.
-        let writes = metadataPlan.actions.compactMap { action -> (file: RemoteFile, render: MetadataRender)? in
+        let writes = metadataPlan.actions.compactMap { action -> MetadataComposer.Composed? in
             guard case .write(let file, _) = action, let render = renderers[file.key] else { return nil }
-            return (file, render)
+            return MetadataComposer.Composed(file: file, render: render)
         }
         let diskFull = Locked<SyncError?>(nil)
         let outcomes = Parallel.map(writes) { write -> WriteOutcome in
