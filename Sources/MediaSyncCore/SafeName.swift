@@ -17,22 +17,37 @@ public enum SafeName {
         return allowed && !isWindowsReserved(raw) ? raw : nil
     }
 
-    /// Whether a file name is one of the device names Windows reserves (`CON`, `PRN`, `AUX`, `NUL`, `COM1`…`COM9`,
-    /// `LPT1`…`LPT9`, in any case, with or without an extension: `aux.mp3` too). Such a file cannot be made on
-    /// the SMB shares, NTFS and exFAT disks mirrors often live on.
+    /// Whether Windows reserves a file name for a device, so that no such file can be made on the SMB shares, NTFS
+    /// and exFAT disks mirrors often live on. The rule Windows applies: the name's stem before its first `.`, with
+    /// trailing spaces ignored, in any case, is `CON`, `PRN`, `AUX`, `NUL`, `COM0`…`COM9`, `COM¹`…`COM³`,
+    /// `LPT0`…`LPT9`, `LPT¹`…`LPT³`, `CONIN$` or `CONOUT$`; so `aux.mp3`, `AUX.Show`, `nul .txt` and `LPT9.m3u8`
+    /// are reserved as `AUX` is.
     ///
     /// Read byte by byte, with no copy (it runs for every id of every listing): only ASCII letters make these names in
-    /// any case, so a name with any other byte before its first `.` is never one of them.
+    /// any case, so a name with any other byte in its stem (but the superscript digits) is never one of them.
     public static func isWindowsReserved(_ name: String) -> Bool {
         let utf8 = name.utf8
-        let base = utf8[..<(utf8.firstIndex(of: UInt8(ascii: ".")) ?? utf8.endIndex)]
-        guard base.count == 3 || base.count == 4 else { return false }
+        var stem = utf8[..<(utf8.firstIndex(of: UInt8(ascii: ".")) ?? utf8.endIndex)]
+        while stem.last == UInt8(ascii: " ") { stem = stem.dropLast() }
+        guard stem.count >= 3 && stem.count <= 7 else { return false }
         var upper: [UInt8] = []
-        upper.reserveCapacity(4)
-        for byte in base { upper.append(byte >= 0x61 && byte <= 0x7A ? byte - 0x20 : byte) }
-        if upper.count == 3 { return ["CON", "PRN", "AUX", "NUL"].contains { upper.elementsEqual($0.utf8) } }
-        guard upper.starts(with: "COM".utf8) || upper.starts(with: "LPT".utf8) else { return false }
-        return upper[3] >= UInt8(ascii: "1") && upper[3] <= UInt8(ascii: "9")
+        upper.reserveCapacity(7)
+        for byte in stem { upper.append(byte >= 0x61 && byte <= 0x7A ? byte - 0x20 : byte) }
+        func equals(_ word: StaticString) -> Bool {
+            upper.count == word.utf8CodeUnitCount
+                && upper.elementsEqual(UnsafeBufferPointer(start: word.utf8Start, count: word.utf8CodeUnitCount))
+        }
+        switch upper.count {
+        case 3:
+            return equals("CON") || equals("PRN") || equals("AUX") || equals("NUL")
+        case 4, 5:
+            guard upper.starts(with: "COM".utf8) || upper.starts(with: "LPT".utf8) else { return false }
+            if upper.count == 4 { return upper[3] >= UInt8(ascii: "0") && upper[3] <= UInt8(ascii: "9") }
+            // ¹ ² ³: U+00B9, U+00B2, U+00B3, two bytes each in UTF-8.
+            return upper[3] == 0xC2 && (upper[4] == 0xB9 || upper[4] == 0xB2 || upper[4] == 0xB3)
+        default:
+            return equals("CONIN$") || equals("CONOUT$")
+        }
     }
 
     /// A file extension: 1...8 lowercase ASCII letters or digits, or nil.

@@ -57,8 +57,8 @@ struct StagingArea: Sendable {
         // Only a regular file of ours is resumed: a symbolic link planted in its place would have the download
         // written wherever it points (it is removed, never followed).
         guard (info.st_mode & S_IFMT) == S_IFREG, info.st_size > 0,
-            let data = FileManager.default.contents(atPath: meta),
-            let record = try? JSONDecoder().decode(Record.self, from: data),
+            let bytes = FileBytes.read(meta, limit: 1 << 20, followLinks: false),
+            let record = try? JSONDecoder().decode(Record.self, from: Data(bytes)),
             record.url == url, !record.validator.isEmpty
         else {
             discard(destination)

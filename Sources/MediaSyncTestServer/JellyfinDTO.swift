@@ -48,7 +48,11 @@ enum JellyfinDTO {
         ]
         if wants("etag") { m.append(JSONMember("Etag", .string(item.etag))) }
         if wants("datecreated") { m.append(JSONMember("DateCreated", .string(date(item.dateCreated)))) }
-        if wants("candownload") { m.append(JSONMember("CanDownload", .bool(isVideo && item.canDownload))) }
+        // `BaseItem.CanDownload(User)`: the item's own answer and the user's Policy.EnableContentDownloading
+        // (BaseItem.cs L859–862 at v10.10.7, L875 at v10.8.13, L885 at v10.11.11; DtoService L240–245 at v10.10.7).
+        if wants("candownload") {
+            m.append(JSONMember("CanDownload", .bool(isVideo && item.canDownload && library.userMayDownload)))
+        }
         if isVideo {
             m.append(JSONMember("HasSubtitles", .bool(true)))
             m.append(JSONMember("Container", .string(item.mediaSources.first?.container ?? "mkv")))

@@ -61,17 +61,24 @@ import Testing
         ("05991932707d2c668148d8ed19cdb544", true), ("a-b_C9", true), ("", false), ("../x", false), ("a/b", false),
         ("a\0b", false), ("é", false), (String(repeating: "a", count: 129), false), ("..", false), (".", false),
         ("a b", false), ("a\nb", false), ("CON", false), ("nul", false), ("Com1", false), ("LPT9", false),
-        ("aux", false), ("COM", true), ("COM10", true), ("CONSOLE", true), ("lpt0", true),
+        ("aux", false), ("COM", true), ("COM10", true), ("CONSOLE", true), ("lpt0", false), ("COM0", false),
+        ("AUX-Show", true), ("aux_", true),
     ])
     func ids(raw: String, accepted: Bool) {
         #expect((SafeName.id(raw) != nil) == accepted)
     }
 
-    /// Names Windows reserves, with or without an extension and in any case; non-ASCII letters never make one (the
-    /// long s `ſ` upper-cases to `S`, the dotless `ı` to `I`, neither of which these names hold).
+    /// Names Windows reserves: the stem before the first dot, trailing spaces ignored, in any case, with or without
+    /// an extension; non-ASCII letters never make one (the long s `ſ` upper-cases to `S`, the dotless `ı` to `I`,
+    /// neither of which these names hold), the superscript digits ¹ ² ³ after COM and LPT do.
     @Test(arguments: [
         ("CON", true), ("con.txt", true), ("Aux.tar.gz", true), ("nUl.", true), ("PRN.mp3", true), ("com1", true),
-        ("LPT9.x", true), ("COM0", false), ("LPT", false), ("CONX", false), ("CO", false), (".CON", false),
+        ("LPT9.x", true), ("COM0", true), ("lpt0.mp3", true), ("LPT", false), ("CONX", false), ("CO", false),
+        (".CON", false), ("AUX.Show", true), ("nul.txt", true), ("com1.mp3", true), ("LPT9.m3u8", true),
+        ("nul .txt", true), ("AUX  .Show", true), ("AUX. ", true), ("COM\u{B9}", true), ("com\u{B2}.mp3", true),
+        ("LPT\u{B3}.x", true), ("LPT\u{B4}", false), ("COM\u{B9}x", false), ("conin$", true), ("CONOUT$.txt", true),
+        ("CONIN", false), ("CONOUT$$", false), (" AUX", false), ("AUX_", false), ("AUX-Show.mp3", false),
+        ("auxiliary.mp3", false),
         ("", false), ("ÇON", false), ("CO\u{0144}", false), ("ſCON", false), ("COM\u{0661}", false), ("COMı", false),
         ("CON\u{301}", false),
     ])

@@ -259,7 +259,9 @@ import Testing
             #expect(report.rejected.count == 2, "\(report.rejected)")
             #expect(report.rejected.contains { $0.contains(library.movies[1].name) && $0.contains("remote stream") })
             #expect(
-                report.rejected.contains { $0.contains(library.movies[2].name) && $0.contains("CanDownload false") })
+                report.rejected.contains {
+                    $0.contains(library.movies[2].name) && $0.contains("a DVD folder") && !$0.contains("Blu-ray")
+                })
             for movie in library.movies[1...] {
                 #expect(fixture.server.requests(to: "/Items/\(movie.mediaSources[0].id)/Download").isEmpty)
                 #expect(!fixture.tree().contains { $0.hasPrefix("Downloads/\(movie.id)/") })

@@ -112,6 +112,26 @@ import Testing
         }
     }
 
+    /// A disk already full when the index opens: SQLite says "disk I/O error"; the user is told the disk is full,
+    /// with the path and the free space, and gets the same exit code as a full disk mid-run.
+    @Test(.enabled(if: DiskFullTests.canMount, "skipped: mounting a tmpfs needs root"))
+    func aDiskFullWhenTheIndexOpensSaysDiskFull() async throws {
+        try await Sandbox.withTwoSelectedMovies { sandbox in
+            let filler = try sandbox.fill(leaving: 0)
+            let full = try await sandbox.run(["sync"])
+            try sandbox.expectOneDiskFullLine(full)
+            #expect(full.stderr.contains(sandbox.root) && full.stderr.contains("free"), "\(full.stderr)")
+            #expect(!full.stderr.contains("I/O error"), "\(full.stderr)")
+            #expect(sandbox.downloads().isEmpty)
+
+            try FileManager.default.removeItem(atPath: filler)
+            let done = try await sandbox.run(["sync"])
+            #expect(done.status == 0, "\(done.stderr)")
+            try sandbox.expectMediaMatchTheServer(count: 3)
+            try await sandbox.expectConsistent()
+        }
+    }
+
     struct Sandbox {
         let server: TestServer
         let disk: SmallTmpfs

@@ -1,5 +1,6 @@
 import Foundation
 import MediaSync
+import MediaSyncCore
 import MediaSyncTestServer
 import MediaSyncTestSupport
 import Testing
@@ -352,6 +353,27 @@ import Testing
         try world.makeSparse(guid: "v6", size: 4 << 30)
         try await Self.exportHostileNames(
             world, to: world.folder.file("stick"), arguments: ["--fat32"], fileSystem: nil)
+    }
+
+    /// A device name Windows reserves stays reserved with any extension (`aux.Show`, `nul.txt`): the stem before
+    /// the first dot decides, so the `_` goes where the stem ends, and no exported name is left a device name.
+    @Test func deviceNamesWithAnExtensionAreNotExported() async throws {
+        let world = try await World(
+            title: "aux.Show",
+            episodes: [
+                Episode(guid: "d1", title: "x", day: 1, size: 500), Episode(guid: "d2", title: "y", day: 2, size: 500),
+            ])
+        defer { world.tearDown() }
+        let destination = world.folder.file("out")
+        let export = try await world.run(["export", destination, "--playlists"])
+        #expect(export.status == 0, "\(export.stderr)")
+        let names = try FileManager.default.subpathsOfDirectory(atPath: destination)
+        #expect(names.contains("Podcasts/aux_.Show"), "\(names)")
+        for path in names where !path.hasPrefix(".") {
+            for component in path.split(separator: "/") {
+                #expect(!SafeName.isWindowsReserved(String(component)), "\(path)")
+            }
+        }
     }
 
     @Test(

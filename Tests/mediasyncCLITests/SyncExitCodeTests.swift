@@ -61,6 +61,35 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: sandbox.folder + "/mirror/Downloads/\(movie.id)/metadata.json"))
     }
 
+    /// Without `Policy.EnableContentDownloading` every item says `CanDownload: false`: the sync says so once, names
+    /// what an administrator changes, exits 3 (a nightly run that fetches nothing is not a success), and keeps
+    /// what is held even with `--delete`.
+    @Test func aUserWithoutTheDownloadPermissionIsTold() async throws {
+        let sandbox = try await signedInWithAMovie()
+        defer { sandbox.tearDown() }
+        #expect(try await sandbox.run(["sync"]).status == 0)
+        let tree = try FileManager.default.subpathsOfDirectory(atPath: sandbox.folder + "/mirror/Downloads").sorted()
+        sandbox.server.updateLibrary { $0.userMayDownload = false }
+        #expect(try await sandbox.run(["select", "movie", sandbox.server.library.movies[1].id]).status == 0)
+
+        let refused = try await sandbox.run(["sync", "--delete"])
+        #expect(refused.status == 3, "\(refused.stdout)\(refused.stderr)")
+        let lines = refused.stderr.split(separator: "\n")
+        #expect(lines.count == 1, "\(refused.stderr)")
+        #expect(lines.first?.contains("may not download") == true && lines.first?.contains("administrator") == true)
+        #expect(!refused.stdout.contains("DVD") && !refused.stderr.contains("DVD"))
+        let held = try FileManager.default.subpathsOfDirectory(atPath: sandbox.folder + "/mirror/Downloads").sorted()
+        #expect(Set(tree).isSubset(of: Set(held)), "\(held)")
+
+        sandbox.server.updateLibrary { $0.userMayDownload = true }
+        let allowed = try await sandbox.run(["sync"])
+        #expect(allowed.status == 0, "\(allowed.stderr)")
+        let movie = sandbox.server.library.movies[1]
+        let files = try FileManager.default.subpathsOfDirectory(
+            atPath: sandbox.folder + "/mirror/Downloads/\(movie.id)")
+        #expect(files.contains { $0.hasSuffix(".mkv") }, "\(files)")
+    }
+
     @Test func anUnreachableServerKeepsEverythingAndIsAPartialFailure() async throws {
         let sandbox = try await signedInWithAMovie()
         defer { sandbox.tearDown() }

@@ -147,7 +147,7 @@ public final class MirrorExecutor: @unchecked Sendable {
         guard journal >= 0 else { throw SyncError.fileSystem("cannot open \(journalPath)", errno) }
         // Lines a killed run left (not recovered yet) stay; a line it cut short, and the room it took, are written
         // over.
-        let existing = FileManager.default.contents(atPath: journalPath).map { [UInt8]($0) } ?? []
+        let existing = FileBytes.read(journalPath, followLinks: false) ?? []
         journalEnd = Int64(PlacedJournal.endOfLines(in: existing))
         journalTaken = Int64(existing.count)
     }
@@ -232,8 +232,8 @@ public final class MirrorExecutor: @unchecked Sendable {
     /// The journal's records whose files are on disk with the recorded size: what ``recoverJournal()`` records, and
     /// what a sync's survey finds (``SyncPreparation``).
     func journaledFiles() -> [IndexEntry] {
-        guard let data = FileManager.default.contents(atPath: journalPath), !data.isEmpty else { return [] }
-        let entries = PlacedJournal.entries(in: Array(data))
+        guard let data = FileBytes.read(journalPath, followLinks: false), !data.isEmpty else { return [] }
+        let entries = PlacedJournal.entries(in: data)
         let sizes = files.sizes(of: entries.map(\.file.path))
         return entries.filter { sizes[$0.file.path] == $0.file.size }
     }

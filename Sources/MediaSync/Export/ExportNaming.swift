@@ -21,7 +21,7 @@ public enum ExportNaming {
 
     /// A name for one path component: Unicode NFC; refused and control characters become `_`; runs of spaces
     /// become one; leading spaces and dots, trailing spaces and dots are removed (Windows drops them, and a leading
-    /// dot hides a file on Unix); a device name Windows reserves (`CON`, `com1.mkv`…) gets `_` after its base;
+    /// dot hides a file on Unix); a device name Windows reserves (`CON`, `com1.mkv`, `AUX.Show`…) gets `_` where its stem ends;
     /// cut to 255 UTF-8 bytes on a character boundary, keeping `suffix` and `fileExtension` whole. `fallback`
     /// stands in for a name left empty.
     public static func component(
@@ -37,13 +37,15 @@ public enum ExportNaming {
             if stem.isEmpty { stem = "_" }
         }
         var name = stem + tail
-        // Every reserved base is 3 to 7 bytes long (`CONOUT$`): longer ones need no look.
-        let base = name.utf8.firstIndex(of: UInt8(ascii: ".")).map { name.utf8[..<$0].count } ?? name.utf8.count
-        if base <= 7 && (SafeName.isWindowsReserved(name) || isOtherReserved(name)) {
-            name = stem + "_" + tail
-            if name.utf8.count > maximumNameBytes {
-                name = trimEnd(truncate(stem, maxBytes: room - 1)) + "_" + tail
+        if SafeName.isWindowsReserved(name) {
+            // `_` right where the stem ends (before the first dot): `AUX.Show` → `AUX_.Show`, `com1.mp3` →
+            // `com1_.mp3`. After the whole name it would leave the stem, and so the device name, as it was.
+            if name.utf8.count >= maximumNameBytes {
+                name = trimEnd(truncate(stem, maxBytes: room - 1)) + tail
             }
+            let bytes = Array(name.utf8)
+            let dot = bytes.firstIndex(of: UInt8(ascii: ".")) ?? bytes.count
+            name = String(decoding: bytes[..<dot] + [UInt8(ascii: "_")] + bytes[dot...], as: UTF8.self)
         }
         return name
     }
@@ -113,16 +115,6 @@ public enum ExportNaming {
         var text = text
         while let last = text.last, last == " " || last == "." { text.removeLast() }
         return text
-    }
-
-    /// `CONIN$`, `CONOUT$`, and `COM0`/`LPT0` and the superscript-digit forms newer Windows also reserve.
-    private static func isOtherReserved(_ name: String) -> Bool {
-        let base = name.split(separator: ".", omittingEmptySubsequences: false).first.map { $0.uppercased() } ?? ""
-        if base == "CONIN$" || base == "CONOUT$" { return true }
-        guard base.count == 4, base.hasPrefix("COM") || base.hasPrefix("LPT"), let last = base.last else {
-            return false
-        }
-        return last == "0" || last == "¹" || last == "²" || last == "³"
     }
 
     /// The longest prefix of `text` that fits in `maxBytes` UTF-8 bytes, cut between characters.

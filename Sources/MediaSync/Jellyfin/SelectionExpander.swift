@@ -17,6 +17,8 @@ public struct SelectionExpander: Sendable {
     /// ``MediaSourceCache``); without it, they carry every item's media sources as before. It may still be being
     /// read from the index: a listing waits for the server most of its time, and the cache is read meanwhile.
     let cache: Task<MediaSourceCache, any Error>?
+    /// Asked only when an item says `CanDownload: false`, to tell the user's policy from the item's own reasons.
+    let permission: DownloadPermission
 
     public init(
         server: any MediaServer, pageSize: Int = SelectionExpander.libraryPageSize, pending: [String: PlayEvent] = [:],
@@ -34,6 +36,7 @@ public struct SelectionExpander: Sendable {
     ) {
         self.cache = cache
         self.server = server
+        self.permission = DownloadPermission(server: server)
         self.pageSize = max(1, pageSize)
         self.pending = pending
         self.now = now
@@ -363,11 +366,13 @@ public struct SelectionExpander: Sendable {
     private func versions(of item: BaseItem, all: Bool, rejected: inout [String]) async throws -> [MediaSource] {
         let name = item.name ?? item.id
         if item.canDownload == false {
-            // A disc folder (VideoType Dvd, BluRay): the server's Download answers 400 (`Video.CanDownload`).
-            rejected.append(
-                "\(name) cannot be downloaded (the server says CanDownload false: a DVD or Blu-ray folder, "
-                    + "VideoType \(item.raw["VideoType"]?.stringValue ?? "unknown")); skipped")
-            return []
+            let refusal = DownloadRefusal.reason(for: item, userMayDownload: await permission.userMayDownload())
+            // The user's policy is not the item's: the item stays wanted (its held files are kept, even with
+            // `--delete`), and the sync says once, up front, that nothing can be downloaded.
+            if let line = refusal.line(name: name) {
+                rejected.append(line)
+                return []
+            }
         }
         var sources = item.mediaSources ?? []
         if sources.isEmpty {

@@ -3,6 +3,10 @@ import GRDB
 import MediaSyncCore
 import MediaSyncJSON
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// One file the index records.
 public struct IndexEntry: Equatable, Sendable {
     public var file: LocalFile
@@ -50,8 +54,34 @@ public final class MirrorIndex: Sendable {
             try db.execute(sql: "PRAGMA journal_mode = WAL")
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
         }
-        database = try DatabaseQueue(path: path, configuration: configuration)
-        try MirrorIndex.migrator.migrate(database)
+        do {
+            database = try DatabaseQueue(path: path, configuration: configuration)
+            try MirrorIndex.migrator.migrate(database)
+        } catch let error as DatabaseError {
+            // On a disk that is already full SQLite says "disk I/O error" (it cannot make the write-ahead log's
+            // shared memory), not "database or disk is full": tell the user what is wrong, as a full disk mid-run.
+            if let full = MirrorIndex.diskFull(opening: path) { throw full }
+            throw error
+        }
+    }
+
+    /// The error for an index that cannot be opened because its disk is full, or nil when there is room: the
+    /// room SQLite's write-ahead log and shared memory need (64 KiB) is asked of the file system itself.
+    static func diskFull(opening path: String) -> SyncError? {
+        let folder = (path as NSString).deletingLastPathComponent
+        let probe = folder + "/.space-probe-\(getpid())"
+        let descriptor = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        var failure = descriptor < 0 ? errno : 0
+        if descriptor >= 0 {
+            failure = posix_fallocate(descriptor, 0, 64 * 1024)
+            close(descriptor)
+            unlink(probe)
+        }
+        guard failure == ENOSPC || failure == EDQUOT else { return nil }
+        var info = statvfs()
+        let free = statvfs(folder, &info) == 0 ? Int64(info.f_bavail) * Int64(info.f_frsize) : 0
+        return SyncError.diskFull(
+            "cannot open the mirror's index \(path) (\(ByteCount.format(free)) free on its disk)")
     }
 
     private static var migrator: DatabaseMigrator {
@@ -155,6 +185,22 @@ public final class MirrorIndex: Sendable {
             // loads, about a third of the bytes. Rows from before have none; `fields` is read for them.
             try db.execute(sql: "ALTER TABLE media_cache ADD COLUMN planning BLOB")
         }
+        migrator.registerMigration("v9-selection-order") { db in
+            // The order things were selected and subscribed in, as a sequence: `addedAt` has whole seconds, so
+            // three selections made by a script in one second came back ordered by id, an order nobody chose.
+            // Rows from before keep the order they had.
+            try db.execute(
+                sql: """
+                    ALTER TABLE selection ADD COLUMN seq INTEGER;
+                    UPDATE selection SET seq = (
+                        SELECT n FROM (SELECT id AS sid, ROW_NUMBER() OVER (ORDER BY addedAt, id) AS n FROM selection)
+                        WHERE sid = selection.id);
+                    ALTER TABLE podcast ADD COLUMN seq INTEGER;
+                    UPDATE podcast SET seq = (
+                        SELECT n FROM (SELECT id AS pid, ROW_NUMBER() OVER (ORDER BY addedAt, id) AS n FROM podcast)
+                        WHERE pid = podcast.id);
+                    """)
+        }
         return migrator
     }
 
@@ -178,9 +224,9 @@ public final class MirrorIndex: Sendable {
 
     public func selections() throws -> [Selection] {
         try database.read { db in
-            // The order a budget fills in: by priority (1 first; none after every numbered one), then as added.
+            // The order a budget fills in: by priority (1 first; none after every numbered one), then as selected.
             try Row.fetchAll(
-                db, sql: "SELECT * FROM selection ORDER BY priority IS NULL, priority, addedAt, id"
+                db, sql: "SELECT * FROM selection ORDER BY priority IS NULL, priority, seq"
             ).compactMap { row -> Selection? in
                 guard let kind = Selection.Kind(rawValue: row["kind"]) else { return nil }
                 let seconds: Int64? = row["deletePlayedAfter"]
@@ -195,17 +241,22 @@ public final class MirrorIndex: Sendable {
         }
     }
 
-    /// Adds a selection, replacing one with the same id.
+    /// Adds a selection after every other, or changes the one with the same id, which keeps its place (and the
+    /// time it was first added): the order is the order things were first chosen in.
     public func select(_ selection: Selection) throws {
         try database.write { db in
             try db.execute(
                 sql: "DELETE FROM exclusion WHERE id = ? OR parent = ?", arguments: [selection.id, selection.id])
             try db.execute(
                 sql: """
-                    INSERT OR REPLACE INTO selection
+                    INSERT INTO selection
                         (id, kind, allVersions, season, nextUnplayed, name, addedAt, priority, deletePlayedAfter,
-                        quality)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        quality, seq)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM selection))
+                    ON CONFLICT(id) DO UPDATE SET kind = excluded.kind, allVersions = excluded.allVersions,
+                        season = excluded.season, nextUnplayed = excluded.nextUnplayed, name = excluded.name,
+                        priority = excluded.priority, deletePlayedAfter = excluded.deletePlayedAfter,
+                        quality = excluded.quality
                     """,
                 arguments: [
                     selection.id, selection.kind.rawValue, selection.allVersions, selection.season,
@@ -229,7 +280,7 @@ public final class MirrorIndex: Sendable {
 
     public func subscriptions() throws -> [Subscription] {
         try database.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM podcast ORDER BY addedAt, id").compactMap(MirrorIndex.subscription)
+            try Row.fetchAll(db, sql: "SELECT * FROM podcast ORDER BY seq").compactMap(MirrorIndex.subscription)
         }
     }
 
@@ -271,8 +322,8 @@ public final class MirrorIndex: Sendable {
                 sql: """
                     INSERT INTO podcast
                         (id, feedURL, title, etag, lastModified, retention, addedAt, lastChecked, lastError, feed,
-                        deletePlayedAfter)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        deletePlayedAfter, seq)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM podcast))
                     ON CONFLICT(id) DO UPDATE SET feedURL = excluded.feedURL, title = excluded.title, etag = excluded.etag,
                         lastModified = excluded.lastModified, retention = excluded.retention,
                         deletePlayedAfter = excluded.deletePlayedAfter,

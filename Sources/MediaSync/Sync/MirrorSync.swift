@@ -243,9 +243,7 @@ public final class MirrorSync: Sendable {
                 if case .download(let file, _) = $0 { return Scope.of(key: file.key) == .media }
                 return false
             }
-            report.sourceErrors.append(
-                "Jellyfin: this user may not download (the server's Policy.EnableContentDownloading is off; an "
-                    + "administrator can allow it in the user's settings): nothing was downloaded from Jellyfin")
+            report.sourceErrors.append(DownloadRefusal.policyLine)
         }
         try checkSpace(for: plan)
         // Room for the journal's lines while files are placed, given back at the end of the run.
