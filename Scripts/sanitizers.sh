@@ -1,20 +1,28 @@
 #!/usr/bin/env bash
-# sanitizers.sh — the whole test suite under AddressSanitizer and ThreadSanitizer (issue 6, suite 6).
+# sanitizers.sh — the whole test suite under AddressSanitizer and ThreadSanitizer.
 #
 # Usage: Scripts/sanitizers.sh [address|thread]...   (default: both)
 # Each sanitizer builds into its own scratch folder (.build-asan, .build-tsan; several minutes each on
 # 2 cores) and runs `swift test` once. Printed per sanitizer: tests run and failed, AddressSanitizer errors,
 # ThreadSanitizer warnings, and LeakSanitizer reports split into those with a frame in mediasync's own code
 # (MediaSync*, mediasync, CCurl/CLibXML2 shims) and those entirely inside the toolchain's runtime libraries
-# (XCTest, Foundation, Dispatch; test code calling them does not count as ours), which this project cannot fix. Exit status 1 when a sanitizer reports
-# anything in our code. Logs are kept in $SANITIZER_LOGS (default /tmp/mediasync-sanitizers).
+# (XCTest, Foundation, Dispatch; test code calling them does not count as ours), which this project cannot fix.
+# Exit status 1 when a build fails, when any test fails under a sanitizer, or when a sanitizer reports anything in
+# our code. Logs are kept in $SANITIZER_LOGS (default /tmp/mediasync-sanitizers); the temporary folder the tests
+# write in is removed at the end.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
 Scripts/install-deps.sh >/dev/null
 logs=${SANITIZER_LOGS:-/tmp/mediasync-sanitizers}
 mkdir -p "$logs"
-export TMPDIR=${TMPDIR_OVERRIDE:-$(mktemp -d /tmp/mediasync-san.XXXXXX)}
+if [ -n "${TMPDIR_OVERRIDE:-}" ]; then
+    export TMPDIR=$TMPDIR_OVERRIDE
+else
+    TMPDIR=$(mktemp -d /tmp/mediasync-san.XXXXXX)
+    export TMPDIR
+    trap 'rm -rf "$TMPDIR"' EXIT
+fi
 kinds=("$@")
 [ ${#kinds[@]} -gt 0 ] || kinds=(address thread)
 
@@ -51,7 +59,9 @@ print(f"   AddressSanitizer errors: {asan}")
 print(f"   ThreadSanitizer warnings: {len(tsan_blocks)} ({tsan_ours} with a frame in mediasync's code)")
 print(f"   LeakSanitizer reports: {len(leaks)} ({leaks_ours} with a frame in mediasync's code, "
       f"{len(leaks) - leaks_ours} only in toolchain runtime libraries)")
-sys.exit(1 if asan or tsan_ours or leaks_ours else 0)
+if rc != 0 or (run and run[-1][1] == "failed") or not run:
+    print("   the test run failed under the sanitizer")
+sys.exit(1 if asan or tsan_ours or leaks_ours or rc != 0 or not run or run[-1][1] == "failed" else 0)
 PY
     [ $? = 0 ] || status=1
 done

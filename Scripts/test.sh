@@ -5,6 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 Scripts/install-deps.sh
+bash Scripts/check-docs.sh
 
 # Keep SwiftPM's and the tests' temporary files in one place that is removed afterwards.
 export TMPDIR="${TMPDIR_OVERRIDE:-$(mktemp -d /tmp/mediasync-test.XXXXXX)}"

@@ -423,9 +423,11 @@ import Testing
         try await withServerAndFolder { server, folder in
             let bytes = testBytes(8 * Self.mib, seed: 12)
             server.setFile("/k.bin", contents: bytes)
-            // The first response hangs after 3 MiB, so the cancel never races the end of the download.
-            server.inject(.stall(afterBytes: 3 * Self.mib, seconds: 60), path: "/k.bin")
-            let engine = makeEngine()
+            // Every response hangs after 3 MiB until the client goes away, and the engine's own low-speed window is
+            // longer than any test: only the cancel can end this transfer, however slow the machine (a 60 s stall
+            // against the default 30 s window raced under ThreadSanitizer, and a retry then finished the file).
+            server.inject(.stall(afterBytes: 3 * Self.mib, seconds: 3_600), path: "/k.bin", count: 1_000)
+            let engine = makeEngine(configuration: HTTPClientConfiguration(lowSpeedTime: 3_600))
             let request = TransferRequest(id: "k", url: server.baseURL + "/k.bin", destination: folder.file("k.bin"))
             let log = ProgressLog()
             let task = Task { await engine.download([request]) { log.append($0) } }
@@ -436,6 +438,7 @@ import Testing
             let cancelled = await task.value
             #expect(cancelled.outcomes.first?.error?.kind == .cancelled)
             #expect(!FileManager.default.fileExists(atPath: folder.file("k.bin")))
+            server.clearFaults()
             let resumed = await engine.download([request])
             #expect(try resumed.outcomes.first?.result.get().resumedFrom ?? 0 > 0)
             #expect(readBytes(folder.file("k.bin")) == bytes)

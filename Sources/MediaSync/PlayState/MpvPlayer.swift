@@ -41,15 +41,13 @@ public struct MpvPlayer: Sendable {
             FileManager.default.temporaryDirectory.path
             + "/mediasync-mpv-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
         defer { unlink(socketPath) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
         var options = ["--input-ipc-server=\(socketPath)"]
         if let start, start > 0 { options.append("--start=\(Double(start) / 10_000_000)") }
-        process.arguments = options + arguments + ["--", path]
+        let process: ChildProcess
         do {
-            try process.run()
+            process = try ChildProcess(executable: executable, arguments: options + arguments + ["--", path])
         } catch {
-            throw SyncError.configuration("mpv (\(executable)) could not be started: \(error.localizedDescription)")
+            throw SyncError.configuration("mpv (\(executable)) could not be started: \(error)")
         }
         var session = Session(position: nil, duration: nil, status: 0)
         // mpv makes the socket once it has started: connect as soon as it is there, for as long as mpv runs.
@@ -78,11 +76,10 @@ public struct MpvPlayer: Sendable {
                 }
             }
         }
-        process.waitUntilExit()
+        let status = process.wait()
         // Positions come a few times a second: at the end of the file the last one can be short of it.
         if session.reachedEnd, let duration = session.duration { session.position = duration }
-        session.status =
-            process.terminationReason == .uncaughtSignal ? -process.terminationStatus : process.terminationStatus
+        session.status = status
         return session
     }
 

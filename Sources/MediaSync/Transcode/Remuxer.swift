@@ -27,28 +27,40 @@ public struct Remuxer: Sendable {
         guard let format = Remuxer.formats[container] else {
             throw SyncError.invalidInput("\(container) is not a container a transcode can be put in (mp4, mkv)")
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
         var arguments = ["-nostdin", "-v", "error", "-y", "-i", input, "-map", "0", "-c", "copy"]
         // The index at the front, so a player can start before it has read the whole file.
         if container == "mp4" { arguments += ["-movflags", "+faststart"] }
-        process.arguments = arguments + ["-f", format, output]
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
+        var pipeEnds: [Int32] = [-1, -1]
+        guard pipe(&pipeEnds) == 0 else { throw SyncError.fileSystem("cannot make a pipe for ffmpeg", errno) }
+        // Neither end is inherited by other children started meanwhile (ffmpeg gets its own copy of the write end).
+        for end in pipeEnds { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        let process: ChildProcess
         do {
-            try process.run()
+            defer { close(pipeEnds[1]) }
+            process = try ChildProcess(
+                executable: executable, arguments: arguments + ["-f", format, output], output: .null,
+                error: .descriptor(pipeEnds[1]))
         } catch {
-            throw SyncError.configuration("ffmpeg (\(executable)) could not be started: \(error.localizedDescription)")
+            close(pipeEnds[0])
+            throw SyncError.configuration("ffmpeg (\(executable)) could not be started: \(error)")
         }
-        let message = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationReason == .exit, process.terminationStatus == 0 else {
+        // ffmpeg's messages, kept to the last 64 KiB (it is told to print errors only).
+        var message: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(pipeEnds[0], $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 { break }
+            message += buffer[0..<count]
+            if message.count > 64 << 10 { message.removeFirst(message.count - (64 << 10)) }
+        }
+        close(pipeEnds[0])
+        let status = process.wait()
+        guard status == 0 else {
             unlink(output)
             let last = String(decoding: message, as: UTF8.self).split(whereSeparator: \.isNewline).last.map(String.init)
             throw SyncError.invalidInput(
-                "ffmpeg could not put the transcode into \(container) (\(last ?? "exit \(process.terminationStatus)"))")
+                "ffmpeg could not put the transcode into \(container) (\(last ?? "exit \(status)"))")
         }
     }
 }
