@@ -181,7 +181,10 @@ struct HostileDocumentTests {
                 outputs.append("\(error)")
             }
             try handle.close()
-            outputs.append(try String(contentsOf: output, encoding: .utf8))
+            // An empty output (the write refused the document) is not read with Foundation: its read of an empty
+            // file keeps the 4 KiB buffer it read into, which fails this child under LeakSanitizer.
+            let size = (try FileManager.default.attributesOfItem(atPath: output.path)[.size] as? Int) ?? 0
+            outputs.append(size == 0 ? "" : try String(contentsOf: output, encoding: .utf8))
         }
         switch Result(catching: { try OPML.parse(document) }) {
         case .success(let outlines): outputs.append("\(outlines)")
