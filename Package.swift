@@ -62,7 +62,8 @@ let package = Package(
         .target(name: "MediaSyncTestSupport", path: "Tests/MediaSyncTestSupport"),
         .testTarget(
             name: "MediaSyncHTTPTests", dependencies: ["MediaSyncHTTP", "MediaSyncTestServer", "MediaSyncTestSupport"]),
-        .testTarget(name: "MediaSyncFeedsTests", dependencies: ["MediaSyncFeeds", "MediaSyncCore"]),
+        .testTarget(
+            name: "MediaSyncFeedsTests", dependencies: ["MediaSyncFeeds", "MediaSyncCore", "MediaSyncTestSupport"]),
         .testTarget(
             name: "MediaSyncCoreTests", dependencies: ["MediaSyncJSON", "MediaSyncCore", "MediaSyncTestSupport"]),
         .testTarget(name: "MediaSyncJSONTests", dependencies: ["MediaSyncJSON", "MediaSyncTestSupport"]),
