@@ -278,7 +278,8 @@ extension Catalog {
                         catalogItem(item, id: id, parent: movieView, view: movieView, versions: held, images: images))
                 }
             case "Series":
-                seriesById[id] = catalogItem(item, id: id, parent: showView, view: showView, versions: [], images: images)
+                seriesById[id] = catalogItem(
+                    item, id: id, parent: showView, view: showView, versions: [], images: images)
             case "Season":
                 let seriesId = item["SeriesId"]?.stringValue ?? ""
                 var held = 0
@@ -294,7 +295,8 @@ extension Catalog {
                             episode, id: episodeId, parent: id, view: showView, versions: versions, images: images))
                 }
                 if held > 0 {
-                    var season = catalogItem(item, id: id, parent: seriesId, view: showView, versions: [], images: images)
+                    var season = catalogItem(
+                        item, id: id, parent: seriesId, view: showView, versions: [], images: images)
                     season.seriesId = seriesId
                     seasons.append(season)
                 }
@@ -318,7 +320,8 @@ extension Catalog {
         }
         view(movieView, "Movies", "movies", movies)
         view(showView, "Shows", "tvshows", series)
-        view(musicView, "Podcasts", "music", podcasts.filter { podcast in audio.contains { $0.parentId == podcast.id } })
+        view(
+            musicView, "Podcasts", "music", podcasts.filter { podcast in audio.contains { $0.parentId == podcast.id } })
         let shownPodcasts = podcasts.filter { podcast in audio.contains { $0.parentId == podcast.id } }
         return Catalog(
             views: views, items: movies + series + shownSeasons + shownEpisodes + shownPodcasts + audio,

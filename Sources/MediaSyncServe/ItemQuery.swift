@@ -59,7 +59,8 @@ public struct ItemQuery: Sendable, Equatable {
             guard let parent = catalog.item(parentId) else { throw .unknownParent }
             candidates =
                 recursive
-                ? catalog.descendants(of: parent.id) : (catalog.children[parent.id] ?? []).compactMap { catalog.items[$0] }
+                ? catalog.descendants(of: parent.id)
+                : (catalog.children[parent.id] ?? []).compactMap { catalog.items[$0] }
         } else if recursive {
             candidates = catalog.items.values.filter { $0.type != "CollectionFolder" }
         } else {
@@ -114,9 +115,10 @@ public struct ItemQuery: Sendable, Equatable {
     }
 
     /// -1, 0 or 1 for one sort key; an absent value sorts first (as SQL's NULL does in Jellyfin's queries).
-    static func compare(_ key: String, _ left: CatalogItem, _ right: CatalogItem, _ leftState: UserState?,
-        _ rightState: UserState?) -> Int
-    {
+    static func compare(
+        _ key: String, _ left: CatalogItem, _ right: CatalogItem, _ leftState: UserState?,
+        _ rightState: UserState?
+    ) -> Int {
         func order<T: Comparable>(_ a: T?, _ b: T?) -> Int {
             switch (a, b) {
             case (nil, nil): return 0

@@ -195,7 +195,9 @@ public final class MediaServe: Sendable {
     /// Returns the user name stored.
     @discardableResult
     public static func setPassword(_ password: String, user: String?, config: ConfigDirectory) throws -> String {
-        guard !password.isEmpty else { throw ServeError("the password is empty (it is read from the first line of stdin)") }
+        guard !password.isEmpty else {
+            throw ServeError("the password is empty (it is read from the first line of stdin)")
+        }
         guard let name = user ?? (try? Credentials.load(from: config))?.userName, !name.isEmpty else {
             throw ServeError("name the user with --user (no Jellyfin sign-in to take the name from)")
         }

@@ -57,7 +57,8 @@ public struct ServePassword: Sendable, Equatable {
             let document = try? JSONValue(parsing: [UInt8](data)),
             document["algorithm"]?.stringValue == "pbkdf2-sha256",
             let user = document["user"]?.stringValue, let rounds = document["rounds"]?.intValue,
-            let salt = document["salt"]?.stringValue.flatMap(unhex), let hash = document["hash"]?.stringValue.flatMap(unhex)
+            let salt = document["salt"]?.stringValue.flatMap(unhex),
+            let hash = document["hash"]?.stringValue.flatMap(unhex)
         else { return nil }
         return ServePassword(user: user, salt: salt, rounds: Int(rounds), hash: hash)
     }

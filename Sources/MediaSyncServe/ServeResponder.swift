@@ -240,7 +240,9 @@ struct ServeResponder: HTTPResponder {
         }
         if call.query.bool("IsMissing") == true { episodes = [] }
         episodes.sort {
-            ($0.parentIndexNumber ?? 0, $0.indexNumber ?? 0, $0.id) < ($1.parentIndexNumber ?? 0, $1.indexNumber ?? 0, $1.id)
+            ($0.parentIndexNumber ?? 0, $0.indexNumber ?? 0, $0.id) < (
+                $1.parentIndexNumber ?? 0, $1.indexNumber ?? 0, $1.id
+            )
         }
         let start = min(max(0, call.query.int("StartIndex") ?? 0), episodes.count)
         let end = call.query.int("Limit").map { min(episodes.count, start + max(0, $0)) } ?? episodes.count
@@ -283,7 +285,9 @@ struct ServeResponder: HTTPResponder {
     private func resume(_ call: Call) -> Response {
         let catalog = state.catalog()
         let items = playable(call, catalog).filter { state.tracker.userState($0).isResumable }.sorted {
-            (state.tracker.userState($0).lastPlayed ?? "", $0.id) > (state.tracker.userState($1).lastPlayed ?? "", $1.id)
+            (state.tracker.userState($0).lastPlayed ?? "", $0.id) > (
+                state.tracker.userState($1).lastPlayed ?? "", $1.id
+            )
         }
         return paged(items, call, catalog)
     }
@@ -476,7 +480,9 @@ struct ServeResponder: HTTPResponder {
         guard digits.count == 14, digits.allSatisfy({ $0 >= 48 && $0 <= 57 }) else {
             return ISO8601DateFormatter().date(from: text)
         }
-        func part(_ from: Int, _ count: Int) -> Int { Int(String(decoding: digits[from..<from + count], as: UTF8.self)) ?? 0 }
+        func part(_ from: Int, _ count: Int) -> Int {
+            Int(String(decoding: digits[from..<from + count], as: UTF8.self)) ?? 0
+        }
         var components = DateComponents()
         components.timeZone = TimeZone(identifier: "UTC")
         (components.year, components.month, components.day) = (part(0, 4), part(4, 2), part(6, 2))
@@ -488,7 +494,8 @@ struct ServeResponder: HTTPResponder {
         var headers = HTTPFields()
         headers[.contentType] = "application/json; charset=utf-8"
         return Response(
-            status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: JSONWriter.compactBytes(value))))
+            status: status, headers: headers,
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: JSONWriter.compactBytes(value))))
     }
 
     static func text(_ text: String, contentType: String) -> Response {

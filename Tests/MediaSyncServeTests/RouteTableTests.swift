@@ -64,23 +64,24 @@ import Testing
 }
 
 @Suite struct ByteRangeTests {
-    @Test(arguments: [
-        (nil, 100, ByteRange.whole),
-        ("bytes=0-9", 100, .partial(first: 0, last: 9)),
-        ("bytes=90-", 100, .partial(first: 90, last: 99)),
-        ("bytes=-10", 100, .partial(first: 90, last: 99)),
-        ("bytes=-1000", 100, .partial(first: 0, last: 99)),
-        ("bytes=50-1000", 100, .partial(first: 50, last: 99)),
-        ("bytes=100-", 100, .unsatisfiable),
-        ("bytes=100-200", 100, .unsatisfiable),
-        ("bytes=9-5", 100, .unsatisfiable),
-        ("bytes=-0", 100, .unsatisfiable),
-        ("bytes=0-1,5-6", 100, .whole),
-        ("items=0-1", 100, .whole),
-        ("bytes=a-b", 100, .whole),
-        ("bytes=0-", 0, .unsatisfiable),
-        ("BYTES=1-2", 100, .partial(first: 1, last: 2)),
-    ] as [(String?, Int64, ByteRange)])
+    @Test(
+        arguments: [
+            (nil, 100, ByteRange.whole),
+            ("bytes=0-9", 100, .partial(first: 0, last: 9)),
+            ("bytes=90-", 100, .partial(first: 90, last: 99)),
+            ("bytes=-10", 100, .partial(first: 90, last: 99)),
+            ("bytes=-1000", 100, .partial(first: 0, last: 99)),
+            ("bytes=50-1000", 100, .partial(first: 50, last: 99)),
+            ("bytes=100-", 100, .unsatisfiable),
+            ("bytes=100-200", 100, .unsatisfiable),
+            ("bytes=9-5", 100, .unsatisfiable),
+            ("bytes=-0", 100, .unsatisfiable),
+            ("bytes=0-1,5-6", 100, .whole),
+            ("items=0-1", 100, .whole),
+            ("bytes=a-b", 100, .whole),
+            ("bytes=0-", 0, .unsatisfiable),
+            ("BYTES=1-2", 100, .partial(first: 1, last: 2)),
+        ] as [(String?, Int64, ByteRange)])
     func parses(header: String?, size: Int64, expected: ByteRange) {
         #expect(ByteRange.parse(header, size: size) == expected)
     }
@@ -97,17 +98,18 @@ import Testing
                     token: "abc", client: "Jellyfin Web", device: "Firefox", deviceId: "d 1", version: "10.10.7"))
     }
 
-    @Test(arguments: [
-        (["x-emby-authorization": #"MediaBrowser Client="c", Token="t1""#], "", "t1"),
-        (["authorization": #"Emby Token="t2""#], "", "t2"),
-        (["x-emby-token": "t3"], "", "t3"),
-        (["x-mediabrowser-token": "t4"], "", "t4"),
-        ([:], "api_key=t5", "t5"),
-        ([:], "ApiKey=t6", "t6"),
-        ([:], "apikey=t7", "t7"),
-        (["authorization": "Bearer zzz"], "", nil),
-        (["authorization": #"MediaBrowser Client="c""#, "x-emby-token": "t8"], "", "t8"),
-    ] as [([String: String], String, String?)])
+    @Test(
+        arguments: [
+            (["x-emby-authorization": #"MediaBrowser Client="c", Token="t1""#], "", "t1"),
+            (["authorization": #"Emby Token="t2""#], "", "t2"),
+            (["x-emby-token": "t3"], "", "t3"),
+            (["x-mediabrowser-token": "t4"], "", "t4"),
+            ([:], "api_key=t5", "t5"),
+            ([:], "ApiKey=t6", "t6"),
+            ([:], "apikey=t7", "t7"),
+            (["authorization": "Bearer zzz"], "", nil),
+            (["authorization": #"MediaBrowser Client="c""#, "x-emby-token": "t8"], "", "t8"),
+        ] as [([String: String], String, String?)])
     func findsTheToken(headers: [String: String], query: String, token: String?) {
         #expect(ClientAuthorization.read(headers: headers, query: RequestQuery(query)).token == token)
     }

@@ -56,7 +56,8 @@ import Testing
                     uniquingKeysWith: { first, _ in first })
                 #expect(Set(kinds.keys) == ["movies", "tvshows"])
                 let movies = try await http.send(
-                    "GET", "/Users/\(userId)/Items?ParentId=\(kinds["movies"] ?? "")&SortBy=SortName&Fields=MediaSources",
+                    "GET",
+                    "/Users/\(userId)/Items?ParentId=\(kinds["movies"] ?? "")&SortBy=SortName&Fields=MediaSources",
                     token: token)
                 #expect(movies.object["TotalRecordCount"] as? Int == library.movies.count)
                 let listed = movies.items.first { $0["Id"] as? String == movie.id }
@@ -143,7 +144,8 @@ import Testing
                             == 204)
                 }
                 let stop: [String: Any] = ["itemId": episode.id, "positionTicks": runtime * 95 / 100]
-                #expect(try await http.send("POST", "/Sessions/Playing/Stopped", token: token, json: stop).status == 204)
+                #expect(
+                    try await http.send("POST", "/Sessions/Playing/Stopped", token: token, json: stop).status == 204)
                 let data = try await http.send("GET", "/UserItems/\(episode.id)/UserData", token: token)
                 #expect(data.object["Played"] as? Bool == true)
 
@@ -170,7 +172,9 @@ import Testing
                 #expect(unplayed.items.map { $0["Id"] as? String ?? "" } == [second.id, episodes[2].id])
 
                 // Refusals.
-                #expect(try await http.send("GET", "/Items/\(String(repeating: "f", count: 32))", token: token).status == 404)
+                #expect(
+                    try await http.send("GET", "/Items/\(String(repeating: "f", count: 32))", token: token).status
+                        == 404)
                 #expect(try await http.send("GET", "/Items/..%2F..%2Fetc", token: token).status == 400)
                 #expect(try await http.send("DELETE", "/Items/\(movie.id)", token: token).status == 405)
                 #expect(try await http.send("GET", "/Nothing/Here", token: token).status == 404)
@@ -207,7 +211,8 @@ import Testing
             try fixture.selectEverything()
             try await fixture.sync()
             #expect(throws: ServeError.self) {
-                try MediaServe(options: ServeOptions(root: fixture.root, config: fixture.config, host: "0.0.0.0", port: 0))
+                try MediaServe(
+                    options: ServeOptions(root: fixture.root, config: fixture.config, host: "0.0.0.0", port: 0))
             }
             try await fixture.serving { http in
                 let empty = try await http.signIn("demo", "")

@@ -26,7 +26,8 @@ final class ServeFixture: Sendable {
         self.library = library
         upstream = try TestServer(library: library)
         upstream.profile = profile
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("mediasync-serve-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "mediasync-serve-\(UUID().uuidString)")
         root = MirrorRoot(path: folder.path + "/root")
         config = ConfigDirectory(path: folder.path + "/config")
         try root.prepare()
@@ -49,7 +50,8 @@ final class ServeFixture: Sendable {
             try index.select(Selection(id: movie.id, kind: .movie, addedAt: "2026-01-01T00:00:00Z"))
         }
         for series in library.series {
-            try index.select(Selection(id: series.id, kind: .series, allVersions: true, addedAt: "2026-01-01T00:00:00Z"))
+            try index.select(
+                Selection(id: series.id, kind: .series, allVersions: true, addedAt: "2026-01-01T00:00:00Z"))
         }
     }
 

@@ -14,7 +14,9 @@ import Testing
 
     static var python3: String? {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        return path.split(separator: ":").map { "\($0)/python3" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+        return path.split(separator: ":").map { "\($0)/python3" }.first {
+            FileManager.default.isExecutableFile(atPath: $0)
+        }
     }
 
     struct Output {
@@ -60,7 +62,9 @@ import Testing
         let made = try await run(system, ["-m", "venv", venv])
         guard made.status == 0 else { return (nil, "python3 -m venv failed: \(made.err)") }
         let installed = try await run(python, ["-m", "pip", "install", "-q", "jellyfin-apiclient-python"])
-        guard installed.status == 0 else { return (nil, "pip cannot install jellyfin-apiclient-python: \(installed.err)") }
+        guard installed.status == 0 else {
+            return (nil, "pip cannot install jellyfin-apiclient-python: \(installed.err)")
+        }
         return (python, "")
     }
 
