@@ -93,8 +93,9 @@ let package = Package(
         .testTarget(
             name: "MediaSyncServeTests",
             dependencies: [
-                "MediaSyncServe", "MediaSync", "MediaSyncJSON", "MediaSyncCore", "MediaSyncServer", "MediaSyncHTTP",
-                "MediaSyncTestServer", "MediaSyncTestSupport", .product(name: "Logging", package: "swift-log"),
+                "mediasync", "MediaSyncServe", "MediaSync", "MediaSyncJSON", "MediaSyncCore", "MediaSyncServer",
+                "MediaSyncHTTP", "MediaSyncTestServer", "MediaSyncTestSupport",
+                .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["Python"]),
         .testTarget(
