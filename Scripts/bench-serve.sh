@@ -107,6 +107,8 @@ http {
     }
 }
 NGINX
+# nginx's workers run as another user: the tree must be readable to them.
+chmod -R a+rX "$DIR"
 nginx -c "$NGINX_CONF" -p "$DIR/nginx/"
 NGINX_URL="http://127.0.0.1:$NGINX_PORT/$(basename "$BIG_PATH")"
 curl -s -o /dev/null "$NGINX_URL"   # page cache warm for both
@@ -123,6 +125,7 @@ done
 S1=$(median "${serve_rates[@]}"); N1=$(median "${nginx_rates[@]}")
 echo "single stream of ${SIZE_MIB} MiB: serve $(mbps "$S1") MiB/s, nginx $(mbps "$N1") MiB/s," \
     "serve/nginx $(python3 -c "print('%.2f' % ($S1 / $N1))")"
+echo "serve's peak RSS after single streams: $(grep VmHWM /proc/$SERVE_PID/status | awk '{print $2, $3}')"
 
 parallel() { # url → aggregate bytes/s
     local start end
