@@ -5,7 +5,8 @@ import Foundation
 #endif
 
 /// The least of a WebSocket client (RFC 6455) over a blocking loopback socket: the upgrade, masked text frames
-/// out, unmasked text frames in. Reads wait up to 30 s (a bound for a loaded machine, not a timing check).
+/// out, unmasked text frames in, pings answered. Reads wait up to 300 s (a bound for a loaded machine, not a timing
+/// check).
 final class RawWebSocket {
     let fd: Int32
 
@@ -28,7 +29,7 @@ final class RawWebSocket {
 
     private static func connect(port: Int) throws -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var timeout = timeval(tv_sec: 30, tv_usec: 0)
+        var timeout = timeval(tv_sec: 300, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -60,8 +61,11 @@ final class RawWebSocket {
     }
 
     func sendText(_ text: String) throws {
-        let payload = Array(text.utf8)
-        var frame: [UInt8] = [0x81]
+        try send(opcode: 0x01, Array(text.utf8))
+    }
+
+    private func send(opcode: UInt8, _ payload: [UInt8]) throws {
+        var frame: [UInt8] = [0x80 | opcode]
         if payload.count < 126 {
             frame.append(0x80 | UInt8(payload.count))
         } else {
@@ -73,7 +77,7 @@ final class RawWebSocket {
         try RawWebSocket.write(fd, frame)
     }
 
-    /// The next text message (control frames skipped).
+    /// The next text message (pings answered, other control frames skipped).
     func readText() throws -> String {
         while true {
             let header = try RawWebSocket.read(fd, 2)
@@ -86,7 +90,11 @@ final class RawWebSocket {
                 length = extended.reduce(0) { $0 << 8 | Int($1) }
             }
             let payload = try RawWebSocket.read(fd, length)
-            if header[0] & 0x0f == 1 { return String(decoding: payload, as: UTF8.self) }
+            switch header[0] & 0x0f {
+            case 1: return String(decoding: payload, as: UTF8.self)
+            case 9: try send(opcode: 0x0a, payload)
+            default: continue
+            }
         }
     }
 
@@ -118,4 +126,14 @@ final class RawWebSocket {
 struct ServeErrorText: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
+}
+
+/// Runs blocking socket calls on a Dispatch thread: on the cooperative pool they would hold one of its few threads
+/// while the in-process server they wait for needs it.
+func offThePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        DispatchQueue.global().async {
+            continuation.resume(with: Result { try body() })
+        }
+    }
 }

@@ -21,7 +21,7 @@ import Testing
     }
 
     struct Scratch {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("serve-cli-\(UUID().uuidString)")
+        var folder = FileManager.default.temporaryDirectory.appendingPathComponent("serve-cli-\(UUID().uuidString)")
             .path
         var root: String { folder + "/root" }
         var config: String { folder + "/config" }
@@ -90,11 +90,10 @@ import Testing
         #expect(try !String(contentsOfFile: path, encoding: .utf8).contains("s3cret"))
     }
 
-    @Test func servesUntilSIGTERM() async throws {
-        let scratch = Scratch()
-        defer { try? FileManager.default.removeItem(atPath: scratch.folder) }
-        let (process, out, _) = try Self.start(["serve", "--listen", "127.0.0.1:0"], scratch)
-        // Reads stdout until the "Serving … at http://…" line (the process prints it once it listens).
+    /// Starts `mediasync serve` on 127.0.0.1 (any free port); returns the process, what it printed up to its
+    /// "Serving … at http://…" line, and that address.
+    static func serve(_ scratch: Scratch) async throws -> (Process, String, String) {
+        let (process, out, _) = try start(["serve", "--listen", "127.0.0.1:0"], scratch)
         let lines: String = await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
                 var text = ""
@@ -106,9 +105,16 @@ import Testing
                 continuation.resume(returning: text)
             }
         }
-        #expect(lines.contains("No password is set"))
         let address =
             lines.split(separator: " ").first { $0.hasPrefix("http://127.0.0.1:") }.map(String.init) ?? "http://x"
+        return (process, lines, address)
+    }
+
+    @Test func servesUntilSIGTERM() async throws {
+        let scratch = Scratch()
+        defer { try? FileManager.default.removeItem(atPath: scratch.folder) }
+        let (process, lines, address) = try await Self.serve(scratch)
+        #expect(lines.contains("No password is set"))
         let http = ServeHTTP(base: address, serverId: "")
         let info = try await http.send("GET", "/System/Info/Public")
         #expect(info.status == 200)

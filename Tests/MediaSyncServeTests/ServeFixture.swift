@@ -144,6 +144,8 @@ struct ServeHTTP: Sendable {
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         }
         let configuration = URLSessionConfiguration.ephemeral
+        // A bound for a loaded machine (the whole suite runs at once on two cores), not a timing check.
+        configuration.timeoutIntervalForRequest = 600
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalAndRemoteCacheData
         let session = URLSession(configuration: configuration)

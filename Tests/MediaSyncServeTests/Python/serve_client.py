@@ -28,6 +28,10 @@ def main():
     client = JellyfinClient()
     client.config.app("mediasync-serve-test", "1.0", "python-test", "python-device-1")
     client.config.data["auth.ssl"] = False
+    # Bounds for a loaded machine (the server may be slow to answer while a test suite runs beside it).
+    client.config.data["http.timeout"] = 300
+    if getattr(client.auth, "API", None) is not None:
+        client.auth.API.default_timeout = 300
     state = client.auth.connect_to_address(base)
     check(state_of(state) in (2, 3), "connect_to_address: %r" % state)
     client.auth.login(base, user, password)
