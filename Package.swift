@@ -17,6 +17,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         .systemLibrary(
@@ -41,11 +45,23 @@ let package = Package(
                 "MediaSyncJSON", "MediaSyncCore", "MediaSyncHTTP", "MediaSyncFeeds", "MediaSyncServer",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
+        // `mediasync serve`: the mirror answered as a Jellyfin server (docs/serve.md).
+        .target(
+            name: "MediaSyncServe",
+            dependencies: [
+                "MediaSync", "MediaSyncJSON", "MediaSyncCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         .target(name: "MediaSyncTestServer", dependencies: ["MediaSyncJSON", "MediaSyncCore"]),
         .executableTarget(
             name: "mediasync",
             dependencies: [
-                "MediaSync",
+                "MediaSync", "MediaSyncServe",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -75,6 +91,14 @@ let package = Package(
             dependencies: ["MediaSync", "MediaSyncJSON", "MediaSyncTestServer", "MediaSyncTestSupport"]),
         .testTarget(
             name: "MediaSyncTestServerTests", dependencies: ["MediaSyncTestServer", "MediaSyncJSON", "MediaSyncCore"]),
+        .testTarget(
+            name: "MediaSyncServeTests",
+            dependencies: [
+                "mediasync", "MediaSyncServe", "MediaSync", "MediaSyncJSON", "MediaSyncCore", "MediaSyncServer",
+                "MediaSyncHTTP", "MediaSyncTestServer", "MediaSyncTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            exclude: ["Python"]),
         .testTarget(
             name: "mediasyncCLITests",
             dependencies: [

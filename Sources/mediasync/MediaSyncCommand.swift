@@ -11,7 +11,7 @@ struct MediaSyncCommand: AsyncParsableCommand {
             Login.self, Logout.self, Browse.self, Select.self, Unselect.self, Selections.self, Sync.self,
             URLCommand.self, Podcast.self, PathCommand.self, DiskUsage.self, Verify.self, Remove.self,
             GarbageCollect.self, Reindex.self, List.self, Schedule.self, Export.self,
-            Get.self, Played.self, Play.self, Config.self,
+            Get.self, Played.self, Play.self, Config.self, Serve.self,
         ]
     )
 }

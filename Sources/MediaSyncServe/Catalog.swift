@@ -1,0 +1,353 @@
+import Foundation
+import MediaSync
+import MediaSyncCore
+import MediaSyncJSON
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A file the mirror holds, as `serve` answers with it: found by an item id in the index, never by a path taken
+/// from a request.
+public struct HeldFile: Sendable, Equatable {
+    /// The absolute path (under the root).
+    public var path: String
+    public var size: Int64
+    /// The modification time, whole seconds since 1970 (`Last-Modified`, the `ETag`).
+    public var modified: Int64
+
+    public init(path: String, size: Int64, modified: Int64) {
+        self.path = path
+        self.size = size
+        self.modified = modified
+    }
+
+    /// A strong validator of these bytes (size and modification time, as ASP.NET's `PhysicalFile` makes its own).
+    public var etag: String { "\"\(String(size, radix: 16))-\(String(modified, radix: 16))\"" }
+}
+
+/// An external subtitle held beside a version's media.
+public struct HeldSubtitle: Sendable, Equatable {
+    public var index: Int
+    public var language: String
+    public var forced: Bool
+    public var format: String
+    public var file: HeldFile
+
+    public init(index: Int, language: String, forced: Bool, format: String, file: HeldFile) {
+        self.index = index
+        self.language = language
+        self.forced = forced
+        self.format = format
+        self.file = file
+    }
+}
+
+/// One version (media source) of a playable item, as held.
+public struct HeldVersion: Sendable, Equatable {
+    public var id: String
+    public var container: String
+    public var file: HeldFile
+    public var subtitles: [HeldSubtitle]
+
+    public init(id: String, container: String, file: HeldFile, subtitles: [HeldSubtitle]) {
+        self.id = id
+        self.container = container
+        self.file = file
+        self.subtitles = subtitles
+    }
+}
+
+/// One item `serve` lists: the upstream server's object (ids, names and fields as the home server gave them) and
+/// what the mirror holds of it.
+public struct CatalogItem: Sendable, Equatable {
+    public var id: String
+    /// Jellyfin's `Type`: `CollectionFolder`, `Movie`, `Series`, `Season`, `Episode`, `MusicAlbum`, `Audio`.
+    public var type: String
+    public var name: String
+    /// For sorting: `SortName` as the server gave it, else the name; lowercased.
+    public var sortName: String
+    /// The parent in `serve`'s tree: a view for a movie, series or podcast; the series for a season; the season for
+    /// an episode; the podcast for a podcast episode; nil for a view.
+    public var parentId: String?
+    /// The view (collection folder) the item is in.
+    public var viewId: String?
+    public var seriesId: String?
+    public var seasonId: String?
+    public var indexNumber: Int?
+    public var parentIndexNumber: Int?
+    /// ISO 8601, as the server wrote it (sorting compares the text).
+    public var dateCreated: String?
+    public var premiereDate: String?
+    public var runTimeTicks: Int64?
+    public var isFolder: Bool
+    /// The upstream object (empty for `serve`'s own views and the podcasts, built from their metadata).
+    public var raw: JSONObject
+    public var versions: [HeldVersion]
+    /// Held images by type (`Primary`, `Backdrop`).
+    public var images: [String: HeldFile]
+
+    public init(
+        id: String, type: String, name: String, sortName: String? = nil, parentId: String? = nil,
+        viewId: String? = nil, seriesId: String? = nil, seasonId: String? = nil, indexNumber: Int? = nil,
+        parentIndexNumber: Int? = nil, dateCreated: String? = nil, premiereDate: String? = nil,
+        runTimeTicks: Int64? = nil, isFolder: Bool = false, raw: JSONObject = JSONObject(),
+        versions: [HeldVersion] = [], images: [String: HeldFile] = [:]
+    ) {
+        self.id = id
+        self.type = type
+        self.name = name
+        self.sortName = (sortName ?? name).lowercased()
+        self.parentId = parentId
+        self.viewId = viewId
+        self.seriesId = seriesId
+        self.seasonId = seasonId
+        self.indexNumber = indexNumber
+        self.parentIndexNumber = parentIndexNumber
+        self.dateCreated = dateCreated
+        self.premiereDate = premiereDate
+        self.runTimeTicks = runTimeTicks
+        self.isFolder = isFolder
+        self.raw = raw
+        self.versions = versions
+        self.images = images
+    }
+
+    /// The item's upstream `UserData` object, if the metadata holds one.
+    public var upstreamUserData: JSONObject? { raw["UserData"]?.objectValue }
+
+    /// A movie, an episode or a podcast episode: something with media.
+    public var isPlayable: Bool { !versions.isEmpty }
+}
+
+/// What the mirror holds, as `serve` lists it: built once from the index and the `metadata.json` files, rebuilt
+/// when the index changes, never read per request.
+public struct Catalog: Sendable {
+    public private(set) var items: [String: CatalogItem] = [:]
+    /// The views, in the order they are listed (movies, shows, podcasts).
+    public private(set) var views: [CatalogItem] = []
+    /// Child ids by parent id.
+    public private(set) var children: [String: [String]] = [:]
+    /// Problems met while reading (unreadable metadata), for the log.
+    public private(set) var problems: [String] = []
+
+    public init() {}
+
+    /// A catalog of exactly these items (views first): for tests and for ``build(root:index:serverId:)``.
+    public init(views: [CatalogItem], items: [CatalogItem], problems: [String] = []) {
+        self.views = views
+        self.problems = problems
+        for item in views + items {
+            self.items[item.id] = item
+            if let parent = item.parentId { children[parent, default: []].append(item.id) }
+        }
+    }
+
+    public func item(_ id: String) -> CatalogItem? {
+        items[id] ?? items[id.lowercased()] ?? items[id.replacingOccurrences(of: "-", with: "").lowercased()]
+    }
+
+    /// Every item under `id` at any depth.
+    public func descendants(of id: String) -> [CatalogItem] {
+        var result: [CatalogItem] = []
+        var stack = children[id] ?? []
+        while let next = stack.popLast() {
+            guard let item = items[next] else { continue }
+            result.append(item)
+            stack.append(contentsOf: children[next] ?? [])
+        }
+        return result
+    }
+
+    /// The stable id of one of `serve`'s views: 32 hex digits made of the server id and the collection type.
+    public static func viewId(serverId: String, collectionType: String) -> String {
+        ServeIds.hex32("\(serverId):view:\(collectionType)")
+    }
+}
+
+extension Catalog {
+    /// Reads what the mirror at `root` holds through its index: the media, images and subtitles on disk, and the
+    /// `metadata.json` files that describe them. Only what is held is listed: a movie or an episode with a media file,
+    /// a season with such an episode, a series with such a season, a podcast with an episode on disk.
+    public static func build(root: MirrorRoot, index: MirrorIndex, serverId: String) throws -> Catalog {
+        let entries = try index.entries()
+        var media: [String: [IndexEntry]] = [:]
+        var subtitles: [String: [IndexEntry]] = [:]
+        var images: [String: [String: HeldFile]] = [:]
+        var podcastEpisodes: [String: [String: HeldFile]] = [:]
+        var podcastImages: [String: [String: HeldFile]] = [:]
+        var metadata: [IndexEntry] = []
+        for entry in entries {
+            switch entry.file.key.parts {
+            case .media(let itemId, _): media[itemId, default: []].append(entry)
+            case .subtitle(let itemId, _, _): subtitles[itemId, default: []].append(entry)
+            case .image(let itemId, let type):
+                if let held = held(root, entry) { images[itemId, default: [:]][type] = held }
+            case .metadata, .podcastMetadata: metadata.append(entry)
+            case .podcastEpisode(let podcastId, let episodeId):
+                if let held = held(root, entry) { podcastEpisodes[podcastId, default: [:]][episodeId] = held }
+            case .podcastExtra(let podcastId, let episodeId, let what) where what == "image":
+                if let held = held(root, entry) { podcastImages[podcastId, default: [:]][episodeId] = held }
+            default: break
+            }
+        }
+        var problems: [String] = []
+        let movieView = viewId(serverId: serverId, collectionType: "movies")
+        let showView = viewId(serverId: serverId, collectionType: "tvshows")
+        let musicView = viewId(serverId: serverId, collectionType: "music")
+
+        func versions(of raw: JSONObject, id: String) -> [HeldVersion] {
+            let sources = raw["MediaSources"]?.arrayValue ?? []
+            var result: [HeldVersion] = []
+            for entry in (media[id] ?? []).sorted(by: { $0.file.key < $1.file.key }) {
+                guard let file = held(root, entry) else { continue }
+                let versionId = entry.versionId ?? id
+                let source = sources.first { $0["Id"]?.stringValue == versionId }
+                let container =
+                    entry.container ?? source?["Container"]?.stringValue
+                    ?? String(entry.file.path.split(separator: ".").last ?? "bin")
+                var held: [HeldSubtitle] = []
+                for subtitle in (subtitles[id] ?? []).filter({ $0.versionId == versionId }) {
+                    guard
+                        let parts = ExportNaming.subtitleParts(
+                            mirrorPath: subtitle.file.path, mediaPath: entry.file.path),
+                        let file = Catalog.held(root, subtitle)
+                    else { continue }
+                    held.append(
+                        HeldSubtitle(
+                            index: parts.index, language: parts.language, forced: parts.forced, format: parts.format,
+                            file: file))
+                }
+                // The primary version (its id is the item's) first, as Jellyfin lists MediaSources.
+                let version = HeldVersion(
+                    id: versionId, container: container, file: file, subtitles: held.sorted { $0.index < $1.index })
+                if versionId == id { result.insert(version, at: 0) } else { result.append(version) }
+            }
+            return result
+        }
+
+        var movies: [CatalogItem] = []
+        var seriesById: [String: CatalogItem] = [:]
+        var seasons: [CatalogItem] = []
+        var episodes: [CatalogItem] = []
+        var podcasts: [CatalogItem] = []
+        var audio: [CatalogItem] = []
+        for entry in metadata {
+            guard let path = root.absolute(entry.file.path), let data = FileManager.default.contents(atPath: path),
+                let document = try? JSONValue(parsing: [UInt8](data))
+            else {
+                problems.append("\(entry.file.path): cannot be read")
+                continue
+            }
+            if entry.file.key.isPodcast {
+                guard let podcastId = document["podcastID"]?.stringValue else { continue }
+                let title = document["podcastTitle"]?.stringValue ?? podcastId
+                let held = podcastEpisodes[podcastId] ?? [:]
+                var newest: String?
+                for episode in document["episodes"]?.arrayValue ?? [] {
+                    guard let episodeId = episode["episodeID"]?.stringValue, let file = held[episodeId] else {
+                        continue
+                    }
+                    let fileName = episode["fileName"]?.stringValue ?? file.path
+                    let container = String(fileName.split(separator: ".").last ?? "mp3").lowercased()
+                    let published = episode["published"]?.stringValue
+                    let created = episode["downloadDate"]?.stringValue
+                    if let date = created, date > (newest ?? "") { newest = date }
+                    var images: [String: HeldFile] = [:]
+                    if let image = podcastImages[podcastId]?[episodeId] { images["Primary"] = image }
+                    audio.append(
+                        CatalogItem(
+                            id: episodeId, type: "Audio", name: episode["title"]?.stringValue ?? episodeId,
+                            parentId: podcastId, viewId: musicView, dateCreated: created, premiereDate: published,
+                            raw: ["Album": .string(title), "AlbumId": .string(podcastId)],
+                            versions: [HeldVersion(id: episodeId, container: container, file: file, subtitles: [])],
+                            images: images))
+                }
+                podcasts.append(
+                    CatalogItem(
+                        id: podcastId, type: "MusicAlbum", name: title, parentId: musicView, viewId: musicView,
+                        dateCreated: newest, isFolder: true, raw: ["AlbumArtist": .string(title)]))
+                continue
+            }
+            guard let item = document["item"]?.objectValue, let id = item["Id"]?.stringValue else { continue }
+            switch document["itemType"]?.stringValue ?? item["Type"]?.stringValue {
+            case "Movie":
+                let held = versions(of: item, id: id)
+                if !held.isEmpty {
+                    movies.append(
+                        catalogItem(item, id: id, parent: movieView, view: movieView, versions: held, images: images))
+                }
+            case "Series":
+                seriesById[id] = catalogItem(
+                    item, id: id, parent: showView, view: showView, versions: [], images: images)
+            case "Season":
+                let seriesId = item["SeriesId"]?.stringValue ?? ""
+                var held = 0
+                for episode in document["episodes"]?.arrayValue ?? [] {
+                    guard let episode = episode.objectValue, let episodeId = episode["Id"]?.stringValue else {
+                        continue
+                    }
+                    let versions = versions(of: episode, id: episodeId)
+                    guard !versions.isEmpty else { continue }
+                    held += 1
+                    episodes.append(
+                        catalogItem(
+                            episode, id: episodeId, parent: id, view: showView, versions: versions, images: images))
+                }
+                if held > 0 {
+                    var season = catalogItem(
+                        item, id: id, parent: seriesId, view: showView, versions: [], images: images)
+                    season.seriesId = seriesId
+                    seasons.append(season)
+                }
+            default:
+                continue
+            }
+        }
+        let heldSeries = Set(seasons.compactMap(\.seriesId))
+        let series = seriesById.values.filter { heldSeries.contains($0.id) }
+        let heldSeasons = Set(seasons.filter { seriesById[$0.seriesId ?? ""] != nil }.map(\.id))
+        let shownSeasons = seasons.filter { heldSeasons.contains($0.id) }
+        let shownEpisodes = episodes.filter { heldSeasons.contains($0.parentId ?? "") }
+
+        var views: [CatalogItem] = []
+        func view(_ id: String, _ name: String, _ collectionType: String, _ members: [CatalogItem]) {
+            guard !members.isEmpty else { return }
+            views.append(
+                CatalogItem(
+                    id: id, type: "CollectionFolder", name: name, dateCreated: members.compactMap(\.dateCreated).max(),
+                    isFolder: true, raw: ["CollectionType": .string(collectionType)]))
+        }
+        view(movieView, "Movies", "movies", movies)
+        view(showView, "Shows", "tvshows", series)
+        view(
+            musicView, "Podcasts", "music", podcasts.filter { podcast in audio.contains { $0.parentId == podcast.id } })
+        let shownPodcasts = podcasts.filter { podcast in audio.contains { $0.parentId == podcast.id } }
+        return Catalog(
+            views: views, items: movies + series + shownSeasons + shownEpisodes + shownPodcasts + audio,
+            problems: problems)
+    }
+
+    private static func catalogItem(
+        _ raw: JSONObject, id: String, parent: String, view: String, versions: [HeldVersion],
+        images: [String: [String: HeldFile]]
+    ) -> CatalogItem {
+        let type = raw["Type"]?.stringValue ?? "Movie"
+        return CatalogItem(
+            id: id, type: type, name: raw["Name"]?.stringValue ?? id, sortName: raw["SortName"]?.stringValue,
+            parentId: parent, viewId: view, seriesId: raw["SeriesId"]?.stringValue,
+            seasonId: raw["SeasonId"]?.stringValue, indexNumber: raw["IndexNumber"]?.intValue.map { Int($0) },
+            parentIndexNumber: raw["ParentIndexNumber"]?.intValue.map { Int($0) },
+            dateCreated: raw["DateCreated"]?.stringValue, premiereDate: raw["PremiereDate"]?.stringValue,
+            runTimeTicks: raw["RunTimeTicks"]?.intValue, isFolder: type == "Series" || type == "Season", raw: raw,
+            versions: versions, images: images[id] ?? [:])
+    }
+
+    /// The file an index entry names, when it is on disk (a regular file).
+    static func held(_ root: MirrorRoot, _ entry: IndexEntry) -> HeldFile? {
+        guard let path = root.absolute(entry.file.path) else { return nil }
+        var info = stat()
+        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return HeldFile(path: path, size: Int64(info.st_size), modified: Int64(info.st_mtim.tv_sec))
+    }
+}

@@ -1,0 +1,143 @@
+/// What `/Items` (and `/Users/{userId}/Items`) asks for, read from the query as `ItemsController.GetItems` binds it
+/// (v10.10.7 / v10.11.11), and the pure selection over a ``Catalog``: filter, sort, page.
+public struct ItemQuery: Sendable, Equatable {
+    public var parentId: String?
+    /// Lowercased type names; empty: any.
+    public var includeTypes: Set<String> = []
+    public var excludeTypes: Set<String> = []
+    public var recursive = false
+    /// Lowercased sort keys, in order.
+    public var sortBy: [String] = []
+    /// Descending per sort key (one value applies to every key).
+    public var descending: [Bool] = []
+    public var startIndex = 0
+    public var limit: Int?
+    public var searchTerm: String?
+    public var ids: [String] = []
+    /// Lowercased `Filters` values (`isplayed`, `isunplayed`, `isresumable`, `isfolder`, `isnotfolder`).
+    public var filters: Set<String> = []
+    /// The `IsPlayed` parameter.
+    public var isPlayed: Bool?
+    /// Lowercased `Fields` values.
+    public var fields: Set<String> = []
+    /// `SeriesId` (episodes of a series).
+    public var seriesId: String?
+
+    public init() {}
+
+    public init(_ query: RequestQuery) {
+        parentId = query.nonEmpty("ParentId")
+        includeTypes = Set(query.list("IncludeItemTypes").map { $0.lowercased() })
+        excludeTypes = Set(query.list("ExcludeItemTypes").map { $0.lowercased() })
+        recursive = query.bool("Recursive") ?? false
+        sortBy = query.list("SortBy").map { $0.lowercased() }
+        descending = query.list("SortOrder").map { $0.lowercased() == "descending" }
+        startIndex = max(0, query.int("StartIndex") ?? 0)
+        limit = query.int("Limit").map { max(0, $0) }
+        searchTerm = query.nonEmpty("SearchTerm")
+        ids = query.list("Ids")
+        filters = Set(query.list("Filters").map { $0.lowercased() })
+        isPlayed = query.bool("IsPlayed")
+        fields = Set(query.list("Fields").map { $0.lowercased() })
+        seriesId = query.nonEmpty("SeriesId")
+    }
+
+    /// Why a query cannot be answered.
+    public enum Refusal: Error, Equatable {
+        /// A `ParentId` that names nothing here (Jellyfin 10.9+ answers 400: `LibraryManager.GetParentItem`).
+        case unknownParent
+    }
+
+    /// The items this query selects: the page and the total before paging.
+    public func select(_ catalog: Catalog, state: (CatalogItem) -> UserState) throws(Refusal) -> (
+        items: [CatalogItem], total: Int
+    ) {
+        var candidates: [CatalogItem]
+        if !ids.isEmpty {
+            candidates = ids.compactMap { catalog.item($0) }
+        } else if let parentId {
+            guard let parent = catalog.item(parentId) else { throw .unknownParent }
+            candidates =
+                recursive
+                ? catalog.descendants(of: parent.id)
+                : (catalog.children[parent.id] ?? []).compactMap { catalog.items[$0] }
+        } else if recursive {
+            candidates = catalog.items.values.filter { $0.type != "CollectionFolder" }
+        } else {
+            candidates = catalog.views
+        }
+        let matched = candidates.filter { item in matches(item, state: state(item)) }
+        let sorted = ids.isEmpty || !sortBy.isEmpty ? sort(matched, state: state) : matched
+        let start = min(startIndex, sorted.count)
+        let end = limit.map { min(sorted.count, start + $0) } ?? sorted.count
+        return (Array(sorted[start..<end]), sorted.count)
+    }
+
+    func matches(_ item: CatalogItem, state: UserState) -> Bool {
+        let type = item.type.lowercased()
+        if !includeTypes.isEmpty && !includeTypes.contains(type) { return false }
+        if excludeTypes.contains(type) { return false }
+        if let seriesId, item.seriesId != seriesId && item.id != seriesId { return false }
+        if let searchTerm,
+            item.name.range(of: searchTerm, options: [.caseInsensitive, .diacriticInsensitive]) == nil
+        {
+            return false
+        }
+        if let isPlayed, state.played != isPlayed { return false }
+        for filter in filters {
+            switch filter {
+            case "isplayed": if !state.played { return false }
+            case "isunplayed": if state.played { return false }
+            case "isresumable": if !state.isResumable { return false }
+            case "isfolder": if !item.isFolder { return false }
+            case "isnotfolder": if item.isFolder { return false }
+            case "isfavorite": if !state.isFavorite { return false }
+            default: break
+            }
+        }
+        return true
+    }
+
+    /// Sorted by the keys asked for (`SortName` when none), ties broken by sort name and id so pages never
+    /// overlap. Unknown keys are ignored, as Jellyfin ignores them.
+    func sort(_ items: [CatalogItem], state: (CatalogItem) -> UserState) -> [CatalogItem] {
+        let keys = sortBy.isEmpty ? ["sortname"] : sortBy
+        let states = Dictionary(items.map { ($0.id, state($0)) }, uniquingKeysWith: { first, _ in first })
+        return items.sorted { left, right in
+            for (position, key) in keys.enumerated() {
+                let down = descending.count == 1 ? descending[0] : (position < descending.count && descending[position])
+                let order = ItemQuery.compare(key, left, right, states[left.id], states[right.id])
+                if order != 0 { return down ? order > 0 : order < 0 }
+            }
+            if left.sortName != right.sortName { return left.sortName < right.sortName }
+            return left.id < right.id
+        }
+    }
+
+    /// -1, 0 or 1 for one sort key; an absent value sorts first (as SQL's NULL does in Jellyfin's queries).
+    static func compare(
+        _ key: String, _ left: CatalogItem, _ right: CatalogItem, _ leftState: UserState?,
+        _ rightState: UserState?
+    ) -> Int {
+        func order<T: Comparable>(_ a: T?, _ b: T?) -> Int {
+            switch (a, b) {
+            case (nil, nil): return 0
+            case (nil, _): return -1
+            case (_, nil): return 1
+            case (let a?, let b?): return a < b ? -1 : (a > b ? 1 : 0)
+            }
+        }
+        switch key {
+        case "sortname", "name": return order(left.sortName, right.sortName)
+        case "datecreated": return order(left.dateCreated, right.dateCreated)
+        case "premieredate", "productionyear": return order(left.premiereDate, right.premiereDate)
+        case "indexnumber": return order(left.indexNumber, right.indexNumber)
+        case "parentindexnumber": return order(left.parentIndexNumber, right.parentIndexNumber)
+        case "runtime": return order(left.runTimeTicks, right.runTimeTicks)
+        case "dateplayed", "datelastcontentadded":
+            return order(leftState?.lastPlayed, rightState?.lastPlayed)
+        case "playcount": return order(leftState?.playCount, rightState?.playCount)
+        default: return 0
+        }
+    }
+}

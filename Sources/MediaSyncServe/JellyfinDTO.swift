@@ -1,0 +1,290 @@
+import Foundation
+import MediaSync
+import MediaSyncJSON
+
+/// The JSON `serve` answers with, in the shapes Jellyfin 10.10/10.11 sends (checked against the 10.8.10
+/// recordings in `../shared/jellyfin-api`): members in Jellyfin's order, PascalCase keys.
+struct JellyfinDTO: Sendable {
+    let serverId: String
+    let serverName: String
+    let version: String
+    let userId: String
+    let userName: String
+
+    /// The version `serve` says it is: the routes it answers are 10.10's and 10.11's (10.9's new ones included),
+    /// with the legacy `/Users/{userId}/…` aliases 10.8 clients use.
+    static let jellyfinVersion = "10.10.7"
+
+    static func object(_ members: [(String, JSONValue)]) -> JSONValue {
+        .object(JSONObject(members.map { JSONMember($0.0, $0.1) }))
+    }
+
+    static func number<T: BinaryInteger>(_ value: T) -> JSONValue { .number(Double(value)) }
+
+    /// `PublicSystemInfo` (`SystemController.GetPublicSystemInfo`).
+    func publicSystemInfo(localAddress: String) -> JSONValue {
+        Self.object([
+            ("LocalAddress", .string(localAddress)), ("ServerName", .string(serverName)),
+            ("Version", .string(version)), ("ProductName", .string("Jellyfin Server")),
+            ("OperatingSystem", .string("Linux")), ("Id", .string(serverId)),
+            ("StartupWizardCompleted", .bool(true)),
+        ])
+    }
+
+    /// `SystemInfo` (`SystemController.GetSystemInfo`): the public part and what a client reads of the rest.
+    func systemInfo(localAddress: String, port: Int) -> JSONValue {
+        Self.object([
+            ("OperatingSystemDisplayName", .string("Linux")), ("HasPendingRestart", .bool(false)),
+            ("IsShuttingDown", .bool(false)), ("SupportsLibraryMonitor", .bool(false)),
+            ("WebSocketPortNumber", Self.number(port)), ("CompletedInstallations", .array([])),
+            ("CanSelfRestart", .bool(false)), ("CanLaunchWebBrowser", .bool(false)),
+            ("HasUpdateAvailable", .bool(false)), ("EncoderLocation", .string("NotFound")),
+            ("SystemArchitecture", .string("X64")), ("LocalAddress", .string(localAddress)),
+            ("ServerName", .string(serverName)), ("Version", .string(version)),
+            ("OperatingSystem", .string("Linux")), ("Id", .string(serverId)),
+            ("StartupWizardCompleted", .bool(true)),
+        ])
+    }
+
+    /// `UserDto`: the one user, no administrator, downloads and playback allowed, no transcoding (there is none).
+    func user(lastLogin: String) -> JSONValue {
+        Self.object([
+            ("Name", .string(userName)), ("ServerId", .string(serverId)), ("Id", .string(userId)),
+            ("HasPassword", .bool(true)), ("HasConfiguredPassword", .bool(true)),
+            ("HasConfiguredEasyPassword", .bool(false)), ("EnableAutoLogin", .bool(false)),
+            ("LastLoginDate", .string(lastLogin)), ("LastActivityDate", .string(lastLogin)),
+            (
+                "Configuration",
+                Self.object([
+                    ("AudioLanguagePreference", .string("")), ("PlayDefaultAudioTrack", .bool(true)),
+                    ("SubtitleLanguagePreference", .string("")), ("DisplayMissingEpisodes", .bool(false)),
+                    ("GroupedFolders", .array([])), ("SubtitleMode", .string("Default")),
+                    ("DisplayCollectionsView", .bool(false)), ("EnableLocalPassword", .bool(false)),
+                    ("OrderedViews", .array([])), ("LatestItemsExcludes", .array([])),
+                    ("MyMediaExcludes", .array([])), ("HidePlayedInLatest", .bool(true)),
+                    ("RememberAudioSelections", .bool(true)), ("RememberSubtitleSelections", .bool(true)),
+                    ("EnableNextEpisodeAutoPlay", .bool(true)),
+                ])
+            ),
+            (
+                "Policy",
+                Self.object([
+                    ("IsAdministrator", .bool(false)), ("IsHidden", .bool(true)), ("IsDisabled", .bool(false)),
+                    ("BlockedTags", .array([])), ("EnableUserPreferenceAccess", .bool(true)),
+                    ("AccessSchedules", .array([])), ("BlockUnratedItems", .array([])),
+                    ("EnableRemoteControlOfOtherUsers", .bool(false)), ("EnableSharedDeviceControl", .bool(false)),
+                    ("EnableRemoteAccess", .bool(true)), ("EnableLiveTvManagement", .bool(false)),
+                    ("EnableLiveTvAccess", .bool(false)), ("EnableMediaPlayback", .bool(true)),
+                    ("EnableAudioPlaybackTranscoding", .bool(false)),
+                    ("EnableVideoPlaybackTranscoding", .bool(false)), ("EnablePlaybackRemuxing", .bool(false)),
+                    ("ForceRemoteSourceTranscoding", .bool(false)), ("EnableContentDeletion", .bool(false)),
+                    ("EnableContentDeletionFromFolders", .array([])), ("EnableContentDownloading", .bool(true)),
+                    ("EnableSyncTranscoding", .bool(false)), ("EnableMediaConversion", .bool(false)),
+                    ("EnabledDevices", .array([])), ("EnableAllDevices", .bool(true)),
+                    ("EnabledChannels", .array([])), ("EnableAllChannels", .bool(true)),
+                    ("EnabledFolders", .array([])), ("EnableAllFolders", .bool(true)),
+                    ("InvalidLoginAttemptCount", .number(0)), ("LoginAttemptsBeforeLockout", .number(-1)),
+                    ("MaxActiveSessions", .number(0)), ("EnablePublicSharing", .bool(false)),
+                    ("BlockedMediaFolders", .array([])), ("BlockedChannels", .array([])),
+                    ("RemoteClientBitrateLimit", .number(0)),
+                    (
+                        "AuthenticationProviderId",
+                        .string("Jellyfin.Server.Implementations.Users.DefaultAuthenticationProvider")
+                    ),
+                    (
+                        "PasswordResetProviderId",
+                        .string("Jellyfin.Server.Implementations.Users.DefaultPasswordResetProvider")
+                    ),
+                    ("SyncPlayAccess", .string("None")),
+                ])
+            ),
+        ])
+    }
+
+    /// `AuthenticationResult` (`UserController.AuthenticateUserByName`).
+    func authenticationResult(token: String, client: ClientAuthorization, now: String) -> JSONValue {
+        let session = Self.object([
+            (
+                "PlayState",
+                Self.object([
+                    ("CanSeek", .bool(false)), ("IsPaused", .bool(false)), ("IsMuted", .bool(false)),
+                    ("RepeatMode", .string("RepeatNone")),
+                ])
+            ),
+            ("AdditionalUsers", .array([])),
+            (
+                "Capabilities",
+                Self.object([
+                    ("PlayableMediaTypes", .array([])), ("SupportedCommands", .array([])),
+                    ("SupportsMediaControl", .bool(false)), ("SupportsPersistentIdentifier", .bool(true)),
+                ])
+            ),
+            ("RemoteEndPoint", .string("")), ("PlayableMediaTypes", .array([])),
+            ("Id", .string(ServeIds.hex32("session:\(token)"))), ("UserId", .string(userId)),
+            ("UserName", .string(userName)), ("Client", .string(client.client ?? "")),
+            ("LastActivityDate", .string(now)), ("LastPlaybackCheckIn", .string("0001-01-01T00:00:00.0000000Z")),
+            ("DeviceName", .string(client.device ?? "")), ("DeviceId", .string(client.deviceId ?? "")),
+            ("ApplicationVersion", .string(client.version ?? "")), ("IsActive", .bool(true)),
+            ("SupportsMediaControl", .bool(false)), ("SupportsRemoteControl", .bool(false)),
+            ("NowPlayingQueue", .array([])), ("NowPlayingQueueFullItems", .array([])),
+            ("HasCustomDeviceName", .bool(false)), ("ServerId", .string(serverId)),
+            ("SupportedCommands", .array([])),
+        ])
+        return Self.object([
+            ("User", user(lastLogin: now)), ("SessionInfo", session), ("AccessToken", .string(token)),
+            ("ServerId", .string(serverId)),
+        ])
+    }
+
+    /// `UserItemDataDto`.
+    func userData(_ item: CatalogItem, _ state: UserState, unplayedCount: Int? = nil) -> JSONValue {
+        var members: [(String, JSONValue)] = []
+        if item.isFolder, let unplayedCount { members.append(("UnplayedItemCount", Self.number(unplayedCount))) }
+        if item.isPlayable, let runtime = item.runTimeTicks, runtime > 0, state.positionTicks > 0 {
+            members.append(("PlayedPercentage", .number(min(100, Double(state.positionTicks) / Double(runtime) * 100))))
+        }
+        members += [
+            ("PlaybackPositionTicks", Self.number(state.positionTicks)), ("PlayCount", Self.number(state.playCount)),
+            ("IsFavorite", .bool(state.isFavorite)),
+        ]
+        if let last = state.lastPlayed { members.append(("LastPlayedDate", .string(last))) }
+        members += [("Played", .bool(state.played)), ("Key", .string(item.id)), ("ItemId", .string(item.id))]
+        return Self.object(members)
+    }
+
+    /// One `MediaSourceInfo` for a version held: direct play of the file as it is (no transcoding, no path).
+    func mediaSource(_ item: CatalogItem, _ version: HeldVersion) -> JSONValue {
+        let upstream =
+            (item.raw["MediaSources"]?.arrayValue ?? []).first { $0["Id"]?.stringValue == version.id }?.objectValue
+            ?? JSONObject()
+        var streams = (upstream["MediaStreams"]?.arrayValue ?? []).compactMap(\.objectValue).filter { stream in
+            // External subtitles the mirror does not hold are left out; embedded streams are in the file.
+            !(stream["IsExternal"]?.boolValue ?? false)
+        }
+        for subtitle in version.subtitles {
+            var stream =
+                streams.first { $0["Index"]?.intValue == Int64(subtitle.index) }
+                ?? JSONObject([
+                    JSONMember("Codec", .string(subtitle.format)), JSONMember("Language", .string(subtitle.language)),
+                    JSONMember("Type", .string("Subtitle")), JSONMember("Index", Self.number(subtitle.index)),
+                ])
+            streams.removeAll { $0["Index"]?.intValue == Int64(subtitle.index) }
+            stream["IsExternal"] = .bool(true)
+            stream["IsForced"] = .bool(subtitle.forced)
+            stream["IsTextSubtitleStream"] = .bool(true)
+            stream["SupportsExternalStream"] = .bool(true)
+            stream["DeliveryMethod"] = .string("External")
+            stream["DeliveryUrl"] = .string(
+                "/Videos/\(item.id)/\(version.id)/Subtitles/\(subtitle.index)/0/Stream.\(subtitle.format)")
+            stream["Path"] = nil
+            streams.append(stream)
+        }
+        streams.sort { ($0["Index"]?.intValue ?? 0) < ($1["Index"]?.intValue ?? 0) }
+        let isAudio = item.type == "Audio"
+        var members: [(String, JSONValue)] = [
+            ("Protocol", .string("File")), ("Id", .string(version.id)), ("Type", .string("Default")),
+            ("Container", .string(version.container)), ("Size", Self.number(version.file.size)),
+            ("Name", upstream["Name"] ?? .string(item.name)), ("IsRemote", .bool(false)),
+            ("ETag", .string(version.file.etag.replacingOccurrences(of: "\"", with: ""))),
+        ]
+        if let runtime = upstream["RunTimeTicks"] ?? item.runTimeTicks.map({ Self.number($0) }) {
+            members.append(("RunTimeTicks", runtime))
+        }
+        members += [
+            ("ReadAtNativeFramerate", .bool(false)), ("IgnoreDts", .bool(false)), ("IgnoreIndex", .bool(false)),
+            ("GenPtsInput", .bool(false)), ("SupportsTranscoding", .bool(false)),
+            ("SupportsDirectStream", .bool(true)), ("SupportsDirectPlay", .bool(true)),
+            ("IsInfiniteStream", .bool(false)), ("UseMostCompatibleTranscodingProfile", .bool(false)),
+            ("RequiresOpening", .bool(false)), ("RequiresClosing", .bool(false)), ("RequiresLooping", .bool(false)),
+            ("SupportsProbing", .bool(true)),
+        ]
+        if !isAudio { members.append(("VideoType", .string("VideoFile"))) }
+        members += [
+            ("MediaStreams", .array(streams.map { .object($0) })), ("MediaAttachments", .array([])),
+            ("Formats", .array([])),
+        ]
+        if let bitrate = upstream["Bitrate"] { members.append(("Bitrate", bitrate)) }
+        members += [("RequiredHttpHeaders", .object(JSONObject())), ("TranscodingSubProtocol", .string("http"))]
+        for key in ["DefaultAudioStreamIndex", "DefaultSubtitleStreamIndex"] {
+            if let value = upstream[key] { members.append((key, value)) }
+        }
+        members.append(("HasSegments", .bool(false)))
+        return Self.object(members)
+    }
+
+    /// A `BaseItemDto`: the upstream object with `serve`'s ids, parent, user data, images and media sources.
+    func item(
+        _ item: CatalogItem, state: UserState, unplayedCount: Int?, childCount: Int?, withMediaSources: Bool
+    ) -> JSONValue {
+        var object: JSONObject
+        if item.raw["Id"] != nil {
+            object = item.raw
+        } else {
+            object = JSONObject([
+                JSONMember("Name", .string(item.name)), JSONMember("ServerId", .string(serverId)),
+                JSONMember("Id", .string(item.id)),
+            ])
+            if let created = item.dateCreated { object["DateCreated"] = .string(created) }
+            object["SortName"] = .string(item.sortName)
+            if let premiere = item.premiereDate { object["PremiereDate"] = .string(premiere) }
+            object["IsFolder"] = .bool(item.isFolder)
+            object["Type"] = .string(item.type)
+            object.merge(item.raw)
+            switch item.type {
+            case "CollectionFolder": object["MediaType"] = .string("Unknown")
+            case "MusicAlbum": object["Artists"] = .array([item.raw["AlbumArtist"] ?? .string(item.name)])
+            case "Audio":
+                object["MediaType"] = .string("Audio")
+                if let version = item.versions.first { object["Container"] = .string(version.container) }
+            default: break
+            }
+        }
+        object["ServerId"] = .string(serverId)
+        object["Path"] = nil
+        object["ParentId"] = item.parentId.map { .string($0) }
+        object["LocationType"] = .string("FileSystem")
+        object["CanDelete"] = .bool(false)
+        object["CanDownload"] = .bool(item.isPlayable)
+        if let childCount { object["ChildCount"] = Self.number(childCount) }
+        var tags = JSONObject()
+        for type in item.images.keys.sorted() where type != "Backdrop" {
+            let upstreamTag = item.raw["ImageTags"]?[type]?.stringValue
+            tags[type] = .string(upstreamTag ?? imageTag(item.images[type]))
+        }
+        object["ImageTags"] = .object(tags)
+        if let backdrop = item.images["Backdrop"] {
+            let upstreamTag = item.raw["BackdropImageTags"]?.arrayValue?.first?.stringValue
+            object["BackdropImageTags"] = .array([.string(upstreamTag ?? imageTag(backdrop))])
+        } else {
+            object["BackdropImageTags"] = .array([])
+        }
+        object["UserData"] = userData(item, state, unplayedCount: unplayedCount)
+        object["MediaSources"] = nil
+        object["MediaStreams"] = nil
+        if withMediaSources && item.isPlayable {
+            object["MediaSources"] = .array(item.versions.map { mediaSource(item, $0) })
+        }
+        return .object(object)
+    }
+
+    func imageTag(_ file: HeldFile?) -> String {
+        guard let file else { return "" }
+        return ServeIds.hex32("\(file.size):\(file.modified)")
+    }
+
+    /// `DisplayPreferencesDto` as Jellyfin makes it for a client that saved none.
+    func displayPreferences(id: String, client: String) -> JSONValue {
+        Self.object([
+            ("Id", .string(id)), ("SortBy", .string("SortName")), ("RememberIndexing", .bool(false)),
+            ("PrimaryImageHeight", .number(250)), ("PrimaryImageWidth", .number(250)),
+            ("CustomPrefs", .object(JSONObject())), ("ScrollDirection", .string("Horizontal")),
+            ("ShowBackdrop", .bool(true)), ("RememberSorting", .bool(false)), ("SortOrder", .string("Ascending")),
+            ("ShowSidebar", .bool(false)), ("Client", .string(client)),
+        ])
+    }
+
+    /// `BrandingOptions`.
+    static let branding = object([
+        ("LoginDisclaimer", .string("")), ("CustomCss", .string("")), ("SplashscreenEnabled", .bool(false)),
+    ])
+}

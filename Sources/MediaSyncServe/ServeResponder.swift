@@ -1,0 +1,529 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import MediaSync
+import MediaSyncJSON
+
+/// Answers every HTTP request: CORS, the route table, the token check, then the route's handler.
+struct ServeResponder: HTTPResponder {
+    typealias Context = BasicRequestContext
+
+    let state: ServeState
+    let fileIO = FileIO()
+
+    /// CORS as Jellyfin's `ServerCorsPolicy` sends it (any origin, method and header; `Startup.cs`, v10.10.7).
+    static let corsMethods = "GET, POST, DELETE, HEAD, OPTIONS"
+    static let corsHeaders =
+        "Accept, Accept-Language, Authorization, Cache-Control, Content-Type, Origin, Range, X-Emby-Authorization, "
+        + "X-Emby-Token, X-MediaBrowser-Token, X-Requested-With"
+
+    func respond(to request: Request, context: Context) async throws -> Response {
+        var response: Response
+        do {
+            response = try await answer(request, context: context)
+        } catch let failure as ServeFailure {
+            response = Self.status(failure.status, text: failure.message)
+        }
+        Self.setHeader(&response.headers, "Access-Control-Allow-Origin", "*")
+        return response
+    }
+
+    private func answer(_ request: Request, context: Context) async throws -> Response {
+        let method = request.method.rawValue
+        if method == "OPTIONS" {
+            var response = Response(status: .noContent)
+            Self.setHeader(&response.headers, "Access-Control-Allow-Methods", Self.corsMethods)
+            let asked = request.headers[.accessControlRequestHeaders]
+            Self.setHeader(&response.headers, "Access-Control-Allow-Headers", asked ?? Self.corsHeaders)
+            Self.setHeader(&response.headers, "Access-Control-Max-Age", "86400")
+            return response
+        }
+        let route: ServeRoute
+        switch RouteTable.match(method: method, path: request.uri.path) {
+        case .found(let found): route = found
+        case .notFound: return Self.status(.notFound)
+        case .methodNotAllowed(let allowed):
+            var response = Self.status(.methodNotAllowed)
+            Self.setHeader(&response.headers, "Allow", allowed.joined(separator: ", "))
+            return response
+        }
+        let query = RequestQuery(request.uri.query)
+        var headers: [String: String] = [:]
+        for field in request.headers { headers[field.name.canonicalName] = field.value }
+        let authorization = ClientAuthorization.read(headers: headers, query: query)
+        let client = state.client(forToken: authorization.token)
+        if !route.isAnonymous && client == nil { return Self.status(.unauthorized) }
+        let call = Call(
+            request: request, context: context, query: query, authorization: authorization, client: client,
+            head: request.method == .head)
+        return try await handle(route, call)
+    }
+
+    /// One request, as the handlers read it.
+    struct Call {
+        var request: Request
+        let context: Context
+        let query: RequestQuery
+        let authorization: ClientAuthorization
+        let client: ClientAuthorization?
+        let head: Bool
+
+        /// The client's key for play tracking: its device id, else its token.
+        var clientKey: String { client?.deviceId ?? authorization.deviceId ?? authorization.token ?? "anonymous" }
+
+        /// The JSON body's object (keys compared without case by ``field(_:_:)``), nil when there is none.
+        mutating func body() async throws -> JSONObject? {
+            let buffer = try await request.collectBody(upTo: 1 << 20)
+            let bytes = Array(buffer.readableBytesView)
+            guard !bytes.isEmpty else { return nil }
+            guard let value = try? JSONValue(parsing: bytes) else { throw ServeFailure(.badRequest, "not JSON") }
+            return value.objectValue
+        }
+    }
+
+    private func handle(_ route: ServeRoute, _ call: Call) async throws -> Response {
+        var call = call
+        let dto = state.dto
+        switch route {
+        case .systemInfoPublic:
+            return Self.json(dto.publicSystemInfo(localAddress: localAddress))
+        case .systemInfo:
+            return Self.json(dto.systemInfo(localAddress: localAddress, port: port))
+        case .ping:
+            return Self.json(.string("Jellyfin Server"))
+        case .authenticateByName:
+            return try await authenticate(&call)
+        case .currentUser:
+            return Self.json(dto.user(lastLogin: now))
+        case .user(let id):
+            guard id.replacingOccurrences(of: "-", with: "").lowercased() == dto.userId else {
+                return Self.status(.notFound)
+            }
+            return Self.json(dto.user(lastLogin: now))
+        case .publicUsers:
+            // Jellyfin lists only users that are not hidden (`UserController.GetPublicUsers`); serve's one user is
+            // hidden, so a client shows its manual sign-in form and the name is not given away.
+            return Self.json(.array([]))
+        case .quickConnectEnabled:
+            return Self.json(.bool(false))
+        case .capabilities, .playingPing:
+            return Response(status: .noContent)
+        case .playing, .playingProgress, .playingStopped:
+            return try await playback(route, &call)
+        case .displayPreferences(let id):
+            if call.request.method == .post { return Response(status: .noContent) }
+            return Self.json(dto.displayPreferences(id: id, client: call.query.string("client") ?? "emby"))
+        case .brandingConfiguration:
+            return Self.json(JellyfinDTO.branding)
+        case .brandingCss:
+            return Self.text("", contentType: "text/css")
+        case .bitrateTest:
+            return bitrateTest(call)
+        case .views:
+            let catalog = state.catalog()
+            let items = catalog.views.map { itemDTO($0, catalog, withMediaSources: false) }
+            return Self.json(Self.queryResult(items, total: items.count, start: 0))
+        case .items:
+            return try items(call)
+        case .item(let id, _):
+            let catalog = state.catalog()
+            let item = try lookup(id, catalog)
+            return Self.json(itemDTO(item, catalog, withMediaSources: true))
+        case .latest:
+            return latest(call)
+        case .resume:
+            return resume(call)
+        case .seasons(let seriesId):
+            let catalog = state.catalog()
+            let series = try lookup(seriesId, catalog)
+            let seasons = (catalog.children[series.id] ?? []).compactMap { catalog.items[$0] }
+                .sorted { ($0.indexNumber ?? 0, $0.id) < ($1.indexNumber ?? 0, $1.id) }
+            let fields = ItemQuery(call.query).fields
+            let items = seasons.map { itemDTO($0, catalog, withMediaSources: fields.contains("mediasources")) }
+            return Self.json(Self.queryResult(items, total: items.count, start: 0))
+        case .episodes(let seriesId):
+            return try episodes(seriesId, call)
+        case .nextUp:
+            return nextUp(call)
+        case .image(let id, let type, let index):
+            return try await image(id: id, type: type, index: index, call)
+        case .playbackInfo(let id):
+            return try await playbackInfo(id, &call)
+        case .stream(let id):
+            return try await stream(id, call)
+        case .subtitle(let id, let mediaSourceId, let index, let format):
+            return try await subtitle(id, mediaSourceId, index, format, call)
+        case .playedItem(let id, _):
+            let catalog = state.catalog()
+            let item = try lookup(id, catalog)
+            guard item.isPlayable else { throw ServeFailure(.badRequest, "not a playable item") }
+            let date = call.query.nonEmpty("datePlayed").flatMap(Self.date) ?? Date()
+            try state.tracker.mark(item, call.request.method == .delete ? .unplayed : .played, at: date)
+            return Self.json(dto.userData(item, state.tracker.userState(item)))
+        case .userData(let id):
+            let catalog = state.catalog()
+            let item = try lookup(id, catalog)
+            if call.request.method == .post {
+                guard item.isPlayable else { throw ServeFailure(.badRequest, "not a playable item") }
+                let body = try await call.body()
+                let date = Self.field(body, "LastPlayedDate")?.stringValue.flatMap(Self.date) ?? Date()
+                if let played = Self.field(body, "Played").flatMap(Self.bool) {
+                    try state.tracker.mark(item, played ? .played : .unplayed, at: date)
+                } else if let ticks = Self.field(body, "PlaybackPositionTicks").flatMap(Self.int64) {
+                    try state.tracker.mark(item, .position, positionTicks: ticks, at: date)
+                }
+            }
+            return Self.json(dto.userData(item, state.tracker.userState(item)))
+        case .socket:
+            return Self.status(.badRequest, text: "a WebSocket upgrade is expected")
+        }
+    }
+
+    // MARK: Sign-in
+
+    private func authenticate(_ call: inout Call) async throws -> Response {
+        let body = try await call.body()
+        let name = Self.field(body, "Username")?.stringValue ?? ""
+        let password = Self.field(body, "Pw")?.stringValue ?? Self.field(body, "Password")?.stringValue ?? ""
+        guard let stored = state.password, stored.accepts(user: name, password: password) else {
+            return Self.status(.unauthorized, text: "Error processing request.")
+        }
+        let token = state.issueToken(for: call.authorization)
+        return Self.json(state.dto.authenticationResult(token: token, client: call.authorization, now: now))
+    }
+
+    // MARK: Listings
+
+    func unplayedCount(_ item: CatalogItem, _ catalog: Catalog) -> Int {
+        catalog.descendants(of: item.id).filter { $0.isPlayable && !state.tracker.userState($0).played }.count
+    }
+
+    /// An item's state; a folder's is played when every item in it is.
+    func userState(_ item: CatalogItem, _ catalog: Catalog) -> UserState {
+        guard item.isFolder else { return state.tracker.userState(item) }
+        let playable = catalog.descendants(of: item.id).filter(\.isPlayable)
+        var folder = UserState()
+        folder.played = !playable.isEmpty && playable.allSatisfy { state.tracker.userState($0).played }
+        return folder
+    }
+
+    func itemDTO(_ item: CatalogItem, _ catalog: Catalog, withMediaSources: Bool) -> JSONValue {
+        let folder = item.isFolder
+        return state.dto.item(
+            item, state: userState(item, catalog), unplayedCount: folder ? unplayedCount(item, catalog) : nil,
+            childCount: folder ? catalog.children[item.id]?.count ?? 0 : nil, withMediaSources: withMediaSources)
+    }
+
+    private func items(_ call: Call) throws -> Response {
+        let catalog = state.catalog()
+        let query = ItemQuery(call.query)
+        let selected: (items: [CatalogItem], total: Int)
+        do {
+            selected = try query.select(catalog) { userState($0, catalog) }
+        } catch {
+            throw ServeFailure(.badRequest, "no item with that ParentId")
+        }
+        let withSources = query.fields.contains("mediasources")
+        let items = selected.items.map { itemDTO($0, catalog, withMediaSources: withSources) }
+        return Self.json(Self.queryResult(items, total: selected.total, start: query.startIndex))
+    }
+
+    private func episodes(_ seriesId: String, _ call: Call) throws -> Response {
+        let catalog = state.catalog()
+        let series = try lookup(seriesId, catalog)
+        var episodes = catalog.descendants(of: series.id).filter { $0.type == "Episode" }
+        if let seasonId = call.query.nonEmpty("SeasonId") {
+            episodes = episodes.filter { $0.parentId == seasonId || $0.seasonId == seasonId }
+        }
+        if let season = call.query.int("Season") {
+            episodes = episodes.filter { $0.parentIndexNumber == season }
+        }
+        if call.query.bool("IsMissing") == true { episodes = [] }
+        episodes.sort {
+            ($0.parentIndexNumber ?? 0, $0.indexNumber ?? 0, $0.id) < (
+                $1.parentIndexNumber ?? 0, $1.indexNumber ?? 0, $1.id
+            )
+        }
+        let start = min(max(0, call.query.int("StartIndex") ?? 0), episodes.count)
+        let end = call.query.int("Limit").map { min(episodes.count, start + max(0, $0)) } ?? episodes.count
+        let withSources = ItemQuery(call.query).fields.contains("mediasources")
+        let page = episodes[start..<end].map { itemDTO($0, catalog, withMediaSources: withSources) }
+        return Self.json(Self.queryResult(page, total: episodes.count, start: start))
+    }
+
+    /// Items under `ParentId` (or all), narrowed by `IncludeItemTypes` and `MediaTypes`.
+    private func playable(_ call: Call, _ catalog: Catalog) -> [CatalogItem] {
+        var items: [CatalogItem]
+        if let parent = call.query.nonEmpty("ParentId") {
+            items = catalog.item(parent).map { catalog.descendants(of: $0.id) } ?? []
+        } else {
+            items = Array(catalog.items.values)
+        }
+        items = items.filter(\.isPlayable)
+        let types = Set(call.query.list("IncludeItemTypes").map { $0.lowercased() })
+        if !types.isEmpty { items = items.filter { types.contains($0.type.lowercased()) } }
+        let media = Set(call.query.list("MediaTypes").map { $0.lowercased() })
+        if !media.isEmpty { items = items.filter { media.contains($0.type == "Audio" ? "audio" : "video") } }
+        return items
+    }
+
+    /// `UserLibraryController.GetLatestMedia`: newest first, played ones left out (`IsPlayed` default false, as the
+    /// user's `HidePlayedInLatest`), a bare array. Episodes are not grouped into their series here.
+    private func latest(_ call: Call) -> Response {
+        let catalog = state.catalog()
+        let isPlayed = call.query.bool("IsPlayed")
+        let items = playable(call, catalog).filter { item in
+            let played = state.tracker.userState(item).played
+            return isPlayed.map { played == $0 } ?? !played
+        }.sorted { ($0.dateCreated ?? "", $0.id) > ($1.dateCreated ?? "", $1.id) }
+        let limit = max(0, call.query.int("Limit") ?? 20)
+        let withSources = ItemQuery(call.query).fields.contains("mediasources")
+        return Self.json(.array(items.prefix(limit).map { itemDTO($0, catalog, withMediaSources: withSources) }))
+    }
+
+    /// `ItemsController.GetResumeItems`: started and not finished, the latest played first.
+    private func resume(_ call: Call) -> Response {
+        let catalog = state.catalog()
+        let items = playable(call, catalog).filter { state.tracker.userState($0).isResumable }.sorted {
+            (state.tracker.userState($0).lastPlayed ?? "", $0.id) > (
+                state.tracker.userState($1).lastPlayed ?? "", $1.id
+            )
+        }
+        return paged(items, call, catalog)
+    }
+
+    private func paged(_ items: [CatalogItem], _ call: Call, _ catalog: Catalog) -> Response {
+        let start = min(max(0, call.query.int("StartIndex") ?? 0), items.count)
+        let end = call.query.int("Limit").map { min(items.count, start + max(0, $0)) } ?? items.count
+        let withSources = ItemQuery(call.query).fields.contains("mediasources")
+        let page = items[start..<end].map { itemDTO($0, catalog, withMediaSources: withSources) }
+        return Self.json(Self.queryResult(page, total: items.count, start: start))
+    }
+
+    /// `TvShowsController.GetNextUp`: for each series with a played episode, the first unplayed episode after the
+    /// last played one; the series watched most recently first.
+    private func nextUp(_ call: Call) -> Response {
+        let catalog = state.catalog()
+        let only = call.query.nonEmpty("SeriesId")
+        var found: [(item: CatalogItem, last: String)] = []
+        for series in catalog.items.values where series.type == "Series" && (only == nil || series.id == only) {
+            let episodes = catalog.descendants(of: series.id).filter { $0.type == "Episode" }.sorted {
+                ($0.parentIndexNumber ?? 0, $0.indexNumber ?? 0, $0.id)
+                    < ($1.parentIndexNumber ?? 0, $1.indexNumber ?? 0, $1.id)
+            }
+            let states = episodes.map { state.tracker.userState($0) }
+            guard let lastPlayed = states.lastIndex(where: \.played) else { continue }
+            guard let next = episodes.indices.first(where: { $0 > lastPlayed && !states[$0].played }) else { continue }
+            let latest = states.compactMap(\.lastPlayed).max() ?? ""
+            found.append((episodes[next], latest))
+        }
+        let items = found.sorted { ($0.last, $0.item.id) > ($1.last, $1.item.id) }.map(\.item)
+        return paged(items, call, catalog)
+    }
+
+    // MARK: Playback
+
+    private func playbackInfo(_ id: String, _ call: inout Call) async throws -> Response {
+        let catalog = state.catalog()
+        let item = try lookup(id, catalog)
+        let body = call.request.method == .post ? try await call.body() : nil
+        let wanted = call.query.nonEmpty("MediaSourceId") ?? Self.field(body, "MediaSourceId")?.stringValue
+        let versions = item.versions.filter { wanted == nil || $0.id == wanted }
+        let sources = versions.map { state.dto.mediaSource(item, $0) }
+        return Self.json(
+            JellyfinDTO.object([("MediaSources", .array(sources)), ("PlaySessionId", .string(ServeIds.random32()))]))
+    }
+
+    private func stream(_ id: String, _ call: Call) async throws -> Response {
+        let item = try lookup(id, state.catalog())
+        let wanted = call.query.nonEmpty("MediaSourceId")
+        guard let version = item.versions.first(where: { wanted == nil || $0.id == wanted }) else {
+            throw ServeFailure(.notFound, "no such media source")
+        }
+        return try await file(version.file, contentType: ContentTypes.forPath(version.file.path), call)
+    }
+
+    private func subtitle(_ id: String, _ sourceId: String, _ index: Int, _ format: String, _ call: Call) async throws
+        -> Response
+    {
+        let item = try lookup(id, state.catalog())
+        guard let version = item.versions.first(where: { $0.id == sourceId }),
+            let subtitle = version.subtitles.first(where: { $0.index == index }),
+            subtitle.format.lowercased() == format.lowercased()
+        else { throw ServeFailure(.notFound, "no such subtitle") }
+        return try await file(subtitle.file, contentType: ContentTypes.forExtension(subtitle.format), call)
+    }
+
+    private func image(id: String, type: String, index: Int?, _ call: Call) async throws -> Response {
+        let item = try lookup(id, state.catalog())
+        guard index == nil || index == 0,
+            let held = item.images.first(where: { $0.key.lowercased() == type.lowercased() })?.value
+        else { throw ServeFailure(.notFound, "no such image") }
+        return try await file(held, contentType: ContentTypes.forPath(held.path), call)
+    }
+
+    private func playback(_ route: ServeRoute, _ call: inout Call) async throws -> Response {
+        let body = try await call.body()
+        let catalog = state.catalog()
+        guard let id = Self.field(body, "ItemId")?.stringValue, ServeIds.isAcceptable(id),
+            let item = catalog.item(id), item.isPlayable
+        else { return Response(status: .noContent) }
+        let position = Self.field(body, "PositionTicks").flatMap(Self.int64)
+        let session = Self.field(body, "PlaySessionId")?.stringValue
+        switch route {
+        case .playing:
+            try state.tracker.started(
+                client: call.clientKey, item: item, positionTicks: position ?? 0, playSessionId: session,
+                catalog: catalog)
+        case .playingProgress:
+            try state.tracker.progressed(
+                client: call.clientKey, item: item, positionTicks: position, playSessionId: session, catalog: catalog)
+        default:
+            try state.tracker.stopped(client: call.clientKey, item: item, positionTicks: position)
+        }
+        return Response(status: .noContent)
+    }
+
+    /// `MediaInfoController.GetBitrateTestBytes`: `size` bytes (default 100 KB, at most 100 MB).
+    private func bitrateTest(_ call: Call) -> Response {
+        let size = min(max(1, call.query.int("size") ?? 102_400), 100_000_000)
+        var headers = HTTPFields()
+        headers[.contentType] = "application/octet-stream"
+        headers[.contentLength] = String(size)
+        if call.head { return Response(status: .ok, headers: headers) }
+        let body = ResponseBody(contentLength: size) { writer in
+            var generator = SystemRandomNumberGenerator()
+            let chunk = ByteBuffer(bytes: (0..<65_536).map { _ in UInt8.random(in: 0...255, using: &generator) })
+            var left = size
+            while left > 0 {
+                let count = min(left, chunk.readableBytes)
+                try await writer.write(chunk.getSlice(at: chunk.readerIndex, length: count) ?? chunk)
+                left -= count
+            }
+            try await writer.finish(nil)
+        }
+        return Response(status: .ok, headers: headers, body: body)
+    }
+
+    /// A held file, whole or one range of it, streamed from the disk (never read into memory whole).
+    private func file(_ held: HeldFile, contentType: String, _ call: Call) async throws -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = contentType
+        headers[.acceptRanges] = "bytes"
+        headers[.lastModified] = HTTPDateText.format(held.modified)
+        headers[.eTag] = held.etag
+        if let match = call.request.headers[.ifNoneMatch], match == held.etag || match == "*" {
+            return Response(status: .notModified, headers: headers)
+        }
+        switch ByteRange.parse(call.request.headers[.range], size: held.size) {
+        case .whole:
+            headers[.contentLength] = String(held.size)
+            if call.head || held.size == 0 { return Response(status: .ok, headers: headers) }
+            let body = try await fileIO.loadFile(path: held.path, context: call.context)
+            return Response(status: .ok, headers: headers, body: body)
+        case .partial(let first, let last):
+            headers[.contentLength] = String(last - first + 1)
+            headers[.contentRange] = "bytes \(first)-\(last)/\(held.size)"
+            if call.head { return Response(status: .partialContent, headers: headers) }
+            let body = try await fileIO.loadFile(
+                path: held.path, range: Int(first)...Int(last), context: call.context)
+            return Response(status: .partialContent, headers: headers, body: body)
+        case .unsatisfiable:
+            headers[.contentRange] = "bytes */\(held.size)"
+            headers[.contentLength] = "0"
+            return Response(status: .rangeNotSatisfiable, headers: headers)
+        }
+    }
+
+    // MARK: Helpers
+
+    private func lookup(_ id: String, _ catalog: Catalog) throws -> CatalogItem {
+        guard ServeIds.isAcceptable(id) else { throw ServeFailure(.badRequest, "not an item id") }
+        guard let item = catalog.item(id) else { throw ServeFailure(.notFound, "no such item") }
+        return item
+    }
+
+    private var now: String { WholeSecondTime.string(Date()) }
+    private var localAddress: String { "http://" + state.advertisedAddress.withLock { $0 } }
+    private var port: Int {
+        Int(state.advertisedAddress.withLock { $0 }.split(separator: ":").last ?? "8096") ?? 8096
+    }
+
+    static func queryResult(_ items: [JSONValue], total: Int, start: Int) -> JSONValue {
+        JellyfinDTO.object([
+            ("Items", .array(items)), ("TotalRecordCount", JellyfinDTO.number(total)),
+            ("StartIndex", JellyfinDTO.number(start)),
+        ])
+    }
+
+    /// A member of a JSON body, its key compared without case (as ASP.NET's `System.Text.Json` options bind it).
+    static func field(_ body: JSONObject?, _ key: String) -> JSONValue? {
+        guard let body else { return nil }
+        let lower = key.lowercased()
+        return body.members.first { $0.key.lowercased() == lower }?.value
+    }
+
+    /// A number, or a number sent as a string (Jellyfin's `JsonNumberHandling.AllowReadingFromString`).
+    static func int64(_ value: JSONValue) -> Int64? {
+        value.intValue ?? value.stringValue.flatMap { Int64($0) }
+    }
+
+    static func bool(_ value: JSONValue) -> Bool? {
+        value.boolValue ?? value.stringValue.flatMap { Bool($0.lowercased()) }
+    }
+
+    /// `datePlayed` / `LastPlayedDate`: ISO 8601, or `yyyyMMddHHmmss` (UTC).
+    static func date(_ text: String) -> Date? {
+        if let date = WholeSecondTime.date(text) { return date }
+        if let date = try? Date(text, strategy: .iso8601) { return date }
+        let digits = Array(text.utf8)
+        guard digits.count == 14, digits.allSatisfy({ $0 >= 48 && $0 <= 57 }) else {
+            return ISO8601DateFormatter().date(from: text)
+        }
+        func part(_ from: Int, _ count: Int) -> Int {
+            Int(String(decoding: digits[from..<from + count], as: UTF8.self)) ?? 0
+        }
+        var components = DateComponents()
+        components.timeZone = TimeZone(identifier: "UTC")
+        (components.year, components.month, components.day) = (part(0, 4), part(4, 2), part(6, 2))
+        (components.hour, components.minute, components.second) = (part(8, 2), part(10, 2), part(12, 2))
+        return Calendar(identifier: .gregorian).date(from: components)
+    }
+
+    static func json(_ value: JSONValue, status: HTTPResponse.Status = .ok) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json; charset=utf-8"
+        return Response(
+            status: status, headers: headers,
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: JSONWriter.compactBytes(value))))
+    }
+
+    static func text(_ text: String, contentType: String) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = contentType
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    static func status(_ status: HTTPResponse.Status, text: String = "") -> Response {
+        guard !text.isEmpty else { return Response(status: status) }
+        var headers = HTTPFields()
+        headers[.contentType] = "text/plain; charset=utf-8"
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    static func setHeader(_ headers: inout HTTPFields, _ name: String, _ value: String) {
+        guard let field = HTTPField.Name(name) else { return }
+        headers[field] = value
+    }
+}
+
+/// A request `serve` refuses: its status and a short text.
+struct ServeFailure: Error {
+    let status: HTTPResponse.Status
+    let message: String
+
+    init(_ status: HTTPResponse.Status, _ message: String) {
+        self.status = status
+        self.message = message
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+import MediaSync
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// What `serve` shares between requests: who it is, the signed-in clients, the catalog and the played state.
+final class ServeState: Sendable {
+    let root: MirrorRoot
+    let index: MirrorIndex
+    let dto: JellyfinDTO
+    let password: ServePassword?
+    let tracker: PlayTracker
+    /// `host:port` clients were told (LocalAddress, discovery).
+    let advertisedAddress: Mutex<String>
+
+    private struct CatalogCache: Sendable {
+        var catalog: Catalog
+        var signature: [Int64]
+        var checked: ContinuousClock.Instant
+        var rebuilding = false
+    }
+
+    private let tokens = Mutex<[String: ClientAuthorization]>([:])
+    private let cache: Mutex<CatalogCache>
+    /// How long a catalog is used without looking at the index again.
+    static let recheckInterval: Duration = .seconds(1)
+
+    init(root: MirrorRoot, index: MirrorIndex, dto: JellyfinDTO, password: ServePassword?, book: PlayStateBook) throws {
+        self.root = root
+        self.index = index
+        self.dto = dto
+        self.password = password
+        self.tracker = PlayTracker(book: book, root: root)
+        self.advertisedAddress = Mutex("127.0.0.1:8096")
+        let signature = ServeState.indexSignature(root)
+        let catalog = try Catalog.build(root: root, index: index, serverId: dto.serverId)
+        cache = Mutex(CatalogCache(catalog: catalog, signature: signature, checked: .now))
+        tracker.reloadMarks()
+    }
+
+    /// The size and modification time of the index and its write-ahead log: they change with every commit (a sync's,
+    /// `mediasync played`'s, or this server's own marks).
+    static func indexSignature(_ root: MirrorRoot) -> [Int64] {
+        [root.indexPath, root.indexPath + "-wal"].flatMap { path -> [Int64] in
+            var info = stat()
+            guard stat(path, &info) == 0 else { return [-1, -1, -1] }
+            return [Int64(info.st_size), Int64(info.st_mtim.tv_sec), Int64(info.st_mtim.tv_nsec)]
+        }
+    }
+
+    /// The catalog, rebuilt first when the index changed (looked at no more than once a second).
+    func catalog() -> Catalog {
+        let now = ContinuousClock.now
+        let due = cache.withLock { cache -> Bool in
+            guard !cache.rebuilding, now - cache.checked >= ServeState.recheckInterval else { return false }
+            cache.checked = now
+            if ServeState.indexSignature(root) == cache.signature { return false }
+            cache.rebuilding = true
+            return true
+        }
+        if due { rebuild() }
+        return cache.withLock { $0.catalog }
+    }
+
+    /// Reads the catalog again now (the index changed).
+    func rebuild() {
+        let signature = ServeState.indexSignature(root)
+        let built = try? Catalog.build(root: root, index: index, serverId: dto.serverId)
+        tracker.reloadMarks()
+        cache.withLock { cache in
+            if let built { cache.catalog = built }
+            cache.signature = signature
+            cache.rebuilding = false
+            cache.checked = .now
+        }
+    }
+
+    // MARK: Tokens
+
+    func issueToken(for client: ClientAuthorization) -> String {
+        let token = ServeIds.random32()
+        tokens.withLock { $0[token] = client }
+        return token
+    }
+
+    func client(forToken token: String?) -> ClientAuthorization? {
+        guard let token, !token.isEmpty else { return nil }
+        return tokens.withLock { $0[token] }
+    }
+}

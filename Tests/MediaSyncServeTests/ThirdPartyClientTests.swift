@@ -1,0 +1,108 @@
+import Foundation
+import MediaSync
+import MediaSyncServe
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// jellyfin-apiclient-python (PyPI) against a served mirror: the same flow as a third-party client. It needs
+/// python3 (else skipped by the trait) and a venv with the package (made once in `.build/serve-client-venv`; where
+/// pip cannot install it, the test says so and checks nothing).
+@Suite struct ThirdPartyClientTests {
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+    static let script = packageRoot.appendingPathComponent("Tests/MediaSyncServeTests/Python/serve_client.py").path
+    static let venv = packageRoot.appendingPathComponent(".build/serve-client-venv").path
+
+    static var python3: String? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        return path.split(separator: ":").map { "\($0)/python3" }.first {
+            FileManager.default.isExecutableFile(atPath: $0)
+        }
+    }
+
+    struct Output {
+        var status: Int32
+        var out: String
+        var err: String
+    }
+
+    static func run(_ executable: String, _ arguments: [String]) async throws -> Output {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                let process = Process()
+                process.executableURL = URL(fileURLWithPath: executable)
+                process.arguments = arguments
+                let out = Pipe()
+                let err = Pipe()
+                process.standardOutput = out
+                process.standardError = err
+                do {
+                    try process.run()
+                    let outData = out.fileHandleForReading.readDataToEndOfFile()
+                    let errData = err.fileHandleForReading.readDataToEndOfFile()
+                    process.waitUntilExit()
+                    continuation.resume(
+                        returning: Output(
+                            status: process.terminationStatus, out: String(decoding: outData, as: UTF8.self),
+                            err: String(decoding: errData, as: UTF8.self)))
+                } catch {
+                    continuation.resume(throwing: error)
+                }
+            }
+        }
+    }
+
+    /// The venv's python with jellyfin-apiclient-python, nil (and why) when it cannot be made.
+    static func clientPython() async throws -> (python: String?, why: String) {
+        let python = venv + "/bin/python"
+        let probe = ["-c", "import jellyfin_apiclient_python"]
+        if FileManager.default.isExecutableFile(atPath: python), try await run(python, probe).status == 0 {
+            return (python, "")
+        }
+        guard let system = python3 else { return (nil, "no python3") }
+        let made = try await run(system, ["-m", "venv", venv])
+        guard made.status == 0 else { return (nil, "python3 -m venv failed: \(made.err)") }
+        let installed = try await run(python, ["-m", "pip", "install", "-q", "jellyfin-apiclient-python"])
+        guard installed.status == 0 else {
+            return (nil, "pip cannot install jellyfin-apiclient-python: \(installed.err)")
+        }
+        return (python, "")
+    }
+
+    @Test(.enabled(if: ThirdPartyClientTests.python3 != nil, "skipped: no python3"))
+    func jellyfinApiclientPythonBrowsesPlaysAndReports() async throws {
+        let (python, why) = try await Self.clientPython()
+        guard let python else {
+            print("ThirdPartyClientTests skipped: \(why)")
+            return
+        }
+        try await ServeFixture.with(ServeEndToEndTests.library()) { fixture in
+            try fixture.selectEverything()
+            try await fixture.sync()
+            try MediaServe.setPassword(ServeFixture.password, user: nil, config: fixture.config)
+            // `serve` runs as its own process: in this one, the whole suite shares two cooperative threads, and
+            // the client library gives up on a server that takes over 5 s to answer.
+            var scratch = ServeCommandTests.Scratch()
+            scratch.folder = fixture.folder
+            let (process, _, address) = try await ServeCommandTests.serve(scratch)
+            defer {
+                kill(process.processIdentifier, SIGTERM)
+                process.waitUntilExit()
+            }
+            let serverId = try String(contentsOfFile: fixture.root.stateDirectory + "/serve-id", encoding: .utf8)
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+            let output = try await Self.run(python, [Self.script, address, "demo", ServeFixture.password])
+            #expect(output.status == 0, "\(output.err)")
+            let line = output.out.split(separator: "\n").last.map(String.init) ?? ""
+            let seen = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] ?? [:]
+            #expect(seen["serverId"] as? String == serverId)
+            #expect(seen["rangedBytes"] as? Int == 100)
+            let pending = Set(try fixture.index.playEvents(state: .pending).map(\.itemId))
+            #expect(pending.contains(seen["episode"] as? String ?? "-"))
+            #expect(pending.contains(seen["movie"] as? String ?? "-"))
+        }
+    }
+}
