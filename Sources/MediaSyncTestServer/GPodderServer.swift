@@ -53,6 +53,8 @@ public final class GPodderServer: @unchecked Sendable {
     private var groups: [String: [[String]]] = [:]
     private var history: [String: [SubscriptionChange]] = [:]
     private var actions: [String: [Action]] = [:]
+    /// Each stored action's timestamp as epoch seconds, parsed once when it arrives.
+    private var epochs: [String: [Int64?]] = [:]
     private var rewrites: [String: String] = [:]
     private var clock = GPodderServer.startTime
     private var posts: [String: Int] = [:]
@@ -173,16 +175,17 @@ public final class GPodderServer: @unchecked Sendable {
                 return uploadSubscriptions(request, user: user, device: device, rewriting: true)
             case ("episodes", "GET"):
                 let since = Int64(request.queryValue("since") ?? "0") ?? 0
-                let found = (actions[user] ?? []).filter {
-                    guard let at = epoch($0.timestamp) else { return false }
+                let found = zip(actions[user] ?? [], epochs[user] ?? []).filter { _, at in
+                    guard let at else { return false }
                     return at >= since && at < clock
-                }
+                }.map(\.0)
                 return json(ActionsBody(actions: found, timestamp: clock))
             case ("episodes", "POST"):
                 guard request.header("content-type")?.hasPrefix("application/json") == true,
                     let sent = try? JSONDecoder().decode([Action].self, from: Data(request.body))
                 else { return .empty(400) }
                 actions[user, default: []] += sent
+                epochs[user, default: []] += sent.map { epoch($0.timestamp) }
                 return json(UploadBody(timestamp: clock, update_urls: []))
             default:
                 return .empty(404)
@@ -208,7 +211,7 @@ public final class GPodderServer: @unchecked Sendable {
             return uploadSubscriptions(request, user: user, device: "", rewriting: false)
         case ("episode_action", "GET"):
             let since = Int64(request.queryValue("since") ?? "0") ?? 0
-            let found = (actions[user] ?? []).filter { (epoch($0.timestamp) ?? 0) > since }.map { action in
+            let found = zip(actions[user] ?? [], epochs[user] ?? []).filter { ($0.1 ?? 0) > since }.map { action, _ in
                 var upper = action
                 upper.action = action.action.uppercased()
                 upper.device = nil
@@ -220,10 +223,11 @@ public final class GPodderServer: @unchecked Sendable {
                 return .empty(400)
             }
             for action in sent {
-                var stored = actions[user] ?? []
-                stored.removeAll { ($0.guid != nil && $0.guid == action.guid) || $0.episode == action.episode }
-                stored.append(action)
-                actions[user] = stored
+                var stored = Array(zip(actions[user] ?? [], epochs[user] ?? []))
+                stored.removeAll { ($0.0.guid != nil && $0.0.guid == action.guid) || $0.0.episode == action.episode }
+                stored.append((action, epoch(action.timestamp)))
+                actions[user] = stored.map(\.0)
+                epochs[user] = stored.map(\.1)
             }
             return json(["timestamp": clock])
         default:
@@ -328,9 +332,11 @@ public final class GPodderServer: @unchecked Sendable {
         return json(UploadBody(timestamp: clock, update_urls: updates))
     }
 
+    private let formatter = ISO8601DateFormatter()
+
+    /// Called with the lock held (the formatter is not thread-safe).
     private func epoch(_ timestamp: String?) -> Int64? {
         guard let timestamp else { return nil }
-        let formatter = ISO8601DateFormatter()
         return (formatter.date(from: timestamp) ?? formatter.date(from: timestamp + "Z")).map {
             Int64($0.timeIntervalSince1970)
         }

@@ -46,9 +46,13 @@ import Testing
             local: [], agreed: [Agreed(url: "https://a/feed", podcastId: "a")], added: [], removed: [],
             firstLink: false, expected: Plan(pushRemove: ["https://a/feed"])),
         MergeCase(
-            name: "unsubscribed here but added again in the group: subscribed again, not removed",
+            name: "an add of a feed already agreed is no news (our own upload coming back): the removal here stands",
             local: [], agreed: [Agreed(url: "https://a/feed", podcastId: "a")], added: ["https://a/feed"],
-            removed: [], firstLink: false, expected: Plan(subscribe: ["https://a/feed"])),
+            removed: [], firstLink: false, expected: Plan(pushRemove: ["https://a/feed"])),
+        MergeCase(
+            name: "an add of a feed already agreed and held: nothing to do",
+            local: [Local(id: "a", urls: ["https://a/feed"])], agreed: [Agreed(url: "https://a/feed", podcastId: "a")],
+            added: ["https://a/feed"], removed: [], firstLink: false, expected: Plan()),
         MergeCase(
             name: "removed on both sides: nothing to do",
             local: [], agreed: [Agreed(url: "https://a/feed", podcastId: "a")], added: [], removed: ["https://a/feed"],

@@ -39,15 +39,15 @@ import Testing
 
         func feedURL(_ name: String) -> String { server.baseURL + "/feeds/\(name).xml" }
 
-        /// Publishes a feed of five episodes of 600 s each, `<name>-1` … `<name>-5`, at `/feeds/<name>.xml` (or
-        /// `path`).
-        func publish(_ name: String, at path: String? = nil) {
-            let items = (1...5).map { number in
+        /// Publishes a feed of `count` episodes of 600 s each, `<name>-1` … `<name>-<count>`, at
+        /// `/feeds/<name>.xml` (or `path`).
+        func publish(_ name: String, at path: String? = nil, count: Int = 5) {
+            let items = (1...count).map { number in
                 let path = "/media/\(name)-\(number).mp3"
-                server.setFile(path, contents: Array(repeating: UInt8(number), count: 2000), contentType: "audio/mpeg")
+                server.setFile(path, contents: Array(repeating: UInt8(truncatingIfNeeded: number), count: 2000), contentType: "audio/mpeg")
                 return """
                     <item><title>\(name) \(number)</title><guid isPermaLink="false">\(name)-\(number)</guid>
-                    <pubDate>0\(number) Jan 2025 10:00:00 +0000</pubDate><itunes:duration>600</itunes:duration>
+                    <pubDate>\(Fixture.rfc822(number))</pubDate><itunes:duration>600</itunes:duration>
                     <enclosure url="\(server.baseURL)\(path)" length="2000" type="audio/mpeg"/></item>
                     """
             }
@@ -61,6 +61,15 @@ import Testing
             server.setFile(
                 path ?? "/feeds/\(name).xml", contents: Array(feed.utf8), contentType: "application/rss+xml",
                 etag: "\"\(name)\"")
+        }
+
+        /// Episode `number`'s publication date: an hour after the one before.
+        static func rfc822(_ number: Int) -> String {
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.timeZone = TimeZone(identifier: "UTC")
+            formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss Z"
+            return formatter.string(from: Date(timeIntervalSince1970: 1_735_725_600 + Double(number) * 3600))
         }
 
         func enclosure(_ name: String, _ number: Int) -> String { server.baseURL + "/media/\(name)-\(number).mp3" }
@@ -387,7 +396,7 @@ import Testing
         #expect(fixture.actions(device: "nas", "play").count == 1)
     }
 
-    @Test func thousandsOfActionsAreSentInBatchesAndAppliedOnce() async throws {
+    @Test func thousandsOfPulledActionsAreAppliedOnce() async throws {
         let fixture = try Fixture()
         defer { fixture.tearDown() }
         fixture.publish("alpha")
@@ -397,8 +406,8 @@ import Testing
         let start = fixture.clock.now
         let list: [[String: Any]] = (0..<3000).map { n in
             [
-                "podcast": fixture.feedURL("alpha"), "episode": fixture.enclosure("alpha", 1 + n % 5),
-                "guid": "alpha-\(1 + n % 5)", "action": "play",
+                "podcast": fixture.feedURL("alpha"), "episode": fixture.enclosure("alpha", 3 + n % 3),
+                "guid": "alpha-\(3 + n % 3)", "action": "play",
                 "timestamp": EpisodeAction.timestamp(start.addingTimeInterval(Double(n))), "position": n % 500,
                 "total": 600, "device": "phone",
             ]
@@ -406,7 +415,7 @@ import Testing
         try await Phone(fixture: fixture).actions(list)
         fixture.clock.advance(4000)
         let book = fixture.mirror.playState
-        for number in 1...5 {
+        for number in 3...5 {
             try book.mark(try book.target(fixture.episodeId("alpha", number), root: fixture.root), .played, at: start)
         }
         let report = try await fixture.sync()
@@ -417,6 +426,20 @@ import Testing
         let events = try fixture.index.playEvents().count
         _ = try await fixture.sync()
         #expect(try fixture.index.playEvents().count == events)
+    }
+
+    @Test func manyActionsHereAreSentInBatches() async throws {
+        let fixture = try Fixture()
+        defer { fixture.tearDown() }
+        fixture.publish("big", count: 450)
+        _ = try await Subscriptions(index: fixture.index, client: fixture.http).add(
+            url: fixture.feedURL("big"), retention: .all)
+        try await fixture.link()
+        let report = try await fixture.sync()
+        #expect(report.sourceErrors.isEmpty && report.downloaded.count == 450, "\(report)")
+        #expect(fixture.actions(device: "nas", "download").count == 450)
+        // 450 downloads: three POSTs of at most 200.
+        #expect(fixture.server.gpodder.postCount("/api/2/episodes/me.json") == 3)
     }
 
     // MARK: update_urls

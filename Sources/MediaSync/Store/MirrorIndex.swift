@@ -219,7 +219,9 @@ public final class MirrorIndex: Sendable {
                     );
                     CREATE INDEX account_outbox_state ON account_outbox(state);
                     CREATE TABLE account_applied (key TEXT PRIMARY KEY NOT NULL, playSeq INTEGER);
-                    CREATE TABLE account_episode (episodeId TEXT PRIMARY KEY NOT NULL);
+                    CREATE TABLE account_episode (
+                        episodeId TEXT PRIMARY KEY NOT NULL, podcast TEXT NOT NULL, episode TEXT NOT NULL, guid TEXT
+                    );
                     """)
         }
         return migrator

@@ -57,7 +57,7 @@ public enum AccountPlanner {
     /// - A feed added in the group and not held here is subscribed; one removed in the group is unsubscribed here
     ///   only when both sides had agreed on it (a subscription made here and not yet sent is kept, and sent).
     /// - A subscription made here that the group lacks is sent as `add`; an agreed feed no longer held here is sent
-    ///   as `remove`, unless the group added it again since (then it is subscribed here again).
+    ///   as `remove`. An `add` of a feed already agreed is no news (this device's own upload coming back).
     /// - Parameters:
     ///   - local: the subscriptions held here.
     ///   - agreed: the feeds agreed at the last exchange.
@@ -75,6 +75,9 @@ public enum AccountPlanner {
         let localIds = Set(local.map(\.id))
         let agreedIds = Set(agreed.compactMap(\.podcastId))
         let agreedURLs = Set(agreed.map(\.url))
+        // An add of a feed both sides already agreed on is no news: it is this device's own upload coming back (the
+        // changes since the last exchange include it), not a wish to subscribe again.
+        let added = added.filter { url in !agreed.contains { $0.url == url && $0.podcastId != nil } }
         let addedSet = Set(added)
         let removedSet = firstLink ? [] : Set(removed).subtracting(addedSet)
         var agreedNow = Set<String>()

@@ -91,18 +91,54 @@ public struct EpisodeAction: Codable, Sendable, Equatable, Hashable {
             parts.hour ?? 0, parts.minute ?? 0, parts.second ?? 0)
     }
 
-    /// Reads a timestamp: without a zone it is UTC; a trailing `Z` or offset, and fractions of a second, are
-    /// accepted (servers and phones write them).
+    /// Reads a timestamp: without a zone it is UTC; fractions of a second, and a trailing `Z` or `±HH:MM` offset,
+    /// are accepted (servers and phones write them). Read by hand: a formatter per action made thousands of
+    /// actions slow.
     public static func date(_ text: String) -> Date? {
-        var text = text.trimmingCharacters(in: .whitespaces)
-        if let dot = text.firstIndex(of: ".") {
-            let rest = text[text.index(after: dot)...].drop { $0.isNumber }
-            text = String(text[..<dot]) + rest
+        let bytes = Array(text.utf8)
+        func number(_ start: Int, _ count: Int) -> Int? {
+            guard start + count <= bytes.count else { return nil }
+            var value = 0
+            for byte in bytes[start..<start + count] {
+                guard (0x30...0x39).contains(byte) else { return nil }
+                value = value * 10 + Int(byte - 0x30)
+            }
+            return value
         }
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        if let date = formatter.date(from: text) { return date }
-        return formatter.date(from: text + "Z")
+        guard bytes.count >= 19, bytes[4] == 0x2D, bytes[7] == 0x2D, bytes[10] == 0x54 || bytes[10] == 0x20,
+            bytes[13] == 0x3A, bytes[16] == 0x3A, let year = number(0, 4), let month = number(5, 2),
+            let day = number(8, 2), let hour = number(11, 2), let minute = number(14, 2), let second = number(17, 2),
+            (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
+        else { return nil }
+        var position = 19
+        if position < bytes.count, bytes[position] == 0x2E {
+            position += 1
+            while position < bytes.count, (0x30...0x39).contains(bytes[position]) { position += 1 }
+        }
+        var offset = 0
+        if position < bytes.count {
+            switch bytes[position] {
+            case 0x5A, 0x7A:
+                guard position + 1 == bytes.count else { return nil }
+            case 0x2B, 0x2D:
+                let colon = position + 3 < bytes.count && bytes[position + 3] == 0x3A
+                guard let hours = number(position + 1, 2), let minutes = number(position + (colon ? 4 : 3), 2),
+                    position + (colon ? 6 : 5) == bytes.count
+                else { return nil }
+                offset = (hours * 3600 + minutes * 60) * (bytes[position] == 0x2D ? -1 : 1)
+            default:
+                return nil
+            }
+        }
+        // Days from 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's days_from_civil).
+        let shifted = month <= 2 ? year - 1 : year
+        let era = (shifted >= 0 ? shifted : shifted - 399) / 400
+        let yearOfEra = shifted - era * 400
+        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        let days = era * 146_097 + dayOfEra - 719_468
+        let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offset
+        return Date(timeIntervalSince1970: TimeInterval(seconds))
     }
 }
 

@@ -102,8 +102,8 @@ extension MirrorIndex {
         var actions: [(episodeId: String, action: EpisodeAction)] = []
         /// The last play event looked at.
         var playSeq: Int64?
-        /// Episodes whose download is now announced, and those whose deletion is.
-        var announced: [String] = []
+        /// Episodes whose download is now announced (with the action that did), and those whose deletion is.
+        var announced: [(episodeId: String, action: EpisodeAction)] = []
         var withdrawn: [String] = []
     }
 
@@ -121,8 +121,10 @@ extension MirrorIndex {
                     sql: "INSERT OR REPLACE INTO setting (key, value) VALUES (?, ?)",
                     arguments: [MirrorIndex.accountSettingPrefix + "playSeq", String(playSeq)])
             }
-            for id in batch.announced {
-                try db.execute(sql: "INSERT OR IGNORE INTO account_episode (episodeId) VALUES (?)", arguments: [id])
+            for (id, action) in batch.announced {
+                try db.execute(
+                    sql: "INSERT OR REPLACE INTO account_episode (episodeId, podcast, episode, guid) VALUES (?, ?, ?, ?)",
+                    arguments: [id, action.podcast, action.episode, action.guid])
             }
             for id in batch.withdrawn {
                 try db.execute(sql: "DELETE FROM account_episode WHERE episodeId = ?", arguments: [id])
@@ -130,9 +132,15 @@ extension MirrorIndex {
         }
     }
 
-    /// The episodes whose download was announced.
-    func announcedEpisodes() throws -> Set<String> {
-        try database.read { db in Set(try String.fetchAll(db, sql: "SELECT episodeId FROM account_episode")) }
+    /// The episodes whose download was announced: the feed URL, enclosure URL and guid it was announced with.
+    func announcedEpisodes() throws -> [String: (podcast: String, episode: String, guid: String?)] {
+        try database.read { db in
+            var announced: [String: (podcast: String, episode: String, guid: String?)] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT * FROM account_episode") {
+                announced[row["episodeId"]] = (row["podcast"], row["episode"], row["guid"])
+            }
+            return announced
+        }
     }
 
     /// The keys of the actions applied (or set aside) here.

@@ -261,15 +261,20 @@ struct PodcastAccountSync {
         }
         let held = try index.heldEpisodes()
         let announced = try index.announcedEpisodes()
-        for id in held.subtracting(announced).sorted() {
+        for id in held.subtracting(announced.keys).sorted() {
             guard let episode = catalog.byId[id], let download = action(episode, "download", at) else { continue }
             batch.actions.append((id, download))
-            batch.announced.append(id)
+            batch.announced.append((id, download))
         }
-        for id in announced.subtracting(held).sorted() {
-            if let episode = catalog.byId[id], let delete = action(episode, "delete", at) {
-                batch.actions.append((id, delete))
-            }
+        // Named as their download was: the podcast may be gone from the subscriptions by now.
+        for (id, known) in announced.sorted(by: { $0.key < $1.key }) where !held.contains(id) {
+            batch.actions.append(
+                (
+                    id,
+                    EpisodeAction(
+                        podcast: known.podcast, episode: known.episode, guid: known.guid, action: "delete",
+                        timestamp: EpisodeAction.timestamp(at), device: device)
+                ))
             batch.withdrawn.append(id)
         }
         try index.enqueue(batch)
@@ -303,12 +308,12 @@ struct PodcastAccountSync {
         // The latest state here of each episode: its last local play event, then what this exchange applies.
         var here = Dictionary(
             try index.playEvents(state: .local).map { ($0.itemId, $0) }, uniquingKeysWith: { _, last in last })
-        let ordered = answer.actions.enumerated().sorted {
-            ($0.element.date ?? .distantPast, $0.offset) < ($1.element.date ?? .distantPast, $1.offset)
-        }
-        for (_, action) in ordered {
+        let ordered = answer.actions.enumerated().map { ($0.element.date ?? .distantPast, $0.offset, $0.element) }
+            .sorted { ($0.0, $0.1) < ($1.0, $1.1) }
+        var seen = Set<String>()
+        for (date, _, action) in ordered {
             let key = action.key + "\u{1F}" + (action.device ?? "")
-            guard !applied.contains(key), !keys.contains(key) else { continue }
+            guard !applied.contains(key), seen.insert(key).inserted else { continue }
             keys.append(key)
             // This device's own actions come back too.
             if let device, action.device == device { continue }
@@ -322,7 +327,7 @@ struct PodcastAccountSync {
                 continue
             }
             guard action.action == "play" || action.action == "new" else { continue }
-            let when = AccountPlanner.sane(action.date ?? at, now: at)
+            let when = AccountPlanner.sane(date == .distantPast ? at : date, now: at)
             let event: PlayEvent
             if action.action == "new" {
                 event = PlayEvent(itemId: episode.episodeId, kind: .unplayed, at: when, state: .local)
@@ -341,6 +346,8 @@ struct PodcastAccountSync {
             let current = here[episode.episodeId]
             switch AccountPlanner.winner(group: when, here: current?.at) {
             case .group, .nothingHere:
+                // Only the last state of an episode is recorded: the ones before it would be superseded at once.
+                events.removeAll { $0.event.itemId == recorded.itemId }
                 events.append((key, recorded))
                 here[episode.episodeId] = recorded
                 outcome.applied += 1
