@@ -186,7 +186,7 @@ public final class GPodderServer: @unchecked Sendable {
                 else { return .empty(400) }
                 actions[user, default: []] += sent
                 epochs[user, default: []] += sent.map { epoch($0.timestamp) }
-                return json(UploadBody(timestamp: clock, update_urls: []))
+                return json(UploadBody(timestamp: clock, updateURLs: []))
             default:
                 return .empty(404)
             }
@@ -200,7 +200,12 @@ public final class GPodderServer: @unchecked Sendable {
 
     private struct UploadBody: Encodable {
         var timestamp: Int64
-        var update_urls: [[String]]
+        var updateURLs: [[String]]
+
+        enum CodingKeys: String, CodingKey {
+            case timestamp
+            case updateURLs = "update_urls"
+        }
     }
 
     private func nextcloud(_ request: RecordedRequest, user: String, route: String) -> HTTPResponse {
@@ -329,7 +334,7 @@ public final class GPodderServer: @unchecked Sendable {
         for url in upload.remove ?? [] {
             history[user, default: []].append(SubscriptionChange(device: device, url: url, add: false, at: clock))
         }
-        return json(UploadBody(timestamp: clock, update_urls: updates))
+        return json(UploadBody(timestamp: clock, updateURLs: updates))
     }
 
     private let formatter = ISO8601DateFormatter()

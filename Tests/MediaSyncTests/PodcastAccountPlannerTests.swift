@@ -116,9 +116,11 @@ import Testing
             AccountPlanner.KnownEpisode(
                 podcastId: "p1", episodeId: "e1", guid: "g1", enclosureURLs: ["https://cdn/1.mp3"], durationSeconds: 60),
             AccountPlanner.KnownEpisode(
-                podcastId: "p2", episodeId: "e2", guid: "g1", enclosureURLs: ["https://cdn/2.mp3"], durationSeconds: nil),
+                podcastId: "p2", episodeId: "e2", guid: "g1", enclosureURLs: ["https://cdn/2.mp3"], durationSeconds: nil
+            ),
             AccountPlanner.KnownEpisode(
-                podcastId: "p2", episodeId: "e3", guid: "g3", enclosureURLs: ["https://cdn/3.mp3"], durationSeconds: nil),
+                podcastId: "p2", episodeId: "e3", guid: "g3", enclosureURLs: ["https://cdn/3.mp3"], durationSeconds: nil
+            ),
         ]
         let podcasts = ["https://p1/feed": "p1", "https://p2/feed": "p2", "https://p2/old": "p2"]
         func match(_ podcast: String, _ episode: String, _ guid: String?) -> String? {
@@ -136,8 +138,9 @@ import Testing
     @Test func timestampsAreUTCWithoutAZoneAndReadInEveryCommonSpelling() {
         let date = Date(timeIntervalSince1970: 1_700_000_000)
         #expect(EpisodeAction.timestamp(date) == "2023-11-14T22:13:20")
-        for text in ["2023-11-14T22:13:20", "2023-11-14T22:13:20Z", "2023-11-14T22:13:20.123456", "2023-11-14T23:13:20+01:00"]
-        {
+        for text in [
+            "2023-11-14T22:13:20", "2023-11-14T22:13:20Z", "2023-11-14T22:13:20.123456", "2023-11-14T23:13:20+01:00",
+        ] {
             #expect(EpisodeAction.date(text) == date, "\(text)")
         }
         #expect(EpisodeAction.date("yesterday") == nil)

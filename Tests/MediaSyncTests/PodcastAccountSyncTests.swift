@@ -44,7 +44,9 @@ import Testing
         func publish(_ name: String, at path: String? = nil, count: Int = 5) {
             let items = (1...count).map { number in
                 let path = "/media/\(name)-\(number).mp3"
-                server.setFile(path, contents: Array(repeating: UInt8(truncatingIfNeeded: number), count: 2000), contentType: "audio/mpeg")
+                server.setFile(
+                    path, contents: Array(repeating: UInt8(truncatingIfNeeded: number), count: 2000),
+                    contentType: "audio/mpeg")
                 return """
                     <item><title>\(name) \(number)</title><guid isPermaLink="false">\(name)-\(number)</guid>
                     <pubDate>\(Fixture.rfc822(number))</pubDate><itunes:duration>600</itunes:duration>
@@ -182,8 +184,12 @@ import Testing
         let login = fixture.server.requests(to: "/api/2/auth/me/login.json")
         #expect(login.count == 1 && login.first?.header("authorization")?.hasPrefix("Basic ") == true)
         // After the login, the session cookie goes with every request.
-        #expect(fixture.server.requests(to: "/api/2/devices/me/nas.json").first?.header("cookie")?.hasPrefix("sessionid=") == true)
-        #expect(fixture.server.requests(to: "/api/2/devices/me/nas.json").first?.header("content-type") == "application/json")
+        #expect(
+            fixture.server.requests(to: "/api/2/devices/me/nas.json").first?.header("cookie")?.hasPrefix("sessionid=")
+                == true)
+        #expect(
+            fixture.server.requests(to: "/api/2/devices/me/nas.json").first?.header("content-type")
+                == "application/json")
         let stored = try FileManager.default.attributesOfItem(atPath: fixture.config.path + "/podcast-account.json")
         #expect((stored[.posixPermissions] as? Int) == 0o600)
     }
@@ -358,7 +364,8 @@ import Testing
         _ = try await fixture.sync()
         let book = fixture.mirror.playState
         fixture.clock.advance(60)
-        try book.mark(try book.target(fixture.episodeId("alpha", 5), root: fixture.root), .played, at: fixture.clock.now)
+        try book.mark(
+            try book.target(fixture.episodeId("alpha", 5), root: fixture.root), .played, at: fixture.clock.now)
         fixture.server.gpodder.loseAnswer(toPOST: "/api/2/episodes/me.json")
         let cut = try await fixture.sync()
         #expect(cut.sourceErrors.count == 1, "\(cut)")
@@ -379,7 +386,8 @@ import Testing
         _ = try await fixture.sync()
         let book = fixture.mirror.playState
         fixture.clock.advance(60)
-        try book.mark(try book.target(fixture.episodeId("alpha", 3), root: fixture.root), .played, at: fixture.clock.now)
+        try book.mark(
+            try book.target(fixture.episodeId("alpha", 3), root: fixture.root), .played, at: fixture.clock.now)
         fixture.server.inject(.status(503), path: "/api/2/auth/me/login.json")
         let down = try await fixture.sync()
         #expect(down.sourceErrors.count == 1 && down.hasEssentialFailures, "\(down)")
@@ -478,12 +486,16 @@ import Testing
         try await fixture.link()
         let first = try await fixture.sync()
         #expect(first.sourceErrors.isEmpty, "\(first)")
-        #expect(Set(try fixture.index.subscriptions().map(\.feedURL)) == [fixture.feedURL("alpha"), fixture.feedURL("beta")])
+        #expect(
+            Set(try fixture.index.subscriptions().map(\.feedURL)) == [
+                fixture.feedURL("alpha"), fixture.feedURL("beta"),
+            ])
         #expect(fixture.server.gpodder.subscriptions(of: "me", device: "").count == 2)
         fixture.clock.advance(60)
         try await phone.play("beta", 5, position: 600, at: fixture.clock.now)
         let book = fixture.mirror.playState
-        try book.mark(try book.target(fixture.episodeId("alpha", 4), root: fixture.root), .played, at: fixture.clock.now)
+        try book.mark(
+            try book.target(fixture.episodeId("alpha", 4), root: fixture.root), .played, at: fixture.clock.now)
         fixture.clock.advance(60)
         let second = try await fixture.sync()
         #expect(second.sourceErrors.isEmpty, "\(second)")

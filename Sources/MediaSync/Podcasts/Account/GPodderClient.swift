@@ -56,7 +56,8 @@ final class GPodderClient: Sendable {
             response = try await http.send(request)
         } catch let error as HTTPError where error.status == 401 || error.status == 403 {
             throw SyncError.invalidInput(
-                "\(account.server) refused the user name or password of \(account.username) (HTTP \(error.status ?? 401))")
+                "\(account.server) refused the user name or password of \(account.username) (HTTP \(error.status ?? 401))"
+            )
         }
         if (300..<400).contains(response.status) {
             throw SyncError.invalidInput(

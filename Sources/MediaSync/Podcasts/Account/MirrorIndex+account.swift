@@ -123,7 +123,8 @@ extension MirrorIndex {
             }
             for (id, action) in batch.announced {
                 try db.execute(
-                    sql: "INSERT OR REPLACE INTO account_episode (episodeId, podcast, episode, guid) VALUES (?, ?, ?, ?)",
+                    sql:
+                        "INSERT OR REPLACE INTO account_episode (episodeId, podcast, episode, guid) VALUES (?, ?, ?, ?)",
                     arguments: [id, action.podcast, action.episode, action.guid])
             }
             for id in batch.withdrawn {

@@ -171,7 +171,8 @@ struct PodcastAccountSync {
             }
             try index.setAccountSetting("rewrite:" + old, new)
             guard adopted else {
-                outcome.lines.append("the server rewrote \(old) to \(new), which does not answer as a feed; kept \(old)")
+                outcome.lines.append(
+                    "the server rewrote \(old) to \(new), which does not answer as a feed; kept \(old)")
                 continue
             }
             subscription.feedURL = new
