@@ -301,6 +301,26 @@ import Testing
         #expect(fixture.server.gpodder.subscriptions(of: "me", device: "nas").isEmpty)
     }
 
+    @Test func anEpisodeFinishedOnThePhoneLeavesThroughPlayedCleanup() async throws {
+        let fixture = try Fixture()
+        defer { fixture.tearDown() }
+        fixture.publish("alpha")
+        _ = try await Subscriptions(index: fixture.index, client: fixture.http).add(
+            url: fixture.feedURL("alpha"), retention: .defaultForNewSubscriptions, deletePlayedAfter: 0)
+        try await fixture.link()
+        let first = try await fixture.sync()
+        #expect(first.downloaded.count == 3, "\(first)")
+        fixture.clock.advance(60)
+        try await Phone(fixture: fixture).play("alpha", 5, position: 595, at: fixture.clock.now)
+        fixture.clock.advance(60)
+        // Without --delete: played cleanup is its own gate.
+        let report = try await fixture.sync()
+        #expect(report.sourceErrors.isEmpty, "\(report)")
+        #expect(report.deleted.contains { $0.hasSuffix("/alpha-5.mp3") }, "\(report)")
+        // The deletion here is announced too.
+        #expect(fixture.actions(device: "nas", "delete").map(\.guid) == ["alpha-5"])
+    }
+
     // MARK: Conflicts
 
     @Test func theNewerSideWinsAndATieKeepsTheMarkHere() async throws {
