@@ -59,6 +59,7 @@ public final class GPodderServer: @unchecked Sendable {
     private var clock = GPodderServer.startTime
     private var posts: [String: Int] = [:]
     private var lostAnswers: [String: Int] = [:]
+    private var refusedPosts: [String: Int] = [:]
 
     public init() {}
 
@@ -108,6 +109,11 @@ public final class GPodderServer: @unchecked Sendable {
         lock.withLock { lostAnswers[path, default: 0] += count }
     }
 
+    /// Answers the next `count` POSTs to `path` with 503, storing nothing (a server going down mid-exchange).
+    public func refusePOST(_ path: String, count: Int = 1) {
+        lock.withLock { refusedPosts[path, default: 0] += count }
+    }
+
     func takeLostAnswer(_ request: RecordedRequest) -> Bool {
         guard request.method == "POST" else { return false }
         return lock.withLock {
@@ -130,7 +136,13 @@ public final class GPodderServer: @unchecked Sendable {
         return lock.withLock { () -> HTTPResponse? in
             guard !users.isEmpty else { return nil }
             clock += 1
-            if request.method == "POST" { posts[path, default: 0] += 1 }
+            if request.method == "POST" {
+                posts[path, default: 0] += 1
+                if let left = refusedPosts[path], left > 0 {
+                    refusedPosts[path] = left - 1
+                    return .empty(503)
+                }
+            }
             let parts = path.split(separator: "/").map(String.init)
             if path.hasPrefix("/index.php/") {
                 guard let user = basicUser(request) else { return .text("Unauthorized", status: 401) }

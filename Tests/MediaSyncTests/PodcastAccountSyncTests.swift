@@ -397,6 +397,28 @@ import Testing
         #expect(fixture.server.gpodder.postCount("/api/2/episodes/me.json") == posts)
     }
 
+    @Test func anUploadThatNeverArrivedIsSentOnceNextTime() async throws {
+        let fixture = try Fixture()
+        defer { fixture.tearDown() }
+        fixture.publish("alpha")
+        _ = try await fixture.subscribe("alpha")
+        try await fixture.link()
+        _ = try await fixture.sync()
+        let book = fixture.mirror.playState
+        fixture.clock.advance(60)
+        try book.mark(
+            try book.target(fixture.episodeId("alpha", 4), root: fixture.root), .played, at: fixture.clock.now)
+        fixture.server.gpodder.refusePOST("/api/2/episodes/me.json")
+        let refused = try await fixture.sync()
+        #expect(refused.sourceErrors.count == 1, "\(refused)")
+        #expect(fixture.actions(device: "nas", "play").isEmpty)
+        let next = try await fixture.sync()
+        #expect(next.sourceErrors.isEmpty, "\(next)")
+        #expect(fixture.actions(device: "nas", "play").count == 1)
+        _ = try await fixture.sync()
+        #expect(fixture.actions(device: "nas", "play").count == 1)
+    }
+
     @Test func aServerDownThenUpLosesNothing() async throws {
         let fixture = try Fixture()
         defer { fixture.tearDown() }
