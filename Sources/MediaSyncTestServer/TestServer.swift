@@ -85,6 +85,8 @@ public final class TestServer: @unchecked Sendable {
     public let transcodes = TranscodeState()
     /// The server's own work: media sources built (and their per-item cost).
     public let counters = ServerCounters()
+    /// The gPodder sync APIs (mygpo and Nextcloud), answered once a user is added.
+    public let gpodder = GPodderServer()
     /// Held while a request is matched against the faults and routed (see ``handle(_:)``).
     private let routingGate = NSLock()
     var state: State
@@ -471,7 +473,11 @@ public final class TestServer: @unchecked Sendable {
             if state.faults[index].remaining <= 0 { state.faults.remove(at: index) }
             return rule
         }
-        guard let rule else { return (route(request, ignoreRange: false), nil) }
+        guard let rule else {
+            let response = route(request, ignoreRange: false)
+            // A gPodder upload the server stored but whose answer is lost on the way (GPodderServer.loseAnswer).
+            return (response, gpodder.takeLostAnswer(request) ? .reset(afterBytes: 0) : nil)
+        }
         let answer = faultyResponse(rule.fault, request: request)
         rule.then?()
         return answer
@@ -523,6 +529,9 @@ public final class TestServer: @unchecked Sendable {
     func route(_ request: RecordedRequest, ignoreRange: Bool) -> HTTPResponse {
         if let file = lock.withLock({ state.files[request.path] }) {
             return file.response(method: request.method, headers: request.headers, ignoreRange: ignoreRange)
+        }
+        if let response = gpodder.response(request) {
+            return response
         }
         if let response = jellyfinResponse(request, ignoreRange: ignoreRange) {
             return response

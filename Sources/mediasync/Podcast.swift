@@ -6,7 +6,7 @@ import MediaSync
 struct Podcast: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Subscribe to podcast feeds; `mediasync sync` downloads their new episodes.",
-        subcommands: [Add.self, Import.self, List.self, Export.self, Remove.self, Parse.self])
+        subcommands: [Add.self, Import.self, List.self, Export.self, Remove.self, Parse.self, Account.self])
 
     /// How many episodes a subscription keeps.
     struct RetentionOptions: ParsableArguments {

@@ -201,6 +201,29 @@ public final class MirrorIndex: Sendable {
                         WHERE pid = podcast.id);
                     """)
         }
+        migrator.registerMigration("v10-podcast-account") { db in
+            // The gPodder account's exchange (PodcastAccountSync): the feeds both sides agreed on, the actions to
+            // send (kept until the server has them), the keys of the actions applied here (never applied twice), and
+            // the episodes whose download was announced.
+            try db.execute(
+                sql: """
+                    CREATE TABLE account_feed (url TEXT PRIMARY KEY NOT NULL, podcastId TEXT);
+                    CREATE TABLE account_outbox (
+                        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                        episodeId TEXT NOT NULL,
+                        action TEXT NOT NULL,
+                        body BLOB NOT NULL,
+                        key TEXT NOT NULL,
+                        state TEXT NOT NULL,
+                        since INTEGER
+                    );
+                    CREATE INDEX account_outbox_state ON account_outbox(state);
+                    CREATE TABLE account_applied (key TEXT PRIMARY KEY NOT NULL, playSeq INTEGER);
+                    CREATE TABLE account_episode (
+                        episodeId TEXT PRIMARY KEY NOT NULL, podcast TEXT NOT NULL, episode TEXT NOT NULL, guid TEXT
+                    );
+                    """)
+        }
         return migrator
     }
 

@@ -140,11 +140,18 @@ public final class MirrorSync: Sendable {
             }
         }
         var sources: [Scope: Source] = [:]
+        var accountExchanged = false
         if only != .podcasts {
             sources[.media] = try await mediaSource(
                 only: only, dryRun: options.dryRun, report: &report, whileListing: readHeld)
         }
         if only != .media {
+            // The podcast account's exchange first, so the feeds it subscribes to are fetched in this run.
+            if !options.dryRun, let config = feedCredentials?.config {
+                accountExchanged = await PodcastAccountSync.run(
+                    config: config, index: index, http: client, credentials: feedCredentials, now: now, pull: true,
+                    report: &report)
+            }
             var source = PodcastSource(index: index, client: client, now: now)
             source.credentials = feedCredentials
             let (files, podcasts) = try await source.expand(report: &report)
@@ -347,6 +354,12 @@ public final class MirrorSync: Sendable {
             events?(SyncEvent(action: "failed", path: failure.path, message: failure.message))
         }
         report.unchanged = wantedCount - plan.actions.filter(\.changesAWantedFile).count
+        // The episodes this run downloaded or deleted, announced to the podcast account now rather than next time.
+        if accountExchanged, let config = feedCredentials?.config {
+            await PodcastAccountSync.run(
+                config: config, index: index, http: client, credentials: feedCredentials, now: now, pull: false,
+                report: &report)
+        }
         // What lives to here (the rest went after its last use, and handing it here would keep it until now).
         LateRelease.hand(sources, entries, updated, plan, composed, renderers, metadataPlan, held)
         return report
