@@ -26,9 +26,11 @@ final class ChildProcess {
     }
 
     /// Starts `executable` with `arguments` (not including the program's name) and the parent's environment.
-    /// - Throws: the `errno` of the failed start as a ``SyncError`` of the configuration kind.
+    /// - Parameter name: what the program is called in the error (`mpv`).
+    /// - Throws: the failed start as a ``SyncError`` of the configuration kind: `mpv (/usr/bin/mpv) could not be
+    ///   started: No such file or directory`.
     init(
-        executable: String, arguments: [String], input: Stream = .null, output: Stream = .inherit,
+        name: String, executable: String, arguments: [String], input: Stream = .null, output: Stream = .inherit,
         error: Stream = .inherit
     ) throws {
         var actions = posix_spawn_file_actions_t()
@@ -42,13 +44,25 @@ final class ChildProcess {
             case .descriptor(let fd): posix_spawn_file_actions_adddup2(&actions, fd, target)
             }
         }
+        // The child starts with every signal at its default action and none blocked, whatever this process ignores
+        // or blocks (an ignored SIGTERM would otherwise be ignored by mpv too).
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var all = sigset_t()
+        sigfillset(&all)
+        var none = sigset_t()
+        sigemptyset(&none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
         let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var pid: pid_t = 0
-        let status = posix_spawn(&pid, executable, &actions, nil, argv, environ)
+        let status = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
         guard status == 0 else {
             throw SyncError.configuration(
-                "\(executable) could not be started: \(String(cString: strerror(status)))")
+                "\(name) (\(executable)) could not be started: \(String(cString: strerror(status)))")
         }
         self.pid = pid
     }

@@ -43,12 +43,8 @@ public struct MpvPlayer: Sendable {
         defer { unlink(socketPath) }
         var options = ["--input-ipc-server=\(socketPath)"]
         if let start, start > 0 { options.append("--start=\(Double(start) / 10_000_000)") }
-        let process: ChildProcess
-        do {
-            process = try ChildProcess(executable: executable, arguments: options + arguments + ["--", path])
-        } catch {
-            throw SyncError.configuration("mpv (\(executable)) could not be started: \(error)")
-        }
+        let process = try ChildProcess(
+            name: "mpv", executable: executable, arguments: options + arguments + ["--", path])
         var session = Session(position: nil, duration: nil, status: 0)
         // mpv makes the socket once it has started: connect as soon as it is there, for as long as mpv runs.
         var descriptor: Int32 = -1

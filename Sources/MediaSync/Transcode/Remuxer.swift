@@ -38,11 +38,11 @@ public struct Remuxer: Sendable {
         do {
             defer { close(pipeEnds[1]) }
             process = try ChildProcess(
-                executable: executable, arguments: arguments + ["-f", format, output], output: .null,
+                name: "ffmpeg", executable: executable, arguments: arguments + ["-f", format, output], output: .null,
                 error: .descriptor(pipeEnds[1]))
         } catch {
             close(pipeEnds[0])
-            throw SyncError.configuration("ffmpeg (\(executable)) could not be started: \(error)")
+            throw error
         }
         // ffmpeg's messages, kept to the last 64 KiB (it is told to print errors only).
         var message: [UInt8] = []
