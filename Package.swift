@@ -4,10 +4,13 @@ import PackageDescription
 let package = Package(
     name: "mediasync",
     products: [
+        // The library: the mirror (`MediaSync` and the modules below it) and its Jellyfin face for
+        // `mediasync serve` (`MediaSyncServe`, which reads the mirror through `MediaSync` only).
         .library(
             name: "MediaSync",
             targets: [
                 "MediaSyncJSON", "MediaSyncCore", "MediaSyncHTTP", "MediaSyncFeeds", "MediaSyncServer", "MediaSync",
+                "MediaSyncServe",
             ]),
         .executable(name: "mediasync", targets: ["mediasync"]),
         // A test and demo tool, not part of the library's API.
@@ -21,6 +24,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         .systemLibrary(
@@ -49,12 +53,14 @@ let package = Package(
         .target(
             name: "MediaSyncServe",
             dependencies: [
-                "MediaSync", "MediaSyncJSON", "MediaSyncCore",
+                "MediaSync", "MediaSyncJSON", "MediaSyncCore", "MediaSyncHTTP",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .target(name: "MediaSyncTestServer", dependencies: ["MediaSyncJSON", "MediaSyncCore"]),

@@ -14,8 +14,9 @@ trap 'rm -rf "$TMPDIR"' EXIT
 # Style: swift-format (part of the toolchain) with the repository's .swift-format; any finding fails the run.
 swift format lint --strict --recursive --parallel Sources Tests Fuzz Package.swift
 
-# The CLI talks to the library only: its files import MediaSync (and MediaSyncServe, `serve`'s front end over it),
-# ArgumentParser and Logging (and the system's Foundation/Glibc), nothing below MediaSync. SwiftPM's check below allows what a dependency brings along, so this
+# The CLI talks to the library only: its files import the library's two top modules, MediaSync (the mirror) and
+# MediaSyncServe (the mirror's Jellyfin face, built on MediaSync), ArgumentParser and Logging (and the system's
+# Foundation/Glibc), nothing below them. SwiftPM's check below allows what a dependency brings along, so this
 # one reads the imports.
 if stray=$(grep -HnE '^[[:space:]]*(@[A-Za-z_]+ )?import ' Sources/mediasync/*.swift \
     | grep -vE ':[[:space:]]*(@[A-Za-z_]+ )?import (MediaSync|MediaSyncServe|ArgumentParser|Logging|Foundation|Glibc|Dispatch)$'); then

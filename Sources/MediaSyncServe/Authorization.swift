@@ -1,6 +1,7 @@
 /// The token and client fields a Jellyfin client sends, read from any of the places Jellyfin reads them
-/// (`Jellyfin.Server.Implementations/Security/AuthorizationContext.cs`, v10.10.7: `GetAuthorizationDictionary`
-/// reads `Authorization` then `X-Emby-Authorization`; the token also from `X-Emby-Token`, `X-MediaBrowser-Token`,
+/// (`Jellyfin.Server.Implementations/Security/AuthorizationContext.cs`: `GetAuthorizationDictionary` reads
+/// `Authorization` before `X-Emby-Authorization` at v10.11.11, the other way round at v10.10.7, L232-236; a client
+/// sends one of them; the token also from `X-Emby-Token`, `X-MediaBrowser-Token`,
 /// and the `ApiKey` / `api_key` query).
 public struct ClientAuthorization: Sendable, Equatable {
     public var token: String?

@@ -1,7 +1,9 @@
 import Foundation
 import MediaSync
 import MediaSyncCore
+import MediaSyncHTTP
 import MediaSyncJSON
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -86,15 +88,19 @@ public struct CatalogItem: Sendable, Equatable {
     public var versions: [HeldVersion]
     /// Held images by type (`Primary`, `Backdrop`).
     public var images: [String: HeldFile]
+    /// The id the mirror keeps played state under: the item's id, except for a podcast episode, which `serve`
+    /// answers under an id of its own (clients read every id as a GUID; a feed's episode id is not one).
+    public var markId: String
 
     public init(
         id: String, type: String, name: String, sortName: String? = nil, parentId: String? = nil,
         viewId: String? = nil, seriesId: String? = nil, seasonId: String? = nil, indexNumber: Int? = nil,
         parentIndexNumber: Int? = nil, dateCreated: String? = nil, premiereDate: String? = nil,
         runTimeTicks: Int64? = nil, isFolder: Bool = false, raw: JSONObject = JSONObject(),
-        versions: [HeldVersion] = [], images: [String: HeldFile] = [:]
+        versions: [HeldVersion] = [], images: [String: HeldFile] = [:], markId: String? = nil
     ) {
         self.id = id
+        self.markId = markId ?? id
         self.type = type
         self.name = name
         self.sortName = (sortName ?? name).lowercased()
@@ -118,6 +124,49 @@ public struct CatalogItem: Sendable, Equatable {
 
     /// A movie, an episode or a podcast episode: something with media.
     public var isPlayable: Bool { !versions.isEmpty }
+}
+
+/// Parsed `metadata.json` files by path, each kept with the size and modification time it was read at: a file that
+/// did not change is not read or parsed again. Files not asked for in a pass are forgotten at its end.
+public final class MetadataDocuments: Sendable {
+    private struct Kept {
+        /// Size, modification seconds and nanoseconds when it was read.
+        var signature: [Int64]
+        var document: JSONValue
+    }
+
+    private struct Store {
+        var kept: [String: Kept] = [:]
+        var seen: Set<String> = []
+    }
+
+    private let store = Mutex(Store())
+
+    public init() {}
+
+    func beginPass() {
+        store.withLock { $0.seen = [] }
+    }
+
+    func endPass() {
+        store.withLock { store in store.kept = store.kept.filter { store.seen.contains($0.key) } }
+    }
+
+    /// The parsed file at `path`, nil when it cannot be read or is not JSON.
+    func document(at path: String) -> JSONValue? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        let signature = [Int64(info.st_size), Int64(info.st_mtim.tv_sec), Int64(info.st_mtim.tv_nsec)]
+        let hit = store.withLock { store -> JSONValue? in
+            store.seen.insert(path)
+            guard let old = store.kept[path], old.signature == signature else { return nil }
+            return old.document
+        }
+        if let hit { return hit }
+        guard let bytes = FileBytes.read(path), let document = try? JSONValue(parsing: bytes) else { return nil }
+        store.withLock { $0.kept[path] = Kept(signature: signature, document: document) }
+        return document
+    }
 }
 
 /// What the mirror holds, as `serve` lists it: built once from the index and the `metadata.json` files, rebuilt
@@ -159,6 +208,16 @@ public struct Catalog: Sendable {
         return result
     }
 
+    /// The id `serve` answers a podcast under (32 hex digits, stable).
+    public static func podcastId(serverId: String, podcastId: String) -> String {
+        ServeIds.hex32("\(serverId):podcast:\(podcastId)")
+    }
+
+    /// The id `serve` answers a podcast episode under (32 hex digits, stable).
+    public static func podcastEpisodeId(serverId: String, podcastId: String, episodeId: String) -> String {
+        ServeIds.hex32("\(serverId):podcast-episode:\(podcastId):\(episodeId)")
+    }
+
     /// The stable id of one of `serve`'s views: 32 hex digits made of the server id and the collection type.
     public static func viewId(serverId: String, collectionType: String) -> String {
         ServeIds.hex32("\(serverId):view:\(collectionType)")
@@ -169,7 +228,11 @@ extension Catalog {
     /// Reads what the mirror at `root` holds through its index: the media, images and subtitles on disk, and the
     /// `metadata.json` files that describe them. Only what is held is listed: a movie or an episode with a media file,
     /// a season with such an episode, a series with such a season, a podcast with an episode on disk.
-    public static func build(root: MirrorRoot, index: MirrorIndex, serverId: String) throws -> Catalog {
+    /// - Parameter documents: parsed `metadata.json` files kept from the last build, so a rebuild reads again only
+    ///   the files that changed.
+    public static func build(
+        root: MirrorRoot, index: MirrorIndex, serverId: String, documents: MetadataDocuments? = nil
+    ) throws -> Catalog {
         let entries = try index.entries()
         var media: [String: [IndexEntry]] = [:]
         var subtitles: [String: [IndexEntry]] = [:]
@@ -232,15 +295,19 @@ extension Catalog {
         var episodes: [CatalogItem] = []
         var podcasts: [CatalogItem] = []
         var audio: [CatalogItem] = []
+        let documents = documents ?? MetadataDocuments()
+        documents.beginPass()
+        defer { documents.endPass() }
         for entry in metadata {
-            guard let path = root.absolute(entry.file.path), let data = FileManager.default.contents(atPath: path),
-                let document = try? JSONValue(parsing: [UInt8](data))
-            else {
+            guard let path = root.absolute(entry.file.path), let document = documents.document(at: path) else {
                 problems.append("\(entry.file.path): cannot be read")
                 continue
             }
             if entry.file.key.isPodcast {
                 guard let podcastId = document["podcastID"]?.stringValue else { continue }
+                // Podcasts and their episodes get ids of 32 hex digits, as every Jellyfin id is, made from the
+                // server id and the mirror's ids (the episode's own id is kept for its played state).
+                let podcastServeId = Catalog.podcastId(serverId: serverId, podcastId: podcastId)
                 let title = document["podcastTitle"]?.stringValue ?? podcastId
                 let held = podcastEpisodes[podcastId] ?? [:]
                 var newest: String?
@@ -255,17 +322,19 @@ extension Catalog {
                     if let date = created, date > (newest ?? "") { newest = date }
                     var images: [String: HeldFile] = [:]
                     if let image = podcastImages[podcastId]?[episodeId] { images["Primary"] = image }
+                    let serveId = Catalog.podcastEpisodeId(
+                        serverId: serverId, podcastId: podcastId, episodeId: episodeId)
                     audio.append(
                         CatalogItem(
-                            id: episodeId, type: "Audio", name: episode["title"]?.stringValue ?? episodeId,
-                            parentId: podcastId, viewId: musicView, dateCreated: created, premiereDate: published,
-                            raw: ["Album": .string(title), "AlbumId": .string(podcastId)],
-                            versions: [HeldVersion(id: episodeId, container: container, file: file, subtitles: [])],
-                            images: images))
+                            id: serveId, type: "Audio", name: episode["title"]?.stringValue ?? episodeId,
+                            parentId: podcastServeId, viewId: musicView, dateCreated: created, premiereDate: published,
+                            raw: ["Album": .string(title), "AlbumId": .string(podcastServeId)],
+                            versions: [HeldVersion(id: serveId, container: container, file: file, subtitles: [])],
+                            images: images, markId: episodeId))
                 }
                 podcasts.append(
                     CatalogItem(
-                        id: podcastId, type: "MusicAlbum", name: title, parentId: musicView, viewId: musicView,
+                        id: podcastServeId, type: "MusicAlbum", name: title, parentId: musicView, viewId: musicView,
                         dateCreated: newest, isFolder: true, raw: ["AlbumArtist": .string(title)]))
                 continue
             }

@@ -52,6 +52,15 @@ public struct ItemQuery: Sendable, Equatable {
     public func select(_ catalog: Catalog, state: (CatalogItem) -> UserState) throws(Refusal) -> (
         items: [CatalogItem], total: Int
     ) {
+        var query = self
+        // A series id as clients send it (with dashes, any case) names the catalog's series.
+        if let asked = seriesId { query.seriesId = catalog.item(asked)?.id ?? asked }
+        return try query.selectNormalised(catalog, state: state)
+    }
+
+    private func selectNormalised(_ catalog: Catalog, state: (CatalogItem) -> UserState) throws(Refusal) -> (
+        items: [CatalogItem], total: Int
+    ) {
         var candidates: [CatalogItem]
         if !ids.isEmpty {
             candidates = ids.compactMap { catalog.item($0) }

@@ -109,6 +109,9 @@ struct JellyfinDTO: Sendable {
                 Self.object([
                     ("CanSeek", .bool(false)), ("IsPaused", .bool(false)), ("IsMuted", .bool(false)),
                     ("RepeatMode", .string("RepeatNone")),
+                    // Always sent by Jellyfin (`PlayerStateInfo.PlaybackOrder`, v10.10.7 and v10.11.11); clients
+                    // built on jellyfin-sdk-kotlin cannot read a sign-in answer without it.
+                    ("PlaybackOrder", .string("Default")),
                 ])
             ),
             ("AdditionalUsers", .array([])),
@@ -153,7 +156,11 @@ struct JellyfinDTO: Sendable {
     }
 
     /// One `MediaSourceInfo` for a version held: direct play of the file as it is (no transcoding, no path).
-    func mediaSource(_ item: CatalogItem, _ version: HeldVersion) -> JSONValue {
+    /// - Parameter externalFormats: the subtitle formats the client takes as external files (its device profile's
+    ///   `SubtitleProfiles` with `Method` `External`, lowercased); nil when it sent none. A held subtitle is offered
+    ///   in its own format when the client takes it, else as WebVTT when that can be made from it, as Jellyfin's
+    ///   `StreamBuilder.GetSubtitleProfile` picks a format the server's encoder can convert to.
+    func mediaSource(_ item: CatalogItem, _ version: HeldVersion, externalFormats: Set<String>? = nil) -> JSONValue {
         let upstream =
             (item.raw["MediaSources"]?.arrayValue ?? []).first { $0["Id"]?.stringValue == version.id }?.objectValue
             ?? JSONObject()
@@ -169,13 +176,27 @@ struct JellyfinDTO: Sendable {
                     JSONMember("Type", .string("Subtitle")), JSONMember("Index", Self.number(subtitle.index)),
                 ])
             streams.removeAll { $0["Index"]?.intValue == Int64(subtitle.index) }
+            // Fields a `MediaStream` always carries (`MediaBrowser.Model/Entities/MediaStream.cs`), for a subtitle
+            // the upstream object did not list.
+            for (key, value) in [
+                ("VideoRange", JSONValue.string("Unknown")), ("VideoRangeType", .string("Unknown")),
+                ("IsInterlaced", .bool(false)), ("IsDefault", .bool(false)), ("IsHearingImpaired", .bool(false)),
+            ] where stream[key] == nil {
+                stream[key] = value
+            }
             stream["IsExternal"] = .bool(true)
             stream["IsForced"] = .bool(subtitle.forced)
             stream["IsTextSubtitleStream"] = .bool(true)
             stream["SupportsExternalStream"] = .bool(true)
             stream["DeliveryMethod"] = .string("External")
+            var format = subtitle.format.lowercased()
+            if let taken = externalFormats, !taken.contains(format),
+                let other = taken.sorted().first(where: { SubtitleText.canConvert(from: format, to: $0) })
+            {
+                format = other
+            }
             stream["DeliveryUrl"] = .string(
-                "/Videos/\(item.id)/\(version.id)/Subtitles/\(subtitle.index)/0/Stream.\(subtitle.format)")
+                "/Videos/\(item.id)/\(version.id)/Subtitles/\(subtitle.index)/0/Stream.\(format)")
             stream["Path"] = nil
             streams.append(stream)
         }
@@ -232,7 +253,10 @@ struct JellyfinDTO: Sendable {
             object.merge(item.raw)
             switch item.type {
             case "CollectionFolder": object["MediaType"] = .string("Unknown")
-            case "MusicAlbum": object["Artists"] = .array([item.raw["AlbumArtist"] ?? .string(item.name)])
+            case "MusicAlbum":
+                // `BaseItemDto.MediaType` is always sent, "Unknown" for a folder.
+                object["MediaType"] = .string("Unknown")
+                object["Artists"] = .array([item.raw["AlbumArtist"] ?? .string(item.name)])
             case "Audio":
                 object["MediaType"] = .string("Audio")
                 if let version = item.versions.first { object["Container"] = .string(version.container) }

@@ -82,7 +82,8 @@ public final class MediaServe: Sendable {
             serverId: serverId, serverName: serverName, version: JellyfinDTO.jellyfinVersion, userId: userId,
             userName: userName)
         state = try ServeState(
-            root: options.root, index: mirror.index, dto: dto, password: password, book: mirror.playState)
+            root: options.root, index: mirror.index, dto: dto, password: password, book: mirror.playState,
+            config: options.config)
     }
 
     /// Problems met reading the mirror (unreadable metadata), for the log.
@@ -202,6 +203,8 @@ public final class MediaServe: Sendable {
             throw ServeError("name the user with --user (no Jellyfin sign-in to take the name from)")
         }
         try ServePassword.make(user: name, password: password).save(to: config)
+        // A new password signs every client out: the tokens given under the old one are forgotten.
+        ServeTokens.forgetAll(in: config)
         return name
     }
 }

@@ -43,7 +43,7 @@ final class PlayTracker: Sendable {
     /// The item's state: the home server's, with the latest mark made here over it.
     func userState(_ item: CatalogItem) -> UserState {
         let upstream = UserState.upstream(item)
-        guard let mark = state.withLock({ $0.marks[item.id] }) else { return upstream }
+        guard let mark = state.withLock({ $0.marks[item.markId] }) else { return upstream }
         return upstream.applying(mark)
     }
 
@@ -95,12 +95,12 @@ final class PlayTracker: Sendable {
 
     /// Marks played or unplayed (`UserPlayedItems`), or a position (`UserItems/{id}/UserData`), as given.
     func mark(_ item: CatalogItem, _ kind: PlayEvent.Kind, positionTicks: Int64 = 0, at: Date = Date()) throws {
-        let target = try book.target(item.id, root: root)
+        let target = try book.target(item.markId, root: root)
         remember(try book.mark(target, kind, positionTicks: positionTicks, at: at))
     }
 
     private func record(_ item: CatalogItem, positionTicks: Int64) throws {
-        let target = try book.target(item.id, root: root)
+        let target = try book.target(item.markId, root: root)
         if let event = try book.stopped(target, position: positionTicks, runtime: item.runTimeTicks) {
             remember(event)
         }

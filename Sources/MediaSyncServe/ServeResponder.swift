@@ -2,16 +2,30 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import MediaSync
+import MediaSyncHTTP
 import MediaSyncJSON
+import NIOCore
+
+/// A request's context: Hummingbird's, and the event loop of the request's connection (file bodies pace themselves
+/// by it).
+struct ServeRequestContext: RequestContext {
+    var coreContext: CoreRequestContextStorage
+    let eventLoop: any EventLoop
+
+    init(source: ApplicationRequestContextSource) {
+        coreContext = CoreRequestContextStorage(source: source)
+        eventLoop = source.channel.eventLoop
+    }
+}
 
 /// Answers every HTTP request: CORS, the route table, the token check, then the route's handler.
 struct ServeResponder: HTTPResponder {
-    typealias Context = BasicRequestContext
+    typealias Context = ServeRequestContext
 
     let state: ServeState
-    let fileIO = FileIO()
 
-    /// CORS as Jellyfin's `ServerCorsPolicy` sends it (any origin, method and header; `Startup.cs`, v10.10.7).
+    /// CORS as Jellyfin sends it: any origin, method and header (`Jellyfin.Server/Configuration/CorsPolicyProvider.cs`
+    /// L26-46, used by `Startup.cs` L170; v10.10.7).
     static let corsMethods = "GET, POST, DELETE, HEAD, OPTIONS"
     static let corsHeaders =
         "Accept, Accept-Language, Authorization, Cache-Control, Content-Type, Origin, Range, X-Emby-Authorization, "
@@ -84,6 +98,14 @@ struct ServeResponder: HTTPResponder {
     private func handle(_ route: ServeRoute, _ call: Call) async throws -> Response {
         var call = call
         let dto = state.dto
+        // Another user's items are refused as Jellyfin refuses them to a user who is not an administrator
+        // (`RequestHelpers.GetUserId` throws `SecurityException`, which `ExceptionMiddleware` answers with 403;
+        // v10.10.7). The one user here is not an administrator.
+        if !route.isAnonymous, let asked = route.userId ?? call.query.nonEmpty("userId"),
+            asked.replacingOccurrences(of: "-", with: "").lowercased() != dto.userId
+        {
+            return Self.status(.forbidden)
+        }
         switch route {
         case .systemInfoPublic:
             return Self.json(dto.publicSystemInfo(localAddress: localAddress))
@@ -107,6 +129,9 @@ struct ServeResponder: HTTPResponder {
         case .quickConnectEnabled:
             return Self.json(.bool(false))
         case .capabilities, .playingPing:
+            return Response(status: .noContent)
+        case .logout:
+            if let token = call.authorization.token { state.tokens.revoke(token) }
             return Response(status: .noContent)
         case .playing, .playingProgress, .playingStopped:
             return try await playback(route, &call)
@@ -149,31 +174,29 @@ struct ServeResponder: HTTPResponder {
             return try await image(id: id, type: type, index: index, call)
         case .playbackInfo(let id):
             return try await playbackInfo(id, &call)
-        case .stream(let id):
+        case .stream(let id, _):
             return try await stream(id, call)
         case .subtitle(let id, let mediaSourceId, let index, let format):
             return try await subtitle(id, mediaSourceId, index, format, call)
         case .playedItem(let id, _):
             let catalog = state.catalog()
             let item = try lookup(id, catalog)
-            guard item.isPlayable else { throw ServeFailure(.badRequest, "not a playable item") }
             let date = call.query.nonEmpty("datePlayed").flatMap(Self.date) ?? Date()
-            try state.tracker.mark(item, call.request.method == .delete ? .unplayed : .played, at: date)
-            return Self.json(dto.userData(item, state.tracker.userState(item)))
+            try mark(item, call.request.method == .delete ? .unplayed : .played, at: date, catalog)
+            return Self.json(dto.userData(item, userState(item, catalog)))
         case .userData(let id):
             let catalog = state.catalog()
             let item = try lookup(id, catalog)
             if call.request.method == .post {
-                guard item.isPlayable else { throw ServeFailure(.badRequest, "not a playable item") }
                 let body = try await call.body()
                 let date = Self.field(body, "LastPlayedDate")?.stringValue.flatMap(Self.date) ?? Date()
                 if let played = Self.field(body, "Played").flatMap(Self.bool) {
-                    try state.tracker.mark(item, played ? .played : .unplayed, at: date)
-                } else if let ticks = Self.field(body, "PlaybackPositionTicks").flatMap(Self.int64) {
+                    try mark(item, played ? .played : .unplayed, at: date, catalog)
+                } else if let ticks = Self.field(body, "PlaybackPositionTicks").flatMap(Self.int64), item.isPlayable {
                     try state.tracker.mark(item, .position, positionTicks: ticks, at: date)
                 }
             }
-            return Self.json(dto.userData(item, state.tracker.userState(item)))
+            return Self.json(dto.userData(item, userState(item, catalog)))
         case .socket:
             return Self.status(.badRequest, text: "a WebSocket upgrade is expected")
         }
@@ -196,6 +219,14 @@ struct ServeResponder: HTTPResponder {
 
     func unplayedCount(_ item: CatalogItem, _ catalog: Catalog) -> Int {
         catalog.descendants(of: item.id).filter { $0.isPlayable && !state.tracker.userState($0).played }.count
+    }
+
+    /// Marks an item played or unplayed; a series, season or podcast marks every item in it, as Jellyfin's
+    /// `Folder.MarkPlayed` / `MarkUnplayed` do (v10.10.7 L1656, v10.11.11 L1730).
+    func mark(_ item: CatalogItem, _ kind: PlayEvent.Kind, at date: Date, _ catalog: Catalog) throws {
+        let targets = item.isPlayable ? [item] : catalog.descendants(of: item.id).filter(\.isPlayable)
+        guard !targets.isEmpty else { throw ServeFailure(.badRequest, "nothing to mark in this item") }
+        for target in targets { try state.tracker.mark(target, kind, at: date) }
     }
 
     /// An item's state; a folder's is played when every item in it is.
@@ -232,7 +263,9 @@ struct ServeResponder: HTTPResponder {
         let catalog = state.catalog()
         let series = try lookup(seriesId, catalog)
         var episodes = catalog.descendants(of: series.id).filter { $0.type == "Episode" }
-        if let seasonId = call.query.nonEmpty("SeasonId") {
+        if let asked = call.query.nonEmpty("SeasonId") {
+            // Ids as clients send them (with dashes, any case) name the catalog's item.
+            let seasonId = catalog.item(asked)?.id ?? asked
             episodes = episodes.filter { $0.parentId == seasonId || $0.seasonId == seasonId }
         }
         if let season = call.query.int("Season") {
@@ -243,6 +276,12 @@ struct ServeResponder: HTTPResponder {
             ($0.parentIndexNumber ?? 0, $0.indexNumber ?? 0, $0.id) < (
                 $1.parentIndexNumber ?? 0, $1.indexNumber ?? 0, $1.id
             )
+        }
+        // `StartItemId`: the episodes from that one on (`TvShowsController.GetEpisodes`, v10.10.7 L282-293).
+        if let start = call.query.nonEmpty("StartItemId").flatMap({ catalog.item($0)?.id }),
+            let position = episodes.firstIndex(where: { $0.id == start })
+        {
+            episodes = Array(episodes[position...])
         }
         let start = min(max(0, call.query.int("StartIndex") ?? 0), episodes.count)
         let end = call.query.int("Limit").map { min(episodes.count, start + max(0, $0)) } ?? episodes.count
@@ -268,17 +307,42 @@ struct ServeResponder: HTTPResponder {
     }
 
     /// `UserLibraryController.GetLatestMedia`: newest first, played ones left out (`IsPlayed` default false, as the
-    /// user's `HidePlayedInLatest`), a bare array. Episodes are not grouped into their series here.
+    /// user's `HidePlayedInLatest`; not in a music library, where `GetItemsForLatestItems` drops the filter), grouped
+    /// by series and album unless `GroupItems=false`, a bare array.
     private func latest(_ call: Call) -> Response {
         let catalog = state.catalog()
-        let isPlayed = call.query.bool("IsPlayed")
+        var isPlayed = call.query.bool("IsPlayed")
+        let parent = call.query.nonEmpty("ParentId").flatMap { catalog.item($0) }
+        if parent?.raw["CollectionType"]?.stringValue == "music" { isPlayed = nil }
         let items = playable(call, catalog).filter { item in
+            guard parent?.raw["CollectionType"]?.stringValue != "music" else { return true }
             let played = state.tracker.userState(item).played
             return isPlayed.map { played == $0 } ?? !played
         }.sorted { ($0.dateCreated ?? "", $0.id) > ($1.dateCreated ?? "", $1.id) }
         let limit = max(0, call.query.int("Limit") ?? 20)
         let withSources = ItemQuery(call.query).fields.contains("mediasources")
-        return Self.json(.array(items.prefix(limit).map { itemDTO($0, catalog, withMediaSources: withSources) }))
+        let groups = LatestItems.group(
+            items.map(\.id), groupItems: call.query.bool("GroupItems") ?? true, limit: limit
+        ) { id in
+            guard let item = catalog.items[id] else { return nil }
+            switch item.type {
+            case "Episode": return item.seriesId.flatMap { catalog.items[$0] }?.id
+            case "Audio": return item.parentId.flatMap { catalog.items[$0] }?.id
+            default: return nil
+            }
+        }
+        let answers: [JSONValue] = groups.compactMap { group in
+            let album = group.container.flatMap { catalog.items[$0] }?.type == "MusicAlbum"
+            let answer = LatestItems.answered(group, containerIsAlbum: album)
+            guard let item = catalog.items[answer.id] else { return nil }
+            var dto = itemDTO(item, catalog, withMediaSources: withSources && item.isPlayable)
+            if case .object(var members) = dto {
+                members["ChildCount"] = JellyfinDTO.number(answer.childCount)
+                dto = .object(members)
+            }
+            return dto
+        }
+        return Self.json(.array(answers))
     }
 
     /// `ItemsController.GetResumeItems`: started and not finished, the latest played first.
@@ -300,11 +364,13 @@ struct ServeResponder: HTTPResponder {
         return Self.json(Self.queryResult(page, total: items.count, start: start))
     }
 
-    /// `TvShowsController.GetNextUp`: for each series with a played episode, the first unplayed episode after the
-    /// last played one; the series watched most recently first.
+    /// `TvShowsController.GetNextUp` (`TVSeriesManager`, v10.10.7): for each series with a played episode, the first
+    /// unplayed episode after the last played one (specials, season 0, are not looked at for the last played); the
+    /// series watched most recently first. Asked for one series, one nothing of which was played answers its first
+    /// episode.
     private func nextUp(_ call: Call) -> Response {
         let catalog = state.catalog()
-        let only = call.query.nonEmpty("SeriesId")
+        let only = call.query.nonEmpty("SeriesId").map { catalog.item($0)?.id ?? $0 }
         var found: [(item: CatalogItem, last: String)] = []
         for series in catalog.items.values where series.type == "Series" && (only == nil || series.id == only) {
             let episodes = catalog.descendants(of: series.id).filter { $0.type == "Episode" }.sorted {
@@ -312,7 +378,13 @@ struct ServeResponder: HTTPResponder {
                     < ($1.parentIndexNumber ?? 0, $1.indexNumber ?? 0, $1.id)
             }
             let states = episodes.map { state.tracker.userState($0) }
-            guard let lastPlayed = states.lastIndex(where: \.played) else { continue }
+            let regular = episodes.indices.filter { episodes[$0].parentIndexNumber != 0 }
+            guard let lastPlayed = regular.last(where: { states[$0].played }) else {
+                if only != nil, let first = regular.first(where: { !states[$0].played }) {
+                    found.append((episodes[first], ""))
+                }
+                continue
+            }
             guard let next = episodes.indices.first(where: { $0 > lastPlayed && !states[$0].played }) else { continue }
             let latest = states.compactMap(\.lastPlayed).max() ?? ""
             found.append((episodes[next], latest))
@@ -328,16 +400,37 @@ struct ServeResponder: HTTPResponder {
         let item = try lookup(id, catalog)
         let body = call.request.method == .post ? try await call.body() : nil
         let wanted = call.query.nonEmpty("MediaSourceId") ?? Self.field(body, "MediaSourceId")?.stringValue
-        let versions = item.versions.filter { wanted == nil || $0.id == wanted }
-        let sources = versions.map { state.dto.mediaSource(item, $0) }
+        let versions = item.versions.filter { wanted == nil || $0.id.lowercased() == wanted?.lowercased() }
+        let profiles = Self.field(Self.field(body, "DeviceProfile")?.objectValue, "SubtitleProfiles")?.arrayValue
+        let external = profiles.map { list in
+            Set(
+                list.compactMap { profile -> String? in
+                    guard let object = profile.objectValue,
+                        Self.field(object, "Method")?.stringValue?.lowercased() == "external"
+                    else { return nil }
+                    return Self.field(object, "Format")?.stringValue?.lowercased()
+                })
+        }
+        let sources = versions.map { state.dto.mediaSource(item, $0, externalFormats: external) }
+        // No source to play: empty sources and `NoCompatibleStream`, no session (`MediaInfoHelper`, v10.10.7 L117).
+        guard !sources.isEmpty else {
+            return Self.json(
+                JellyfinDTO.object([("MediaSources", .array([])), ("ErrorCode", .string("NoCompatibleStream"))]))
+        }
         return Self.json(
             JellyfinDTO.object([("MediaSources", .array(sources)), ("PlaySessionId", .string(ServeIds.random32()))]))
     }
 
     private func stream(_ id: String, _ call: Call) async throws -> Response {
         let item = try lookup(id, state.catalog())
-        let wanted = call.query.nonEmpty("MediaSourceId")
-        guard let version = item.versions.first(where: { wanted == nil || $0.id == wanted }) else {
+        let wanted = call.query.nonEmpty("MediaSourceId").map {
+            $0.replacingOccurrences(of: "-", with: "").lowercased()
+        }
+        guard
+            let version = item.versions.first(where: {
+                wanted == nil || $0.id.replacingOccurrences(of: "-", with: "").lowercased() == wanted
+            })
+        else {
             throw ServeFailure(.notFound, "no such media source")
         }
         return try await file(version.file, contentType: ContentTypes.forPath(version.file.path), call)
@@ -349,10 +442,25 @@ struct ServeResponder: HTTPResponder {
         let item = try lookup(id, state.catalog())
         guard let version = item.versions.first(where: { $0.id == sourceId }),
             let subtitle = version.subtitles.first(where: { $0.index == index }),
-            subtitle.format.lowercased() == format.lowercased()
+            SubtitleText.canConvert(from: subtitle.format, to: format)
         else { throw ServeFailure(.notFound, "no such subtitle") }
-        return try await file(subtitle.file, contentType: ContentTypes.forExtension(subtitle.format), call)
+        if subtitle.format.lowercased() == format.lowercased() {
+            return try await file(subtitle.file, contentType: ContentTypes.forExtension(subtitle.format), call)
+        }
+        // Made from the held SubRip file on each request (subtitles are small; a larger file is not one).
+        guard subtitle.file.size <= Self.largestSubtitle, let bytes = FileBytes.read(subtitle.file.path) else {
+            throw ServeFailure(.notFound, "no such subtitle")
+        }
+        let text = SubtitleText.webVTT(fromSubRip: String(decoding: bytes, as: UTF8.self))
+        var headers = HTTPFields()
+        headers[.contentType] = "text/vtt; charset=utf-8"
+        headers[.contentLength] = String(text.utf8.count)
+        if call.head { return Response(status: .ok, headers: headers) }
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
     }
+
+    /// The largest subtitle file converted for a client (a film's SubRip is well under 1 MB).
+    static let largestSubtitle: Int64 = 16 << 20
 
     private func image(id: String, type: String, index: Int?, _ call: Call) async throws -> Response {
         let item = try lookup(id, state.catalog())
@@ -405,8 +513,12 @@ struct ServeResponder: HTTPResponder {
         return Response(status: .ok, headers: headers, body: body)
     }
 
-    /// A held file, whole or one range of it, streamed from the disk (never read into memory whole).
-    private func file(_ held: HeldFile, contentType: String, _ call: Call) async throws -> Response {
+    /// A held file, whole or one range of it, streamed from the disk (never read into memory whole). The file is
+    /// opened first and the headers describe the open file, so a file a `sync` replaced since the catalog was read
+    /// is answered as it is now.
+    private func file(_ catalogued: HeldFile, contentType: String, _ call: Call) async throws -> Response {
+        guard let open = OpenFile(path: catalogued.path) else { throw ServeFailure(.notFound, "not held") }
+        let held = open.held(path: catalogued.path)
         var headers = HTTPFields()
         headers[.contentType] = contentType
         headers[.acceptRanges] = "bytes"
@@ -419,14 +531,13 @@ struct ServeResponder: HTTPResponder {
         case .whole:
             headers[.contentLength] = String(held.size)
             if call.head || held.size == 0 { return Response(status: .ok, headers: headers) }
-            let body = try await fileIO.loadFile(path: held.path, context: call.context)
+            let body = FileStream.body(open, range: 0...(held.size - 1), eventLoop: call.context.eventLoop)
             return Response(status: .ok, headers: headers, body: body)
         case .partial(let first, let last):
             headers[.contentLength] = String(last - first + 1)
             headers[.contentRange] = "bytes \(first)-\(last)/\(held.size)"
             if call.head { return Response(status: .partialContent, headers: headers) }
-            let body = try await fileIO.loadFile(
-                path: held.path, range: Int(first)...Int(last), context: call.context)
+            let body = FileStream.body(open, range: first...last, eventLoop: call.context.eventLoop)
             return Response(status: .partialContent, headers: headers, body: body)
         case .unsatisfiable:
             headers[.contentRange] = "bytes */\(held.size)"

@@ -6,7 +6,7 @@ public enum ServeRoute: Sendable, Equatable {
     case systemInfoPublic
     /// `SystemController.GetSystemInfo`.
     case systemInfo
-    /// `SystemController.PingSystem` / `PostPingSystem` (anonymous).
+    /// `SystemController.PingSystem` (GET and POST; anonymous).
     case ping
     /// `UserController.AuthenticateUserByName` (anonymous).
     case authenticateByName
@@ -28,6 +28,8 @@ public enum ServeRoute: Sendable, Equatable {
     case playingStopped
     /// `PlaystateController.PingPlaybackSession`.
     case playingPing
+    /// `SessionController.ReportSessionEnded` (`Sessions/Logout`): the token is forgotten.
+    case logout
     /// `DisplayPreferencesController.GetDisplayPreferences` (GET) / `UpdateDisplayPreferences` (POST).
     case displayPreferences(id: String)
     /// `BrandingController.GetBrandingOptions` (anonymous).
@@ -36,7 +38,7 @@ public enum ServeRoute: Sendable, Equatable {
     case brandingCss
     /// `MediaInfoController.GetBitrateTestBytes`.
     case bitrateTest
-    /// `UserViewsController.GetUserViews` (`/UserViews` and `/Users/{userId}/Views`).
+    /// `UserViewsController.GetUserViews` / `GetUserViewsLegacy` (`/UserViews` and `/Users/{userId}/Views`).
     case views(userId: String?)
     /// `ItemsController.GetItems` / `GetItemsByUserIdLegacy`.
     case items(userId: String?)
@@ -58,7 +60,7 @@ public enum ServeRoute: Sendable, Equatable {
     case playbackInfo(id: String)
     /// `VideosController.GetVideoStream` / `GetVideoStreamByContainer`, `AudioController.GetAudioStream`,
     /// `UniversalAudioController.GetUniversalAudioStream`, `LibraryController.GetDownload`: the file as held.
-    case stream(id: String)
+    case stream(id: String, anonymous: Bool)
     /// `SubtitleController.GetSubtitle` / `GetSubtitleWithTicks` (anonymous).
     case subtitle(id: String, mediaSourceId: String, index: Int, format: String)
     /// `PlaystateController.MarkPlayedItem` (POST) / `MarkUnplayedItem` (DELETE), and their legacy routes.
@@ -68,11 +70,20 @@ public enum ServeRoute: Sendable, Equatable {
     /// The WebSocket (`WebSocketManager` at `/socket`); answered by the upgrade, a plain GET is a 400.
     case socket
 
+    /// The user a legacy `/Users/{userId}/…` route names.
+    public var userId: String? {
+        switch self {
+        case .views(let userId), .items(let userId), .latest(let userId), .resume(let userId): return userId
+        case .item(_, let userId), .playedItem(_, let userId): return userId
+        default: return nil
+        }
+    }
+
     /// Whether Jellyfin answers it without a token.
     public var isAnonymous: Bool {
         switch self {
         case .systemInfoPublic, .ping, .authenticateByName, .publicUsers, .quickConnectEnabled,
-            .brandingConfiguration, .brandingCss, .image, .subtitle:
+            .brandingConfiguration, .brandingCss, .image, .subtitle, .stream(_, anonymous: true):
             return true
         default:
             return false
@@ -143,6 +154,7 @@ public enum RouteTable {
         entry(["POST"], "Sessions/Playing/Progress") { _ in .playingProgress },
         entry(["POST"], "Sessions/Playing/Stopped") { _ in .playingStopped },
         entry(["POST"], "Sessions/Playing/Ping") { _ in .playingPing },
+        entry(["POST"], "Sessions/Logout") { _ in .logout },
         entry(["GET", "HEAD", "POST"], "DisplayPreferences/{}") { .displayPreferences(id: $0[0]) },
         entry(get, "Branding/Configuration") { _ in .brandingConfiguration },
         entry(get, "Branding/Css") { _ in .brandingCss },
@@ -154,7 +166,7 @@ public enum RouteTable {
         entry(get, "UserItems/Resume") { _ in .resume(userId: nil) },
         entry(get, "Items/{}") { .item(id: $0[0], userId: nil) },
         entry(["GET", "POST"], "Items/{}/PlaybackInfo") { .playbackInfo(id: $0[0]) },
-        entry(file, "Items/{}/Download") { .stream(id: $0[0]) },
+        entry(file, "Items/{}/Download") { .stream(id: $0[0], anonymous: false) },
         entry(file, "Items/{}/Images/{}") { .image(id: $0[0], type: $0[1], index: nil) },
         entry(file, "Items/{}/Images/{}/{}") { parts in
             Int(parts[2]).map { .image(id: parts[0], type: parts[1], index: $0) }
@@ -164,9 +176,12 @@ public enum RouteTable {
         entry(get, "Shows/NextUp") { _ in .nextUp },
         entry(get, "Shows/{}/Seasons") { .seasons(seriesId: $0[0]) },
         entry(get, "Shows/{}/Episodes") { .episodes(seriesId: $0[0]) },
-        entry(file, "Videos/{}/stream.{}") { .stream(id: $0[0]) },
-        entry(file, "Audio/{}/stream.{}") { .stream(id: $0[0]) },
-        entry(file, "Audio/{}/universal") { .stream(id: $0[0]) },
+        // `VideosController.GetVideoStream` and `AudioController.GetAudioStream` carry no `[Authorize]` (v10.10.7 L312,
+        // L89; v10.11.11 the same): players fetch them without a token. `GetUniversalAudioStream` and
+        // `LibraryController.GetDownload` do need one.
+        entry(file, "Videos/{}/stream.{}") { .stream(id: $0[0], anonymous: true) },
+        entry(file, "Audio/{}/stream.{}") { .stream(id: $0[0], anonymous: true) },
+        entry(file, "Audio/{}/universal") { .stream(id: $0[0], anonymous: false) },
         entry(file, "Videos/{}/{}/Subtitles/{}/Stream.{}") { parts in
             guard let index = Int(parts[2]), !parts[3].isEmpty else { return nil }
             return .subtitle(id: parts[0], mediaSourceId: parts[1], index: index, format: parts[3])

@@ -23,20 +23,27 @@ final class ServeState: Sendable {
         var rebuilding = false
     }
 
-    private let tokens = Mutex<[String: ClientAuthorization]>([:])
+    let tokens: ServeTokens
+    /// The `metadata.json` files read for the catalog, kept so a rebuild parses only those that changed.
+    private let documents = MetadataDocuments()
     private let cache: Mutex<CatalogCache>
     /// How long a catalog is used without looking at the index again.
     static let recheckInterval: Duration = .seconds(1)
 
-    init(root: MirrorRoot, index: MirrorIndex, dto: JellyfinDTO, password: ServePassword?, book: PlayStateBook) throws {
+    /// - Parameter config: where the signed-in clients' tokens are kept (nil: in memory only).
+    init(
+        root: MirrorRoot, index: MirrorIndex, dto: JellyfinDTO, password: ServePassword?, book: PlayStateBook,
+        config: ConfigDirectory?
+    ) throws {
         self.root = root
+        self.tokens = ServeTokens(config: config)
         self.index = index
         self.dto = dto
         self.password = password
         self.tracker = PlayTracker(book: book, root: root)
         self.advertisedAddress = Mutex("127.0.0.1:8096")
         let signature = ServeState.indexSignature(root)
-        let catalog = try Catalog.build(root: root, index: index, serverId: dto.serverId)
+        let catalog = try Catalog.build(root: root, index: index, serverId: dto.serverId, documents: documents)
         cache = Mutex(CatalogCache(catalog: catalog, signature: signature, checked: .now))
         tracker.reloadMarks()
     }
@@ -68,7 +75,7 @@ final class ServeState: Sendable {
     /// Reads the catalog again now (the index changed).
     func rebuild() {
         let signature = ServeState.indexSignature(root)
-        let built = try? Catalog.build(root: root, index: index, serverId: dto.serverId)
+        let built = try? Catalog.build(root: root, index: index, serverId: dto.serverId, documents: documents)
         tracker.reloadMarks()
         cache.withLock { cache in
             if let built { cache.catalog = built }
@@ -81,13 +88,11 @@ final class ServeState: Sendable {
     // MARK: Tokens
 
     func issueToken(for client: ClientAuthorization) -> String {
-        let token = ServeIds.random32()
-        tokens.withLock { $0[token] = client }
-        return token
+        tokens.issue(for: client)
     }
 
     func client(forToken token: String?) -> ClientAuthorization? {
         guard let token, !token.isEmpty else { return nil }
-        return tokens.withLock { $0[token] }
+        return tokens.client(for: token)
     }
 }

@@ -19,7 +19,19 @@ import Testing
     }
 
     /// An empty configuration folder with a password, and a root holding the podcast.
-    static func makeMirror() throws -> (root: MirrorRoot, config: ConfigDirectory, folder: String) {
+    /// A WAV file mpv plays: `seconds` of silence, 8 kHz mono 8-bit.
+    static func silence(seconds: Int) -> [UInt8] {
+        let samples = 8000 * seconds
+        func le32(_ value: Int) -> [UInt8] { (0..<4).map { UInt8((value >> (8 * $0)) & 0xFF) } }
+        func le16(_ value: Int) -> [UInt8] { (0..<2).map { UInt8((value >> (8 * $0)) & 0xFF) } }
+        var bytes = Array("RIFF".utf8) + le32(36 + samples) + Array("WAVEfmt ".utf8)
+        bytes += le32(16) + le16(1) + le16(1) + le32(8000) + le32(8000) + le16(1) + le16(8)
+        bytes += Array("data".utf8) + le32(samples) + [UInt8](repeating: 0x80, count: samples)
+        return bytes
+    }
+
+    /// - Parameter wav: the first episode is 30 s of real audio (a WAV file) instead of made-up bytes.
+    static func makeMirror(wav: Bool = false) throws -> (root: MirrorRoot, config: ConfigDirectory, folder: String) {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("serve-pod-\(UUID().uuidString)")
             .path
         let root = MirrorRoot(path: folder + "/root")
@@ -28,10 +40,12 @@ import Testing
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         var entries: [[String: Any]] = []
         for (id, title, published) in episodes {
-            let data = Data(bytes(id))
-            try data.write(to: URL(fileURLWithPath: directory + "/\(id).mp3"))
+            let real = wav && id == "ep-1"
+            let data = Data(real ? silence(seconds: 30) : bytes(id))
+            let file = "\(id).\(real ? "wav" : "mp3")"
+            try data.write(to: URL(fileURLWithPath: directory + "/" + file))
             entries.append([
-                "episodeID": id, "title": title, "fileName": "\(id).mp3", "fileSize": data.count,
+                "episodeID": id, "title": title, "fileName": file, "fileSize": data.count,
                 "downloadDate": published, "guid": id, "published": published,
             ])
         }
@@ -48,9 +62,9 @@ import Testing
     }
 
     static func serving(
-        discoveryPort: Int? = nil, _ body: (ServeHTTP, MirrorRoot) async throws -> Void
+        discoveryPort: Int? = nil, wav: Bool = false, _ body: (ServeHTTP, MirrorRoot) async throws -> Void
     ) async throws {
-        let (root, config, folder) = try makeMirror()
+        let (root, config, folder) = try makeMirror(wav: wav)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let serve = try MediaServe(
             options: ServeOptions(
@@ -78,43 +92,85 @@ import Testing
             let auth = try await http.signIn("Listener", ServeFixture.password)
             #expect(auth.status == 200)
             let token = auth.object["AccessToken"] as? String ?? ""
+            // Served under ids of 32 hex digits (clients read every id as a GUID; a feed's episode id is not one).
+            let podcast = Catalog.podcastId(serverId: http.serverId, podcastId: Self.podcastId)
+            let first = Catalog.podcastEpisodeId(serverId: http.serverId, podcastId: Self.podcastId, episodeId: "ep-1")
+            let second = Catalog.podcastEpisodeId(
+                serverId: http.serverId, podcastId: Self.podcastId, episodeId: "ep-2")
+            #expect([podcast, first, second].allSatisfy { $0.count == 32 && UInt128($0, radix: 16) != nil })
             let views = try await http.send("GET", "/UserViews", token: token)
             #expect(views.items.map { $0["CollectionType"] as? String } == ["music"])
             let music = views.items.first?["Id"] as? String ?? ""
             let albums = try await http.send("GET", "/Items?ParentId=\(music)", token: token)
             #expect(albums.items.map { $0["Type"] as? String } == ["MusicAlbum"])
-            #expect(albums.items.first?["Id"] as? String == Self.podcastId)
+            #expect(albums.items.first?["Id"] as? String == podcast)
+            #expect(albums.items.first?["MediaType"] as? String == "Unknown")
             #expect(albums.items.first?["Name"] as? String == "The Test Cast")
             let tracks = try await http.send(
-                "GET", "/Items?ParentId=\(Self.podcastId)&SortBy=PremiereDate&SortOrder=Descending", token: token)
-            #expect(tracks.items.map { $0["Id"] as? String } == ["ep-2", "ep-1"])
+                "GET", "/Items?ParentId=\(podcast)&SortBy=PremiereDate&SortOrder=Descending", token: token)
+            #expect(tracks.items.map { $0["Id"] as? String } == [second, first])
             #expect(tracks.items.first?["Type"] as? String == "Audio")
             #expect(tracks.items.first?["Album"] as? String == "The Test Cast")
+            #expect(tracks.items.first?["AlbumId"] as? String == podcast)
             let recursive = try await http.send(
                 "GET", "/Items?Recursive=true&IncludeItemTypes=Audio&SearchTerm=first", token: token)
-            #expect(recursive.items.map { $0["Id"] as? String } == ["ep-1"])
+            #expect(recursive.items.map { $0["Id"] as? String } == [first])
 
-            let info = try await http.send("GET", "/Items/ep-1/PlaybackInfo", token: token)
+            let info = try await http.send("GET", "/Items/\(first)/PlaybackInfo", token: token)
             let source = (info.object["MediaSources"] as? [[String: Any]])?.first ?? [:]
             #expect(source["Container"] as? String == "mp3")
             #expect(source["VideoType"] == nil)
-            let audio = try await http.send("GET", "/Audio/ep-1/universal?api_key=\(token)")
+            let audio = try await http.send("GET", "/Audio/\(first)/universal?api_key=\(token)")
             #expect(audio.status == 200)
             #expect(audio.headers["content-type"] == "audio/mpeg")
             #expect(audio.body == Self.bytes("ep-1"))
             let tail = try await http.send(
-                "GET", "/Audio/ep-1/stream.mp3", token: token, headers: ["Range": "bytes=-10"])
+                "GET", "/Audio/\(first)/stream.mp3", token: token, headers: ["Range": "bytes=-10"])
             #expect(tail.status == 206)
             #expect(tail.body == Array(Self.bytes("ep-1").suffix(10)))
 
-            // A podcast episode's mark stays here (`local`), as `mediasync played` keeps it.
-            let played = try await http.send("POST", "/UserPlayedItems/ep-1", token: token)
+            // A podcast episode's mark stays here (`local`), as `mediasync played` keeps it, under the episode's
+            // own id.
+            let played = try await http.send("POST", "/UserPlayedItems/\(first)", token: token)
             #expect(played.object["Played"] as? Bool == true)
             let index = try MirrorIndex(path: root.indexPath)
             #expect(try index.playEvents(state: .local).map(\.itemId) == ["ep-1"])
             let unplayed = try await http.send(
-                "GET", "/Items?ParentId=\(Self.podcastId)&Filters=IsUnplayed", token: token)
-            #expect(unplayed.items.map { $0["Id"] as? String } == ["ep-2"])
+                "GET", "/Items?ParentId=\(podcast)&Filters=IsUnplayed", token: token)
+            #expect(unplayed.items.map { $0["Id"] as? String } == [second])
+        }
+    }
+
+    /// mpv plays a stream URL from `serve` (as jellyfin-mpv-shim hands it one), starting two thirds in: it can only
+    /// start there by asking for a range of the file.
+    @Test(.enabled(if: MpvPlayer.locate() != nil, "mpv is not installed (Debian: apt install mpv)"))
+    func mpvPlaysAServedStreamFromASeekPosition() async throws {
+        try await Self.serving(wav: true) { http, _ in
+            let token = try await http.signIn("listener", ServeFixture.password).object["AccessToken"] as? String ?? ""
+            let episode = Catalog.podcastEpisodeId(
+                serverId: http.serverId, podcastId: Self.podcastId, episodeId: "ep-1")
+            let url = "\(http.base)/Audio/\(episode)/stream?static=true&api_key=\(token)"
+            let executable = MpvPlayer.locate()?.executable ?? "mpv"
+            let (status, output) = try await offThePool { () throws -> (Int32, String) in
+                let process = Process()
+                process.executableURL = URL(fileURLWithPath: executable)
+                process.arguments = [
+                    "--no-config", "--vo=null", "--ao=null", "--start=20", "--end=22",
+                    "--term-playing-msg=started at ${=time-pos}", url,
+                ]
+                let pipe = Pipe()
+                process.standardOutput = pipe
+                process.standardError = pipe
+                try process.run()
+                let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                process.waitUntilExit()
+                return (process.terminationStatus, text)
+            }
+            #expect(status == 0, "mpv said: \(output)")
+            let started = output.split(separator: "\n").first { $0.hasPrefix("started at ") }
+                .flatMap { Double($0.dropFirst("started at ".count)) }
+            #expect((started ?? 0) >= 19, "mpv said: \(output)")
+            #expect(output.contains("00:00:30"), "mpv read the length from the served file: \(output)")
         }
     }
 

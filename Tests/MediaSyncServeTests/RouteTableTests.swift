@@ -21,11 +21,11 @@ import Testing
         ("GET", "/Items/i1", .found(.item(id: "i1", userId: nil))),
         ("DELETE", "/Items/i1", .methodNotAllowed(allowed: ["GET", "HEAD"])),
         ("POST", "/Items/i1/PlaybackInfo", .found(.playbackInfo(id: "i1"))),
-        ("GET", "/Videos/i1/stream", .found(.stream(id: "i1"))),
-        ("GET", "/Videos/i1/stream.mkv", .found(.stream(id: "i1"))),
-        ("HEAD", "/Audio/i1/stream.mp3", .found(.stream(id: "i1"))),
-        ("GET", "/Audio/i1/universal", .found(.stream(id: "i1"))),
-        ("GET", "/Items/i1/Download", .found(.stream(id: "i1"))),
+        ("GET", "/Videos/i1/stream", .found(.stream(id: "i1", anonymous: true))),
+        ("GET", "/Videos/i1/stream.mkv", .found(.stream(id: "i1", anonymous: true))),
+        ("HEAD", "/Audio/i1/stream.mp3", .found(.stream(id: "i1", anonymous: true))),
+        ("GET", "/Audio/i1/universal", .found(.stream(id: "i1", anonymous: false))),
+        ("GET", "/Items/i1/Download", .found(.stream(id: "i1", anonymous: false))),
         ("GET", "/Items/i1/Images/Primary", .found(.image(id: "i1", type: "Primary", index: nil))),
         ("GET", "/Items/i1/Images/Backdrop/0", .found(.image(id: "i1", type: "Backdrop", index: 0))),
         (
@@ -58,7 +58,8 @@ import Testing
         #expect(ServeRoute.systemInfoPublic.isAnonymous)
         #expect(ServeRoute.image(id: "x", type: "Primary", index: nil).isAnonymous)
         #expect(!ServeRoute.systemInfo.isAnonymous)
-        #expect(!ServeRoute.stream(id: "x").isAnonymous)
+        #expect(!ServeRoute.stream(id: "x", anonymous: false).isAnonymous)
+        #expect(ServeRoute.stream(id: "x", anonymous: true).isAnonymous)
         #expect(!ServeRoute.items(userId: nil).isAnonymous)
     }
 }
