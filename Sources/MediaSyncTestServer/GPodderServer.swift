@@ -15,6 +15,8 @@ import Foundation
 /// - mygpo `mygpo/api/advanced/__init__.py` `episodes`/`get_episode_changes`: actions filtered on their *own*
 ///   timestamps, `timestamp__gte=since` and `timestamp__lt=now` (not on upload time); the answer's `timestamp` is
 ///   the server's now.
+/// - mygpo `mygpo/api/advanced/__init__.py` `episode_action_json`: an action is answered with the guid of the
+///   server's own episode record (from its own parse of the feed), not the guid uploaded; here none.
 /// - mygpo `mygpo/api/advanced/__init__.py` `update_episodes`/`sanitize_append`: an upload's podcast and episode
 ///   URLs are normalised (`normalize_feed_url`), stored normalised, and each one changed is answered in
 ///   `update_urls` as `[sent, stored]` (here: the URLs given to ``rewrite(_:to:)``).
@@ -234,10 +236,16 @@ public final class GPodderServer: @unchecked Sendable {
                 return uploadSubscriptions(request, user: user, device: device, rewriting: true)
             case ("episodes", "GET"):
                 let since = Int64(request.queryValue("since") ?? "0") ?? 0
+                // mygpo answers the guid of its own copy of the episode (`episode_action_json`: `episode.guid`), not
+                // the one sent: nothing until it has parsed the feed, which this server never does.
                 let found = zip(actions[user] ?? [], epochs[user] ?? []).filter { _, at in
                     guard let at else { return false }
                     return at >= since && at < clock
-                }.map(\.0)
+                }.map { action, _ in
+                    var answered = action
+                    answered.guid = nil
+                    return answered
+                }
                 return json(ActionsBody(actions: found, timestamp: clock))
             case ("episodes", "POST"):
                 guard request.header("content-type")?.hasPrefix("application/json") == true,
