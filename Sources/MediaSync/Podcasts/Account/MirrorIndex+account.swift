@@ -207,11 +207,6 @@ extension MirrorIndex {
         }
     }
 
-    /// The podcast episodes this mirror holds a media file of.
-    func heldEpisodes() throws -> Set<String> {
-        Set(try heldEpisodeFiles().keys)
-    }
-
     /// The media file of each podcast episode this mirror holds, by episode id (the path in the mirror root).
     func heldEpisodeFiles() throws -> [String: String] {
         try database.read { db in
