@@ -286,7 +286,8 @@ public final class TransferEngine: Sendable {
                         contentType: headers["Content-Type"],
                         suggestedFilename: ContentDisposition.filename(headers["Content-Disposition"]),
                         validator: version.validator, contentHash: contentHash,
-                        digestVerified: request.expectedSHA256 != nil || version.announcedSHA256 != nil))
+                        digestVerified: request.expectedSHA256 != nil || version.announcedSHA256 != nil,
+                        effectiveURL: completion.effectiveURL))
             case .failure(let error):
                 if error.kind == .checksumMismatch || error.kind == .invalidResponse {
                     staging.discard(request.destination)

@@ -101,11 +101,13 @@ public struct TransferSuccess: Sendable, Equatable {
     public var contentHash: String?
     /// Whether a SHA-256 (expected by the caller, or announced by the server) was checked.
     public var digestVerified: Bool
+    /// The URL the bytes came from after the redirects were followed (nil when not known).
+    public var effectiveURL: String?
 
     public init(
         path: String, size: Int64, resumedFrom: Int64, attempts: Int, lastModified: String? = nil, etag: String? = nil,
         contentType: String? = nil, suggestedFilename: String? = nil, validator: String? = nil,
-        contentHash: String? = nil, digestVerified: Bool = false
+        contentHash: String? = nil, digestVerified: Bool = false, effectiveURL: String? = nil
     ) {
         self.path = path
         self.size = size
@@ -118,6 +120,7 @@ public struct TransferSuccess: Sendable, Equatable {
         self.validator = validator
         self.contentHash = contentHash
         self.digestVerified = digestVerified
+        self.effectiveURL = effectiveURL
     }
 }
 

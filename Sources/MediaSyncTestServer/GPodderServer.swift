@@ -15,6 +15,11 @@ import Foundation
 /// - mygpo `mygpo/api/advanced/__init__.py` `episodes`/`get_episode_changes`: actions filtered on their *own*
 ///   timestamps, `timestamp__gte=since` and `timestamp__lt=now` (not on upload time); the answer's `timestamp` is
 ///   the server's now.
+/// - mygpo `mygpo/api/advanced/__init__.py` `episode_action_json`: an action is answered with the guid of the
+///   server's own episode record (from its own parse of the feed), not the guid uploaded; here none.
+/// - mygpo `mygpo/api/advanced/__init__.py` `update_episodes`/`sanitize_append`: an upload's podcast and episode
+///   URLs are normalised (`normalize_feed_url`), stored normalised, and each one changed is answered in
+///   `update_urls` as `[sent, stored]` (here: the URLs given to ``rewrite(_:to:)``).
 /// - Nextcloud `lib/Controller/SubscriptionChangeController.php`, `lib/Controller/EpisodeActionController.php`,
 ///   `lib/Db/EpisodeAction/EpisodeActionRepository.php`: `/index.php/apps/gpoddersync/subscriptions` (GET
 ///   `?since=`), `subscription_change/create` (POST, answers `timestamp`), `episode_action` (GET, actions with
@@ -60,6 +65,11 @@ public final class GPodderServer: @unchecked Sendable {
     private var posts: [String: Int] = [:]
     private var lostAnswers: [String: Int] = [:]
     private var refusedPosts: [String: Int] = [:]
+    /// The pause of ``holdPOST(_:)``: the paths whose next POST pauses, and those paused now.
+    private let gate = NSCondition()
+    private var holdNext: Set<String> = []
+    private var held: Set<String> = []
+    private var gateOpen = false
 
     public init() {}
 
@@ -70,7 +80,7 @@ public final class GPodderServer: @unchecked Sendable {
         lock.withLock { users[name] = password }
     }
 
-    /// Makes the server rewrite a feed URL it is sent (answered in `update_urls`).
+    /// Makes the server rewrite a feed or episode URL it is sent (answered in `update_urls`).
     public func rewrite(_ old: String, to new: String) {
         lock.withLock { rewrites[old] = new }
     }
@@ -112,6 +122,45 @@ public final class GPodderServer: @unchecked Sendable {
     /// Answers the next `count` POSTs to `path` with 503, storing nothing (a server going down mid-exchange).
     public func refusePOST(_ path: String, count: Int = 1) {
         lock.withLock { refusedPosts[path, default: 0] += count }
+    }
+
+    /// Pauses the next POST to `path` after it was stored and before it is answered, until ``releaseHold()`` (or
+    /// the server shuts down): a test can kill the client while the server has what it sent.
+    public func holdPOST(_ path: String) {
+        gate.withLock {
+            holdNext.insert(path)
+            gateOpen = false
+        }
+    }
+
+    /// Whether a POST to `path` is paused now.
+    public func isHolding(_ path: String) -> Bool {
+        gate.withLock { held.contains(path) }
+    }
+
+    /// Lets paused POSTs be answered (the answer goes to whoever is still listening).
+    public func releaseHold() {
+        gate.withLock {
+            gateOpen = true
+            holdNext.removeAll()
+            gate.broadcast()
+        }
+    }
+
+    /// Called by the server after routing a request, outside its routing lock: waits while the request is held.
+    func waitIfHeld(_ request: RecordedRequest) {
+        gate.lock()
+        defer { gate.unlock() }
+        guard request.method == "POST", held.contains(request.path) else { return }
+        while !gateOpen { gate.wait() }
+        held.remove(request.path)
+    }
+
+    /// Marks a POST to be held once it is stored (called with the lock held).
+    private func holdIfAsked(_ path: String) {
+        gate.withLock {
+            if holdNext.remove(path) != nil { held.insert(path) }
+        }
     }
 
     func takeLostAnswer(_ request: RecordedRequest) -> Bool {
@@ -187,18 +236,35 @@ public final class GPodderServer: @unchecked Sendable {
                 return uploadSubscriptions(request, user: user, device: device, rewriting: true)
             case ("episodes", "GET"):
                 let since = Int64(request.queryValue("since") ?? "0") ?? 0
+                // mygpo answers the guid of its own copy of the episode (`episode_action_json`: `episode.guid`), not
+                // the one sent: nothing until it has parsed the feed, which this server never does.
                 let found = zip(actions[user] ?? [], epochs[user] ?? []).filter { _, at in
                     guard let at else { return false }
                     return at >= since && at < clock
-                }.map(\.0)
+                }.map { action, _ in
+                    var answered = action
+                    answered.guid = nil
+                    return answered
+                }
                 return json(ActionsBody(actions: found, timestamp: clock))
             case ("episodes", "POST"):
                 guard request.header("content-type")?.hasPrefix("application/json") == true,
-                    let sent = try? JSONDecoder().decode([Action].self, from: Data(request.body))
+                    var sent = try? JSONDecoder().decode([Action].self, from: Data(request.body))
                 else { return .empty(400) }
+                var updates: [[String]] = []
+                for index in sent.indices {
+                    for keyPath in [\Action.podcast, \Action.episode] {
+                        guard let new = rewrites[sent[index][keyPath: keyPath]] else { continue }
+                        if !updates.contains([sent[index][keyPath: keyPath], new]) {
+                            updates.append([sent[index][keyPath: keyPath], new])
+                        }
+                        sent[index][keyPath: keyPath] = new
+                    }
+                }
                 actions[user, default: []] += sent
                 epochs[user, default: []] += sent.map { epoch($0.timestamp) }
-                return json(UploadBody(timestamp: clock, updateURLs: []))
+                holdIfAsked(path)
+                return json(UploadBody(timestamp: clock, updateURLs: updates))
             default:
                 return .empty(404)
             }

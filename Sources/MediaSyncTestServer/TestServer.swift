@@ -311,6 +311,7 @@ public final class TestServer: @unchecked Sendable {
             return true
         }
         guard first else { return }
+        gpodder.releaseHold()
         acceptFinished.wait()
         // Connection threads notice the shutdown (their sockets are shut down) and exit promptly.
         if connectionGroup.wait(timeout: .now() + 10) == .timedOut {
@@ -443,8 +444,15 @@ public final class TestServer: @unchecked Sendable {
         }
     }
 
-    /// Records the request, consumes a matching fault and produces the response to write.
+    /// Records the request, consumes a matching fault and produces the response to write; a gPodder upload held by
+    /// the test (GPodderServer.holdPOST) waits here, outside the routing lock, until it is released.
     func handle(_ request: RecordedRequest) -> (HTTPResponse, BodyCut?) {
+        let answer = routed(request)
+        gpodder.waitIfHeld(request)
+        return answer
+    }
+
+    private func routed(_ request: RecordedRequest) -> (HTTPResponse, BodyCut?) {
         if let handler = lock.withLock({ state.handlers[request.path] }) {
             let custom = handler(request)
             return (

@@ -41,16 +41,29 @@ import Testing
 
         /// Publishes a feed of `count` episodes of 600 s each, `<name>-1` … `<name>-<count>`, at
         /// `/feeds/<name>.xml` (or `path`).
-        func publish(_ name: String, at path: String? = nil, count: Int = 5) {
+        /// - Parameters:
+        ///   - duration: the feed's `itunes:duration` of each episode (none when nil).
+        ///   - contents: each episode's file (by default 2,000 bytes that are not audio).
+        ///   - redirected: the enclosure URLs are `/track/…`, which answer 302 to the file's `/media/…` URL (as a
+        ///     tracking service's do).
+        func publish(
+            _ name: String, at path: String? = nil, count: Int = 5, duration: Int? = 600,
+            contents: ((Int) -> [UInt8])? = nil, redirected: Bool = false
+        ) {
             let items = (1...count).map { number in
                 let path = "/media/\(name)-\(number).mp3"
-                server.setFile(
-                    path, contents: Array(repeating: UInt8(truncatingIfNeeded: number), count: 2000),
-                    contentType: "audio/mpeg")
+                let bytes = contents?(number) ?? Array(repeating: UInt8(truncatingIfNeeded: number), count: 2000)
+                server.setFile(path, contents: bytes, contentType: "audio/mpeg")
+                var enclosure = server.baseURL + path
+                if redirected {
+                    let tracked = "/track/\(name)-\(number).mp3"
+                    server.inject(.redirect(location: enclosure, status: 302), path: tracked, count: 100)
+                    enclosure = server.baseURL + tracked
+                }
                 return """
                     <item><title>\(name) \(number)</title><guid isPermaLink="false">\(name)-\(number)</guid>
-                    <pubDate>\(Fixture.rfc822(number))</pubDate><itunes:duration>600</itunes:duration>
-                    <enclosure url="\(server.baseURL)\(path)" length="2000" type="audio/mpeg"/></item>
+                    <pubDate>\(Fixture.rfc822(number))</pubDate>\(duration.map { "<itunes:duration>\($0)</itunes:duration>" } ?? "")
+                    <enclosure url="\(enclosure)" length="\(bytes.count)" type="audio/mpeg"/></item>
                     """
             }
             let feed = """
@@ -72,6 +85,14 @@ import Testing
             formatter.timeZone = TimeZone(identifier: "UTC")
             formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss Z"
             return formatter.string(from: Date(timeIntervalSince1970: 1_735_725_600 + Double(number) * 3600))
+        }
+
+        /// An MP3 file of `frames` constant-bit-rate frames (MPEG-1 Layer III, 128 kbit/s, 44.1 kHz, 1,152 samples a
+        /// frame), silent: 2,300 frames are 60.08 s.
+        static func mp3(frames: Int) -> [UInt8] {
+            var frame = [UInt8](repeating: 0, count: 417)
+            frame[0...3] = [0xFF, 0xFB, 0x90, 0x00]
+            return Array((0..<frames).map { _ in frame }.joined())
         }
 
         func enclosure(_ name: String, _ number: Int) -> String { server.baseURL + "/media/\(name)-\(number).mp3" }
@@ -104,6 +125,11 @@ import Testing
         }
 
         var mirror: Mirror { Mirror.using(root: root, index: index, durable: false) }
+
+        /// The paths of the media files the index records.
+        func heldFiles() throws -> Set<String> {
+            Set(try index.entries().filter { $0.file.kind == .media }.map(\.file.path))
+        }
 
         /// The latest local play event of an episode.
         func latest(_ episodeId: String) throws -> PlayEvent? {
@@ -515,6 +541,137 @@ import Testing
         #expect(report.playState.contains { $0.contains("does not answer as a feed") })
     }
 
+    // MARK: Lengths, redirects, rewrites
+
+    @Test func aPlayTakesItsTotalFromTheHeldFileWhenTheFeedGivesNoDuration() async throws {
+        let fixture = try Fixture()
+        defer { fixture.tearDown() }
+        // No itunes:duration; episode 3 is a real MP3 of 60 s, episodes 1 and 2 are bytes that are not audio.
+        fixture.publish("plain", count: 3, duration: nil) { $0 == 3 ? Fixture.mp3(frames: 2300) : [] }
+        _ = try await fixture.subscribe("plain")
+        try await fixture.link()
+        let first = try await fixture.sync()
+        #expect(first.sourceErrors.isEmpty && first.downloaded.count == 3, "\(first)")
+        let book = fixture.mirror.playState
+        fixture.clock.advance(60)
+        for number in [2, 3] {
+            try book.mark(
+                try book.target(fixture.episodeId("plain", number), root: fixture.root), .played,
+                at: fixture.clock.now)
+        }
+        try book.mark(
+            try book.target(fixture.episodeId("plain", 1), root: fixture.root), .position,
+            positionTicks: 30 * 10_000_000, at: fixture.clock.now)
+        let report = try await fixture.sync()
+        #expect(report.sourceErrors.isEmpty, "\(report)")
+        let plays = fixture.actions(device: "nas", "play")
+        // The MP3's own length: a played mark is position == total == 60.
+        let three = plays.first { $0.guid == "plain-3" }
+        #expect(three?.position == 60 && three?.total == 60, "\(plays)")
+        // Length unknown: a position goes without total; a played mark is not sent, and the report says so.
+        let one = plays.first { $0.guid == "plain-1" }
+        #expect(one?.position == 30 && one?.total == nil, "\(plays)")
+        #expect(!plays.contains { $0.guid == "plain-2" })
+        #expect(
+            report.playState.contains {
+                $0.contains(fixture.episodeId("plain", 2)) && $0.contains("not sent")
+            }, "\(report)")
+    }
+
+    @Test func anActionNamingTheURLAnEnclosureRedirectedToFindsItsEpisode() async throws {
+        let fixture = try Fixture()
+        defer { fixture.tearDown() }
+        fixture.publish("alpha", redirected: true)
+        _ = try await fixture.subscribe("alpha")
+        try await fixture.link()
+        let first = try await fixture.sync()
+        #expect(first.sourceErrors.isEmpty && first.downloaded.count == 3, "\(first)")
+        #expect(!fixture.server.requests(to: "/track/alpha-5.mp3").isEmpty)
+        fixture.clock.advance(60)
+        // The phone names the episode by the URL the redirect led to, without a guid.
+        try await Phone(fixture: fixture).play("alpha", 5, position: 600, at: fixture.clock.now, guid: false)
+        fixture.clock.advance(60)
+        let report = try await fixture.sync()
+        #expect(report.sourceErrors.isEmpty, "\(report)")
+        #expect(!report.playState.contains { $0.contains("ignored") }, "\(report)")
+        #expect(try fixture.latest(fixture.episodeId("alpha", 5))?.kind == .played)
+    }
+
+    @Test func anEpisodeURLTheServerRewritesNamesTheSameEpisodeAndIsAdoptedOnce() async throws {
+        let fixture = try Fixture()
+        defer { fixture.tearDown() }
+        fixture.publish("alpha")
+        let alpha = try await fixture.subscribe("alpha")
+        let original = fixture.enclosure("alpha", 5)
+        let sanitised = fixture.server.baseURL + "/media/alpha-5.mp3?sanitised"
+        // The server normalises the enclosure URL.
+        fixture.server.gpodder.rewrite(original, to: sanitised)
+        try await fixture.link()
+        let first = try await fixture.sync()
+        #expect(first.sourceErrors.isEmpty && first.downloaded.count == 3, "\(first)")
+        // The download was announced with the feed's URL and stored under the server's.
+        #expect(fixture.actions(device: "nas", "download").contains { $0.episode == sanitised })
+        fixture.clock.advance(60)
+        try await Phone(fixture: fixture).actions([
+            [
+                "podcast": fixture.feedURL("alpha"), "episode": sanitised, "action": "play",
+                "timestamp": EpisodeAction.timestamp(fixture.clock.now), "started": 0, "position": 120, "total": 600,
+                "device": "phone",
+            ]
+        ])
+        fixture.clock.advance(60)
+        let second = try await fixture.sync()
+        #expect(second.sourceErrors.isEmpty, "\(second)")
+        #expect(!second.playState.contains { $0.contains("ignored") }, "\(second)")
+        let stopped = try fixture.latest(fixture.episodeId("alpha", 5))
+        #expect(stopped?.kind == .position && stopped?.positionTicks == 120 * 10_000_000)
+        // The episode keeps its id and its file: nothing fetched again, nothing deleted.
+        #expect(second.downloaded.isEmpty && second.deleted.isEmpty, "\(second)")
+        #expect(try fixture.heldFiles().contains { $0.hasSuffix("/alpha-5.mp3") })
+        #expect(try fixture.index.subscription(matching: alpha.id)?.feedURL == fixture.feedURL("alpha"))
+        // A mark here later goes with the feed's URL, never the rewritten one (which would come back mangled).
+        let book = fixture.mirror.playState
+        fixture.clock.advance(60)
+        try book.mark(
+            try book.target(fixture.episodeId("alpha", 5), root: fixture.root), .played, at: fixture.clock.now)
+        let third = try await fixture.sync()
+        #expect(third.sourceErrors.isEmpty, "\(third)")
+        let body = String(
+            decoding: fixture.server.requests(to: "/api/2/episodes/me.json").last { $0.method == "POST" }?.body ?? [],
+            as: UTF8.self)
+        #expect(body.contains("alpha-5.mp3") && !body.contains("sanitised"), "\(body)")
+        #expect(try fixture.latest(fixture.episodeId("alpha", 5))?.kind == .played)
+    }
+
+    @Test func downloadsAndDeletionsOnOtherDevicesChangeNothingHere() async throws {
+        let fixture = try Fixture()
+        defer { fixture.tearDown() }
+        fixture.publish("alpha")
+        _ = try await fixture.subscribe("alpha")
+        try await fixture.link()
+        let first = try await fixture.sync()
+        #expect(first.downloaded.count == 3, "\(first)")
+        let events = try fixture.index.playEvents().count
+        let held = try fixture.heldFiles()
+        fixture.clock.advance(60)
+        // The phone deletes two episodes held here and downloads one this mirror does not keep.
+        let at = EpisodeAction.timestamp(fixture.clock.now)
+        try await Phone(fixture: fixture).actions(
+            [(5, "delete"), (4, "delete"), (1, "download")].map { number, action in
+                [
+                    "podcast": fixture.feedURL("alpha"), "episode": fixture.enclosure("alpha", number),
+                    "guid": "alpha-\(number)", "action": action, "timestamp": at, "device": "phone",
+                ]
+            })
+        fixture.clock.advance(60)
+        let report = try await fixture.sync(delete: true)
+        #expect(report.sourceErrors.isEmpty && report.failed.isEmpty, "\(report)")
+        #expect(report.downloaded.isEmpty && report.deleted.isEmpty, "\(report)")
+        #expect(try fixture.heldFiles() == held)
+        #expect(try fixture.index.playEvents().count == events)
+        #expect(!report.playState.contains { $0.contains("applied") || $0.contains("ignored") }, "\(report)")
+    }
+
     // MARK: Nextcloud
 
     @Test func nextcloudExchangesSubscriptionsAndActions() async throws {
@@ -547,5 +704,29 @@ import Testing
         let events = try fixture.index.playEvents().count
         _ = try await fixture.sync()
         #expect(try fixture.index.playEvents().count == events)
+    }
+
+    @Test func nextcloudALostAnswerIsReadBackThoughTheServerWritesTheActionInCapitals() async throws {
+        let fixture = try Fixture(kind: .nextcloud)
+        defer { fixture.tearDown() }
+        fixture.publish("alpha")
+        _ = try await fixture.subscribe("alpha")
+        try await fixture.link()
+        _ = try await fixture.sync()
+        let book = fixture.mirror.playState
+        fixture.clock.advance(60)
+        try book.mark(
+            try book.target(fixture.episodeId("alpha", 5), root: fixture.root), .played, at: fixture.clock.now)
+        let upload = "/index.php/apps/gpoddersync/episode_action/create"
+        fixture.server.gpodder.loseAnswer(toPOST: upload)
+        let cut = try await fixture.sync()
+        #expect(cut.sourceErrors.count == 1, "\(cut)")
+        #expect(fixture.actions(device: nil, "play").count == 1)
+        let posts = fixture.server.gpodder.postCount(upload)
+        let next = try await fixture.sync()
+        #expect(next.sourceErrors.isEmpty, "\(next)")
+        // Found among the server's actions (as `PLAY`, without a device): not sent again.
+        #expect(fixture.server.gpodder.postCount(upload) == posts)
+        #expect(fixture.actions(device: nil, "play").count == 1)
     }
 }

@@ -2,6 +2,10 @@ import Foundation
 import MediaSyncTestServer
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// `mediasync podcast account` through the binary: the password goes to the account file (0600) only, a refused
 /// one is one line and stores nothing, and a sync whose account part fails still ends with exit 3.
 @Suite struct PodcastAccountCommandTests {
@@ -60,5 +64,69 @@ import Testing
         for output in outputs {
             #expect(!output.stdout.contains(Self.password) && !output.stderr.contains(Self.password))
         }
+    }
+
+    @Test func aSyncKilledWhileTheServerHoldsItsUploadSendsEachActionOnce() async throws {
+        let sandbox = try JellyfinCommandTests.Sandbox()
+        defer { sandbox.tearDown() }
+        let server = sandbox.server
+        server.gpodder.addUser("me", password: Self.password)
+        // The binary stamps its actions with this machine's clock; the server's clock is a day ahead of it (the
+        // server answers only actions older than its own now, as mygpo does).
+        server.gpodder.advance(seconds: Int64(Date().timeIntervalSince1970) + 86_400 - server.gpodder.now)
+        let items = (1...3).map { number in
+            server.setFile(
+                "/media/ep-\(number).mp3", contents: Array(repeating: UInt8(number), count: 3_000),
+                contentType: "audio/mpeg")
+            return """
+                <item><title>Episode \(number)</title><guid>ep-\(number)</guid>
+                <pubDate>Wed, 0\(number) Jan 2025 10:00:00 +0000</pubDate><itunes:duration>600</itunes:duration>
+                <enclosure url="\(server.baseURL)/media/ep-\(number).mp3" length="3000" type="audio/mpeg"/></item>
+                """
+        }
+        let feed = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <rss version="2.0" xmlns:itunes="http://www.itunes.com/dtds/podcast-1.0.dtd"><channel>
+            <title>Killed</title><link>https://example.org</link>
+            \(items.joined(separator: "\n"))
+            </channel></rss>
+            """
+        server.setFile("/feeds/killed.xml", contents: Array(feed.utf8), contentType: "application/rss+xml")
+        let add = try await sandbox.run(["podcast", "add", server.baseURL + "/feeds/killed.xml", "--all"])
+        #expect(add.status == 0, "\(add.stderr)")
+        let link = try await sandbox.run(
+            ["podcast", "account", server.baseURL, "--username", "me", "--password-stdin", "--device", "nas"],
+            input: Self.password + "\n")
+        #expect(link.status == 0, "\(link.stderr)")
+
+        // The sync announces its three downloads in one upload; the server stores it, then holds the answer.
+        let upload = "/api/2/episodes/me.json"
+        server.gpodder.holdPOST(upload)
+        let (first, firstOut, firstErr) = try CommandRunner.start(
+            ["sync", "--quiet"], environment: sandbox.environment)
+        for _ in 0..<6000 where !server.gpodder.isHolding(upload) {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(server.gpodder.isHolding(upload))
+        #expect(server.gpodder.storedActions(of: "me").count == 3)
+        kill(first.processIdentifier, SIGKILL)
+        let killed = try await CommandRunner.wait(first, firstOut, firstErr)
+        #expect(killed.status != 0)
+        server.gpodder.releaseHold()
+
+        let next = try await sandbox.run(["sync"])
+        #expect(next.status == 0, "\(next.stderr)")
+        // Read back, not sent again: each download is on the server once, and no other upload was made.
+        let stored = server.gpodder.storedActions(of: "me")
+        #expect(stored.count == 3, "\(stored)")
+        #expect(Set(stored.map(\.episode)).count == 3 && stored.allSatisfy { $0.action == "download" })
+        #expect(server.gpodder.postCount(upload) == 1)
+        // The mirror is whole: the files the killed run placed are recorded and intact.
+        let verify = try await sandbox.run(["verify"])
+        #expect(verify.status == 0, "\(verify.stdout) \(verify.stderr)")
+        let again = try await sandbox.run(["sync"])
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(server.gpodder.storedActions(of: "me").count == 3)
+        #expect(server.gpodder.postCount(upload) == 1)
     }
 }

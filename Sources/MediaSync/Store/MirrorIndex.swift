@@ -224,6 +224,17 @@ public final class MirrorIndex: Sendable {
                     );
                     """)
         }
+        migrator.registerMigration("v11-episode-url") { db in
+            // Other URLs an episode answers to, for matching the account's actions: the URL its download was
+            // redirected to (tracking services), and the URL a gPodder server rewrote its enclosure URL to.
+            try db.execute(
+                sql: """
+                    CREATE TABLE episode_url (
+                        url TEXT PRIMARY KEY NOT NULL, episodeId TEXT NOT NULL, origin TEXT NOT NULL
+                    );
+                    CREATE INDEX episode_url_episode ON episode_url(episodeId);
+                    """)
+        }
         return migrator
     }
 

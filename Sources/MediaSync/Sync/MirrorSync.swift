@@ -149,7 +149,8 @@ public final class MirrorSync: Sendable {
             // The podcast account's exchange first, so the feeds it subscribes to are fetched in this run.
             if !options.dryRun, let config = feedCredentials?.config {
                 accountExchanged = await PodcastAccountSync.run(
-                    config: config, index: index, http: client, credentials: feedCredentials, now: now, pull: true,
+                    config: config, index: index, root: root, http: client, credentials: feedCredentials, now: now,
+                    pull: true,
                     report: &report)
             }
             var source = PodcastSource(index: index, client: client, now: now)
@@ -357,7 +358,8 @@ public final class MirrorSync: Sendable {
         // The episodes this run downloaded or deleted, announced to the podcast account now rather than next time.
         if accountExchanged, let config = feedCredentials?.config {
             await PodcastAccountSync.run(
-                config: config, index: index, http: client, credentials: feedCredentials, now: now, pull: false,
+                config: config, index: index, root: root, http: client, credentials: feedCredentials, now: now,
+                pull: false,
                 report: &report)
         }
         // What lives to here (the rest went after its last use, and handing it here would keep it until now).
@@ -938,6 +940,13 @@ public final class MirrorSync: Sendable {
             validator: success.validator ?? success.etag ?? success.lastModified)
         placed.contentHash = success.contentHash
         try executor.record(placed)
+        // An enclosure a tracking service redirects: the URL the bytes came from names the episode too (a phone
+        // may report it to the podcast account).
+        if file.kind == .media, case .podcastEpisode(_, let episodeId)? = file.key.parts,
+            case .download(let url, _) = file.content, let effective = success.effectiveURL, effective != url
+        {
+            try index.recordEpisodeURL(effective, episodeId: episodeId, origin: .redirect)
+        }
         return path
     }
 

@@ -200,22 +200,54 @@ extension MirrorIndex {
             try db.execute(
                 sql: """
                     DELETE FROM account_feed; DELETE FROM account_outbox; DELETE FROM account_applied;
-                    DELETE FROM account_episode;
+                    DELETE FROM account_episode; DELETE FROM episode_url WHERE origin = 'rewrite';
                     """)
             try db.execute(
                 sql: "DELETE FROM setting WHERE key LIKE ?", arguments: [MirrorIndex.accountSettingPrefix + "%"])
         }
     }
 
-    /// The podcast episodes this mirror holds a media file of.
-    func heldEpisodes() throws -> Set<String> {
+    /// The media file of each podcast episode this mirror holds, by episode id (the path in the mirror root).
+    func heldEpisodeFiles() throws -> [String: String] {
         try database.read { db in
-            var held = Set<String>()
-            for row in try Row.fetchAll(db, sql: "SELECT key, versionId FROM file WHERE kind = 'media'") {
+            var held: [String: String] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT key, path FROM file WHERE kind = 'media'") {
                 let key = FileKey(rawValue: row["key"])
-                if case .podcastEpisode(_, let episodeId)? = key.parts { held.insert(episodeId) }
+                if case .podcastEpisode(_, let episodeId)? = key.parts { held[episodeId] = row["path"] }
             }
             return held
+        }
+    }
+
+    /// Where an episode URL alias came from.
+    enum EpisodeURLOrigin: String, Sendable {
+        /// The URL a download of the enclosure was redirected to.
+        case redirect
+        /// The URL the account's server rewrote the enclosure URL to (`update_urls`).
+        case rewrite
+    }
+
+    /// Records another URL an episode answers to. A URL already recorded keeps its first episode (an alias is
+    /// adopted once).
+    /// - Returns: whether it was new.
+    @discardableResult
+    func recordEpisodeURL(_ url: String, episodeId: String, origin: EpisodeURLOrigin) throws -> Bool {
+        try database.write { db in
+            try db.execute(
+                sql: "INSERT OR IGNORE INTO episode_url (url, episodeId, origin) VALUES (?, ?, ?)",
+                arguments: [url, episodeId, origin.rawValue])
+            return db.changesCount > 0
+        }
+    }
+
+    /// The other URLs of each episode, oldest first, by episode id.
+    func episodeURLs() throws -> [String: [String]] {
+        try database.read { db in
+            var urls: [String: [String]] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT url, episodeId FROM episode_url ORDER BY rowid") {
+                urls[row["episodeId"], default: []].append(row["url"])
+            }
+            return urls
         }
     }
 }

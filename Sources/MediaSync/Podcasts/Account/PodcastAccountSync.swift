@@ -11,6 +11,8 @@ import MediaSyncHTTP
 /// what they cover was applied.
 struct PodcastAccountSync {
     let index: MirrorIndex
+    /// Where the held files are (their own length stands in for a feed's missing duration).
+    let root: MirrorRoot?
     let client: GPodderClient
     let http: HTTPClient
     let credentials: FeedCredentialStore?
@@ -40,8 +42,8 @@ struct PodcastAccountSync {
     /// - Returns: whether the exchange finished.
     @discardableResult
     static func run(
-        config: ConfigDirectory, index: MirrorIndex, http: HTTPClient, credentials: FeedCredentialStore?,
-        now: @escaping @Sendable () -> Date, pull: Bool, report: inout SyncReport
+        config: ConfigDirectory, index: MirrorIndex, root: MirrorRoot? = nil, http: HTTPClient,
+        credentials: FeedCredentialStore?, now: @escaping @Sendable () -> Date, pull: Bool, report: inout SyncReport
     ) async -> Bool {
         let account: PodcastAccount
         do {
@@ -52,8 +54,8 @@ struct PodcastAccountSync {
             return false
         }
         let exchange = PodcastAccountSync(
-            index: index, client: GPodderClient(account: account, http: http), http: http, credentials: credentials,
-            now: now)
+            index: index, root: root, client: GPodderClient(account: account, http: http), http: http,
+            credentials: credentials, now: now)
         var outcome = Outcome()
         var finished = true
         do {
@@ -83,7 +85,7 @@ struct PodcastAccountSync {
     /// The exchange. `pull` false only announces and sends what changed here (after a sync's downloads).
     func exchange(pull: Bool, outcome: inout Outcome) async throws {
         if !pull {
-            try enqueueLocal(try catalog())
+            try enqueueLocal(try catalog(), outcome: &outcome)
             guard try !index.outgoingActions(state: .pending).isEmpty else { return }
         }
         try await client.login()
@@ -91,12 +93,12 @@ struct PodcastAccountSync {
             try await exchangeSubscriptions(outcome: &outcome)
         }
         let catalog = try self.catalog()
-        try enqueueLocal(catalog)
-        try await readBack()
+        try enqueueLocal(catalog, outcome: &outcome)
+        try await readBack(catalog)
         if pull {
             try await pullActions(catalog, outcome: &outcome)
         }
-        try await send(outcome: &outcome)
+        try await send(catalog, outcome: &outcome)
         try index.setAccountSetting("lastExchange", EpisodeAction.timestamp(now()) + "Z")
     }
 
@@ -196,6 +198,9 @@ struct PodcastAccountSync {
 
     func catalog() throws -> Catalog {
         var catalog = Catalog()
+        // The URLs a download was redirected to and those the server rewrote an enclosure URL to name the episode
+        // too; the feed's own URL stays first (it is the one sent).
+        let aliases = try index.episodeURLs()
         for subscription in try index.subscriptions() {
             catalog.feedURL[subscription.id] = subscription.feedURL
             for url in [subscription.feedURL] + (try index.aliases(podcastId: subscription.id)) {
@@ -209,7 +214,8 @@ struct PodcastAccountSync {
                 let id = PodcastLayout.episodeId(guid: guid)
                 guard catalog.byId[id] == nil else { continue }
                 let known = AccountPlanner.KnownEpisode(
-                    podcastId: subscription.id, episodeId: id, guid: guid, enclosureURLs: [enclosure.url],
+                    podcastId: subscription.id, episodeId: id, guid: guid,
+                    enclosureURLs: [enclosure.url] + (aliases[id] ?? []).filter { $0 != enclosure.url },
                     durationSeconds: episode.durationSeconds)
                 catalog.byId[id] = known
                 catalog.episodes.append(known)
@@ -223,7 +229,11 @@ struct PodcastAccountSync {
 
     /// Takes what changed here into the queue, in one transaction: the latest play mark of each episode since the
     /// last look (not those the account itself set), and the downloads and deletions since the last exchange.
-    private func enqueueLocal(_ catalog: Catalog) throws {
+    ///
+    /// A `play` carries `total` from the feed's duration, else from the held file's own length (MP3 and MP4/M4A
+    /// headers); when neither is known a position is sent without `total`, and a played mark (which needs
+    /// `position == total`) is not sent, with a line saying so.
+    private func enqueueLocal(_ catalog: Catalog, outcome: inout Outcome) throws {
         let device = client.account.kind == .mygpo ? client.account.device : nil
         var batch = MirrorIndex.Enqueued()
         let watermark = try index.accountSetting("playSeq").flatMap { Int64($0) } ?? 0
@@ -233,6 +243,13 @@ struct PodcastAccountSync {
         var latest: [String: PlayEvent] = [:]
         for event in events where !fromAccount.contains(event.seq) { latest[event.itemId] = event }
         let at = now()
+        let files = try index.heldEpisodeFiles()
+        // The feed's duration, else the held file's own (read from its headers); nil when neither is known.
+        func total(_ episode: AccountPlanner.KnownEpisode) -> Int? {
+            if let seconds = episode.durationSeconds, seconds > 0 { return seconds }
+            guard let path = files[episode.episodeId], let absolute = root?.absolute(path) else { return nil }
+            return MediaDuration.seconds(ofFileAt: absolute)
+        }
         func action(_ episode: AccountPlanner.KnownEpisode, _ name: String, _ date: Date) -> EpisodeAction? {
             guard let podcast = catalog.feedURL[episode.podcastId], let url = episode.enclosureURLs.first else {
                 return nil
@@ -252,15 +269,20 @@ struct PodcastAccountSync {
                 guard
                     let fields = AccountPlanner.playFields(
                         played: event.kind == .played, positionSeconds: Int(event.positionTicks / 10_000_000),
-                        total: episode.durationSeconds)
-                else { continue }
+                        total: total(episode))
+                else {
+                    outcome.lines.append(
+                        "\(episode.episodeId): played here, not sent: neither the feed nor a held file gives its length"
+                    )
+                    continue
+                }
                 play.started = 0
                 play.position = fields.position
                 play.total = fields.total
             }
             batch.actions.append((event.itemId, play))
         }
-        let held = try index.heldEpisodes()
+        let held = Set(files.keys)
         let announced = try index.announcedEpisodes()
         for id in held.subtracting(announced.keys).sorted() {
             guard let episode = catalog.byId[id], let download = action(episode, "download", at) else { continue }
@@ -282,17 +304,40 @@ struct PodcastAccountSync {
     }
 
     /// Settles actions whose POST's answer never came (a killed run, a timeout): those the server shows are sent,
-    /// the others go back to pending.
-    private func readBack() async throws {
+    /// the others go back to pending. An action is recognised by its episode (as this mirror matches it), what it
+    /// did, its time and its position: the server may name the episode by a URL it rewrote, give it its own guid
+    /// (mygpo answers the guid of its own copy of the feed), write the action in capitals (Nextcloud) or the time
+    /// with a zone.
+    private func readBack(_ catalog: Catalog) async throws {
         let unsure = try index.outgoingActions(state: .sending)
         guard !unsure.isEmpty else { return }
         let earliest = unsure.compactMap { $0.action.date.map { Int64($0.timeIntervalSince1970) } }.min()
         let since = [unsure.compactMap(\.since).min(), earliest.map { $0 - 1 }].compactMap { $0 }.min()
         let answer = try await client.actions(since: since.map { max(0, $0) })
         let device = client.account.kind == .mygpo ? client.account.device : nil
-        let there = Set(answer.actions.filter { device == nil || $0.device == device }.map(\.key))
-        try index.setOutgoing(unsure.filter { there.contains($0.action.key) }.map(\.seq), to: .sent)
-        try index.setOutgoing(unsure.filter { !there.contains($0.action.key) }.map(\.seq), to: .pending)
+        func identity(_ action: EpisodeAction, episodeId: String) -> String {
+            [
+                "episode", episodeId, action.action.lowercased(),
+                action.date.map { String(Int64($0.timeIntervalSince1970)) } ?? action.timestamp ?? "",
+                action.position.map(String.init) ?? "", action.total.map(String.init) ?? "",
+            ].joined(separator: "\u{1F}")
+        }
+        var there = Set<String>()
+        for action in answer.actions where device == nil || action.device == device {
+            there.insert(action.key)
+            if let episode = AccountPlanner.match(
+                podcast: action.podcast, episode: action.episode, guid: action.guid, podcasts: catalog.podcasts,
+                episodes: catalog.episodes)
+            {
+                there.insert(identity(action, episodeId: episode.episodeId))
+            }
+        }
+        let found = unsure.filter {
+            there.contains($0.action.key) || there.contains(identity($0.action, episodeId: $0.episodeId))
+        }
+        let seqs = Set(found.map(\.seq))
+        try index.setOutgoing(found.map(\.seq), to: .sent)
+        try index.setOutgoing(unsure.filter { !seqs.contains($0.seq) }.map(\.seq), to: .pending)
     }
 
     private func pullActions(_ catalog: Catalog, outcome: inout Outcome) async throws {
@@ -381,8 +426,9 @@ struct PodcastAccountSync {
         }
     }
 
-    /// Sends the pending actions in batches; each batch is marked `sending` before its POST and `sent` after.
-    private func send(outcome: inout Outcome) async throws {
+    /// Sends the pending actions in batches; each batch is marked `sending` before its POST and `sent` after. The
+    /// server's rewrites of the URLs sent (`update_urls`, mygpo) are adopted after each batch.
+    private func send(_ catalog: Catalog, outcome: inout Outcome) async throws {
         let pending = try index.outgoingActions(state: .pending)
         let since = try index.accountSetting("actionsSince").flatMap { Int64($0) }
         var start = 0
@@ -392,8 +438,27 @@ struct PodcastAccountSync {
             let answer = try await client.upload(actions: batch.map(\.action))
             try index.setOutgoing(batch.map(\.seq), to: .sent)
             outcome.sent += batch.count
-            _ = answer
             start += batch.count
+            try await adoptEpisodeRewrites(answer.updateURLs, catalog: catalog, outcome: &outcome)
         }
+    }
+
+    /// Applies the server's rewrites of the URLs in an episode upload. A feed URL goes through ``adopt(_:outcome:)``
+    /// like a subscription's; an enclosure URL becomes another URL of its episode, once (the episode keeps its id,
+    /// files and the feed's URL, which is what is sent: sending the rewritten URL again could come back rewritten
+    /// again). An empty new URL (the server dropped the action) changes nothing.
+    private func adoptEpisodeRewrites(_ rewrites: [[String]], catalog: Catalog, outcome: inout Outcome) async throws {
+        var feeds: [[String]] = []
+        for pair in rewrites where pair.count == 2 && pair[0] != pair[1] && !pair[1].isEmpty {
+            let (old, new) = (pair[0], pair[1])
+            if catalog.podcasts[old] != nil {
+                feeds.append(pair)
+            } else if let episode = catalog.episodes.first(where: { $0.enclosureURLs.first == old }),
+                catalog.podcasts[new] == nil
+            {
+                try index.recordEpisodeURL(new, episodeId: episode.episodeId, origin: .rewrite)
+            }
+        }
+        if !feeds.isEmpty { try await adopt(feeds, outcome: &outcome) }
     }
 }
