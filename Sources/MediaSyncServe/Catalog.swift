@@ -138,6 +138,8 @@ public final class MetadataDocuments: Sendable {
     private struct Store {
         var kept: [String: Kept] = [:]
         var seen: Set<String> = []
+        /// Podcast files' playing times in seconds (nil: not known), with the signature they were read at.
+        var durations: [String: (signature: [Int64], seconds: Int?)] = [:]
     }
 
     private let store = Mutex(Store())
@@ -149,7 +151,23 @@ public final class MetadataDocuments: Sendable {
     }
 
     func endPass() {
-        store.withLock { store in store.kept = store.kept.filter { store.seen.contains($0.key) } }
+        store.withLock { store in
+            store.kept = store.kept.filter { store.seen.contains($0.key) }
+            store.durations = store.durations.filter { store.seen.contains($0.key) }
+        }
+    }
+
+    /// A podcast file's playing time in ticks, from its own headers (read again only when the file changed).
+    func runTimeTicks(of file: HeldFile) -> Int64? {
+        let signature = [file.size, file.modified]
+        let kept = store.withLock { store -> Int?? in
+            store.seen.insert(file.path)
+            guard let old = store.durations[file.path], old.signature == signature else { return nil }
+            return .some(old.seconds)
+        }
+        let seconds = kept ?? MediaDuration.seconds(ofFileAt: file.path)
+        if kept == nil { store.withLock { $0.durations[file.path] = (signature, seconds) } }
+        return seconds.map { Int64($0) * 10_000_000 }
     }
 
     /// The parsed file at `path`, nil when it cannot be read or is not JSON.
@@ -328,6 +346,7 @@ extension Catalog {
                         CatalogItem(
                             id: serveId, type: "Audio", name: episode["title"]?.stringValue ?? episodeId,
                             parentId: podcastServeId, viewId: musicView, dateCreated: created, premiereDate: published,
+                            runTimeTicks: documents.runTimeTicks(of: file),
                             raw: ["Album": .string(title), "AlbumId": .string(podcastServeId)],
                             versions: [HeldVersion(id: serveId, container: container, file: file, subtitles: [])],
                             images: images, markId: episodeId))

@@ -248,6 +248,7 @@ struct JellyfinDTO: Sendable {
             if let created = item.dateCreated { object["DateCreated"] = .string(created) }
             object["SortName"] = .string(item.sortName)
             if let premiere = item.premiereDate { object["PremiereDate"] = .string(premiere) }
+            if let runtime = item.runTimeTicks { object["RunTimeTicks"] = Self.number(runtime) }
             object["IsFolder"] = .bool(item.isFolder)
             object["Type"] = .string(item.type)
             object.merge(item.raw)

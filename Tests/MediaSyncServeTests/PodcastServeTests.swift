@@ -19,6 +19,14 @@ import Testing
     }
 
     /// An empty configuration folder with a password, and a root holding the podcast.
+    /// A constant-bit-rate MP3 of `count` frames (MPEG-1 Layer III, 128 kbit/s, 44.1 kHz, 417 bytes a frame): 384
+    /// frames are 10 s by the bit rate over the size.
+    static func mp3(frames count: Int) -> [UInt8] {
+        var frame = [UInt8](repeating: 0, count: 417)
+        frame[0...3] = [0xFF, 0xFB, 0x90, 0x00]
+        return Array((0..<count).map { _ in frame }.joined())
+    }
+
     /// A WAV file mpv plays: `seconds` of silence, 8 kHz mono 8-bit.
     static func silence(seconds: Int) -> [UInt8] {
         let samples = 8000 * seconds
@@ -41,7 +49,7 @@ import Testing
         var entries: [[String: Any]] = []
         for (id, title, published) in episodes {
             let real = wav && id == "ep-1"
-            let data = Data(real ? silence(seconds: 30) : bytes(id))
+            let data = Data(real ? silence(seconds: 30) : id == "ep-2" ? mp3(frames: 384) : bytes(id))
             let file = "\(id).\(real ? "wav" : "mp3")"
             try data.write(to: URL(fileURLWithPath: directory + "/" + file))
             entries.append([
@@ -112,6 +120,9 @@ import Testing
             #expect(tracks.items.first?["Type"] as? String == "Audio")
             #expect(tracks.items.first?["Album"] as? String == "The Test Cast")
             #expect(tracks.items.first?["AlbumId"] as? String == podcast)
+            // The run time read from the file's own headers (a feed's episode carries none in the layout).
+            #expect((tracks.items.first?["RunTimeTicks"] as? NSNumber)?.int64Value == 100_000_000)
+            #expect(tracks.items.last?["RunTimeTicks"] == nil)
             let recursive = try await http.send(
                 "GET", "/Items?Recursive=true&IncludeItemTypes=Audio&SearchTerm=first", token: token)
             #expect(recursive.items.map { $0["Id"] as? String } == [first])

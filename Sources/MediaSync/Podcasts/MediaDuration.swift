@@ -3,12 +3,12 @@ import Foundation
 /// The playing time of a held podcast file, read from its own headers (no external program): MP3 (the frame count
 /// of a Xing/Info or VBRI header, else the first frame's bit rate over the file's size) and MP4/M4A (the `mvhd`
 /// box's duration). Nil for anything else, or for a file whose headers do not add up.
-enum MediaDuration {
+public enum MediaDuration {
     /// How much of an MP3 file's start is read to find its first frame (past an ID3v2 tag).
     static let headLength = 64 << 10
 
     /// The file's duration in whole seconds (rounded), or nil when it cannot be known.
-    static func seconds(ofFileAt path: String) -> Int? {
+    public static func seconds(ofFileAt path: String) -> Int? {
         guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
         defer { try? handle.close() }
         guard let size = try? handle.seekToEnd(), size > 0 else { return nil }
