@@ -27,7 +27,7 @@ final class RawWebSocket {
         return Int(head.split(separator: " ").dropFirst().first ?? "0") ?? 0
     }
 
-    private static func connect(port: Int) throws -> Int32 {
+    static func connect(port: Int) throws -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var timeout = timeval(tv_sec: 300, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
@@ -102,7 +102,7 @@ final class RawWebSocket {
         Glibc.close(fd)
     }
 
-    private static func write(_ fd: Int32, _ bytes: [UInt8]) throws {
+    static func write(_ fd: Int32, _ bytes: [UInt8]) throws {
         var offset = 0
         while offset < bytes.count {
             let written = bytes[offset...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
@@ -111,7 +111,7 @@ final class RawWebSocket {
         }
     }
 
-    private static func read(_ fd: Int32, _ count: Int) throws -> [UInt8] {
+    static func read(_ fd: Int32, _ count: Int) throws -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: count)
         var offset = 0
         while offset < count {
