@@ -22,7 +22,8 @@
 # server serves --files with Last-Modified and answers If-Modified-Since with 304; read from the client's side:
 # strace shows every recvfrom() whose data starts with "HTTP/1.1 304").
 #
-# Options (or the environment variables of the same name): --movies N, --series N, --feeds N, --rounds N.
+# Options (or the environment variables of the same name): --movies N, --series N, --media-size BYTES, --feeds N,
+# --rounds N.
 # 100,000 items: --movies 50000 --series 5556 (50,000 + 5,556 x 9 = 100,004).
 #
 # Environment:
@@ -45,16 +46,7 @@ SCRIPT_NAME=bench-sync
 . "$SCRIPT_DIR/lib/common.sh"
 cd "$REPO_DIR"
 
-while [ $# -gt 0 ]; do
-    case "$1" in
-        --movies) MOVIES=$2 ;;
-        --series) SERIES=$2 ;;
-        --feeds) FEEDS=$2 ;;
-        --rounds) ROUNDS=$2 ;;
-        *) echo "usage: bench-sync.sh [--movies N] [--series N] [--feeds N] [--rounds N]" >&2; exit 2 ;;
-    esac
-    shift 2
-done
+ms_size_options "$@"
 
 ms_bench_defaults time strace python3 curl
 FEEDS=${FEEDS:-50}
