@@ -103,20 +103,6 @@ public struct SelectionExpander: Sendable {
                 for episode in season.episodes { rank(episode.item.id, group: group, media: true) }
             }
         }
-        // With more than one library selected, every library's listing is asked for at once: the next library's pages
-        // come while the one before is read (the selections are still taken in their order below, each listing's
-        // error where it was). One library is asked for where it is read, as before.
-        let libraries = selections.filter { $0.kind == .library }
-        var listings: [String: Task<[BaseItem], any Error>] = [:]
-        if libraries.count > 1 {
-            let server = self.server
-            for selection in libraries where listings[selection.id] == nil {
-                let query = libraryQuery(selection)
-                listings[selection.id] = Task { try await server.items(query) }
-            }
-        }
-        // A listing not read (an earlier selection threw) is not waited for.
-        defer { for listing in listings.values { listing.cancel() } }
         for (group, selection) in selections.enumerated() {
             // Ids listed for this selection count only once all of it was listed: a selection that fails halfway
             // must not make its items look deliberately left out (their files would go without confirmation).
@@ -167,16 +153,12 @@ public struct SelectionExpander: Sendable {
                     // orders by `SortName` only (`BaseItemRepository.ApplyOrder`, v10.11.11), so pages would be
                     // less stable than the server allows. `Id` is no `ItemSortBy` value (an unknown one is refused).
                     result.libraries.append(selection.id)
-                    var children: [BaseItem]
-                    if let listing = listings.removeValue(forKey: selection.id) {
-                        children = try await withTaskCancellationHandler {
-                            try await listing.value
-                        } onCancel: {
-                            listing.cancel()
-                        }
-                    } else {
-                        children = try await server.items(libraryQuery(selection))
-                    }
+                    var children = try await server.items(
+                        ItemsQuery(
+                            parentId: selection.id, recursive: true,
+                            includeItemTypes: ["Movie", "Series", "Season", "Episode"],
+                            fields: cache == nil ? SelectionExpander.fields : SelectionExpander.lightFields,
+                            sortBy: SelectionExpander.listingOrder, limit: pageSize))
                     if cache != nil { children = try await withMediaSources(children, result: &result) }
                     listed.formUnion(children.map(\.id))
                     var members: [String: Listed] = [:]
@@ -232,14 +214,6 @@ public struct SelectionExpander: Sendable {
         result.movies = movieOrder.compactMap { movies[$0] }
         result.series = seriesOrder.compactMap { series[$0] }
         return result
-    }
-
-    /// The listing of a whole library: its movies, series, seasons and episodes, in pages of ``pageSize``.
-    private func libraryQuery(_ selection: Selection) -> ItemsQuery {
-        ItemsQuery(
-            parentId: selection.id, recursive: true, includeItemTypes: ["Movie", "Series", "Season", "Episode"],
-            fields: cache == nil ? SelectionExpander.fields : SelectionExpander.lightFields,
-            sortBy: SelectionExpander.listingOrder, limit: pageSize)
     }
 
     private func movie(_ item: BaseItem, allVersions: Bool, rejected: inout [String]) async throws -> MovieEntry? {
