@@ -14,6 +14,8 @@
 #    first.
 # 4. Times ROUNDS no-op exports (a second export of an unchanged mirror: nothing copied).
 #
+# Options: --movies N, --series N, --media-size BYTES, --rounds N (or the environment variables below).
+#
 # Environment:
 #   ROUNDS          alternated rounds (default 3)
 #   MOVIES, SERIES  library size (default 5000 movies + 556 series = 10,004 items, bench-sync.sh's mirror)
@@ -29,6 +31,7 @@ SCRIPT_NAME=bench-export
 . "$SCRIPT_DIR/lib/common.sh"
 cd "$REPO_DIR"
 
+ms_size_options "$@"
 ms_bench_defaults
 
 log() { ms_log "$@"; }

@@ -10,6 +10,8 @@
 # Reports the median wall time of each and the ratio, user+system CPU of each, mediasync's peak RSS, and (one run
 # under `strace -c -f`, not timed) the system calls per placed file.
 #
+# Options: --movies N, --series N, --media-size BYTES, --rounds N (or the environment variables of the same name).
+# 100,000 items, planning and bookkeeping only: --movies 50000 --series 5556 --media-size 16.
 # Environment: ROUNDS (default 5), MOVIES (2000), SERIES (200), MEDIA_SIZE (2000), DURABLE (0), SWIFT_SCRATCH
 # (default <repo>/.build-benchsync), MEDIASYNC_BIN_DIR (use these binaries, no build), BENCH_KEEP=1 (keep scratch),
 # STRACE=0 (skip the system-call count).
@@ -21,6 +23,7 @@ SCRIPT_NAME=bench-first-sync
 . "$SCRIPT_DIR/lib/common.sh"
 cd "$REPO_DIR"
 
+ms_size_options "$@"
 ROUNDS=${ROUNDS:-5}
 MOVIES=${MOVIES:-2000}
 SERIES=${SERIES:-200}

@@ -24,6 +24,8 @@
 #   ms_test_rows NAME TSV_ENV FILTER  builds the tests (unless SKIP_BUILD=1), runs the FILTER suites with TSV_ENV
 #                                 naming a file they append rows to; sets $rows, $status and $work/test.log
 #   ms_failing_expectations       prints the failing expectations of $work/test.log when $status is not 0
+#   ms_size_options ARGS...       sets MOVIES, SERIES, MEDIA_SIZE, ROUNDS and FEEDS from --movies N, --series N,
+#                                 --media-size BYTES, --rounds N and --feeds N (call it before the defaults)
 #   ms_now_ns, ms_ms_since T0, ms_median N..., ms_secs MS
 #
 # The caller sets -euo pipefail.
@@ -185,6 +187,24 @@ ms_failing_expectations() {
         echo "The tests failed (exit $status); the failing expectations:"
         grep -E '^✘' "$work/test.log" | head -40 || true
     fi
+}
+
+ms_size_options() {
+    while [ $# -gt 0 ]; do
+        [ $# -ge 2 ] || { ms_log "$1 needs a value"; exit 2; }
+        case "$1" in
+            --movies) MOVIES=$2 ;;
+            --series) SERIES=$2 ;;
+            --media-size) MEDIA_SIZE=$2 ;;
+            --rounds) ROUNDS=$2 ;;
+            --feeds) FEEDS=$2 ;;
+            *)
+                ms_log "unknown option $1 (options: --movies N --series N --media-size BYTES --rounds N --feeds N)"
+                exit 2
+                ;;
+        esac
+        shift 2
+    done
 }
 
 ms_now_ns() { date +%s%N; }
