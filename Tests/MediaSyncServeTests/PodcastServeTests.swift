@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import MediaSync
 import MediaSyncServe
+import MediaSyncTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -27,16 +28,8 @@ import Testing
         return Array((0..<count).map { _ in frame }.joined())
     }
 
-    /// A WAV file mpv plays: `seconds` of silence, 8 kHz mono 8-bit.
-    static func silence(seconds: Int) -> [UInt8] {
-        let samples = 8000 * seconds
-        func le32(_ value: Int) -> [UInt8] { (0..<4).map { UInt8((value >> (8 * $0)) & 0xFF) } }
-        func le16(_ value: Int) -> [UInt8] { (0..<2).map { UInt8((value >> (8 * $0)) & 0xFF) } }
-        var bytes = Array("RIFF".utf8) + le32(36 + samples) + Array("WAVEfmt ".utf8)
-        bytes += le32(16) + le16(1) + le16(1) + le32(8000) + le32(8000) + le16(1) + le16(8)
-        bytes += Array("data".utf8) + le32(samples) + [UInt8](repeating: 0x80, count: samples)
-        return bytes
-    }
+    /// A WAV file mpv plays: `seconds` of silence.
+    static func silence(seconds: Int) -> [UInt8] { TestMedia.silence(seconds: seconds) }
 
     /// - Parameter wav: the first episode is 30 s of real audio (a WAV file) instead of made-up bytes.
     static func makeMirror(wav: Bool = false) throws -> (root: MirrorRoot, config: ConfigDirectory, folder: String) {

@@ -165,3 +165,17 @@ public enum JSONEncoderOracle {
         return [UInt8](try encoder.encode(value))
     }
 }
+
+/// Media files real players play, made without any program.
+public enum TestMedia {
+    /// A WAV file: `seconds` of silence, 8 kHz mono 8-bit.
+    public static func silence(seconds: Int) -> [UInt8] {
+        let samples = 8000 * seconds
+        func le32(_ value: Int) -> [UInt8] { (0..<4).map { UInt8((value >> (8 * $0)) & 0xFF) } }
+        func le16(_ value: Int) -> [UInt8] { (0..<2).map { UInt8((value >> (8 * $0)) & 0xFF) } }
+        var bytes = Array("RIFF".utf8) + le32(36 + samples) + Array("WAVEfmt ".utf8)
+        bytes += le32(16) + le16(1) + le16(1) + le32(8000) + le32(8000) + le16(1) + le16(8)
+        bytes += Array("data".utf8) + le32(samples) + [UInt8](repeating: 0x80, count: samples)
+        return bytes
+    }
+}

@@ -1,6 +1,7 @@
 import Foundation
 import MediaSync
 import MediaSyncTestServer
+import MediaSyncTestSupport
 import Testing
 
 /// Issue 13's user story through the CLI: mark, play in mpv, rolling selections, a budget, each a separate process.
@@ -116,16 +117,8 @@ import Testing
         }
     }
 
-    /// A WAV file mpv plays: `seconds` of silence, 8 kHz mono 8-bit.
-    static func silence(seconds: Int) -> [UInt8] {
-        let samples = 8000 * seconds
-        func le32(_ value: Int) -> [UInt8] { (0..<4).map { UInt8((value >> (8 * $0)) & 0xFF) } }
-        func le16(_ value: Int) -> [UInt8] { (0..<2).map { UInt8((value >> (8 * $0)) & 0xFF) } }
-        var bytes = Array("RIFF".utf8) + le32(36 + samples) + Array("WAVEfmt ".utf8)
-        bytes += le32(16) + le16(1) + le16(1) + le32(8000) + le32(8000) + le16(1) + le16(8)
-        bytes += Array("data".utf8) + le32(samples) + [UInt8](repeating: 0x80, count: samples)
-        return bytes
-    }
+    /// A WAV file mpv plays: `seconds` of silence.
+    static func silence(seconds: Int) -> [UInt8] { TestMedia.silence(seconds: seconds) }
 
     @Test(.enabled(if: MpvPlayer.locate() != nil, "mpv is not installed (Debian: apt install mpv)"))
     func playsInMpvAndRecordsWhereItStopped() async throws {

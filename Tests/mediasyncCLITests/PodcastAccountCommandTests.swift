@@ -2,6 +2,9 @@ import Foundation
 import MediaSyncTestServer
 import Testing
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -128,5 +131,74 @@ import Testing
         #expect(again.status == 0, "\(again.stderr)")
         #expect(server.gpodder.storedActions(of: "me").count == 3)
         #expect(server.gpodder.postCount(upload) == 1)
+    }
+
+    /// The Nextcloud story through the binary: a feed the phone subscribed to arrives here at the next sync, a feed
+    /// added here reaches the account, and the phone's finished episode is played here.
+    @Test func aNextcloudAccountSharesSubscriptionsAndPlaysBothWays() async throws {
+        let sandbox = try JellyfinCommandTests.Sandbox()
+        defer { sandbox.tearDown() }
+        let server = sandbox.server
+        server.gpodder.addUser("me", password: Self.password)
+        server.gpodder.advance(seconds: Int64(Date().timeIntervalSince1970) + 86_400 - server.gpodder.now)
+        func publish(_ name: String) -> String {
+            server.setFile(
+                "/media/\(name)-1.mp3", contents: Array(repeating: 7, count: 3_000), contentType: "audio/mpeg")
+            let feed = """
+                <?xml version="1.0" encoding="UTF-8"?>
+                <rss version="2.0" xmlns:itunes="http://www.itunes.com/dtds/podcast-1.0.dtd"><channel>
+                <title>Show \(name)</title><link>https://example.org</link>
+                <item><title>\(name) 1</title><guid>\(name)-1</guid><pubDate>Wed, 01 Jan 2025 10:00:00 +0000</pubDate>
+                <itunes:duration>600</itunes:duration>
+                <enclosure url="\(server.baseURL)/media/\(name)-1.mp3" length="3000" type="audio/mpeg"/></item>
+                </channel></rss>
+                """
+            server.setFile("/feeds/\(name).xml", contents: Array(feed.utf8), contentType: "application/rss+xml")
+            return server.baseURL + "/feeds/\(name).xml"
+        }
+        let phoneFeed = publish("phone")
+        let localFeed = publish("local")
+        // The phone (as AntennaPod's Nextcloud sync does): HTTP Basic, JSON bodies.
+        func phone(_ path: String, _ body: Any) async throws {
+            guard let url = URL(string: server.baseURL + "/index.php/apps/gpoddersync/" + path) else { return }
+            var request = URLRequest(url: url)
+            request.httpMethod = "POST"
+            request.httpBody = try JSONSerialization.data(withJSONObject: body)
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            let basic = Data("me:\(Self.password)".utf8).base64EncodedString()
+            request.setValue("Basic \(basic)", forHTTPHeaderField: "Authorization")
+            let (_, response) = try await URLSession.shared.data(for: request)
+            #expect((response as? HTTPURLResponse)?.statusCode == 200, "\(path)")
+        }
+        try await phone("subscription_change/create", ["add": [phoneFeed], "remove": [String]()])
+
+        let add = try await sandbox.run(["podcast", "add", localFeed, "--all"])
+        #expect(add.status == 0, "\(add.stderr)")
+        let link = try await sandbox.run(
+            ["podcast", "account", server.baseURL + "/", "--nextcloud", "--username", "me", "--password-stdin"],
+            input: Self.password + "\n")
+        #expect(link.status == 0, "\(link.stderr)")
+        let first = try await sandbox.run(["sync"])
+        #expect(first.status == 0, "\(first.stderr)")
+        let list = try await sandbox.run(["podcast", "list"])
+        #expect(list.stdout.contains("Show phone") && list.stdout.contains("Show local"), "\(list.stdout)")
+        #expect(server.gpodder.subscriptions(of: "me", device: "") == [phoneFeed, localFeed])
+
+        // Finished on the phone (AntennaPod sends position == total): played here after the next sync.
+        let stamp = ISO8601DateFormatter().string(from: Date().addingTimeInterval(-60)).replacingOccurrences(
+            of: "Z", with: "")
+        try await phone(
+            "episode_action/create",
+            [
+                [
+                    "podcast": phoneFeed, "episode": server.baseURL + "/media/phone-1.mp3", "guid": "phone-1",
+                    "action": "play", "timestamp": stamp, "started": 0, "position": 600, "total": 600,
+                ]
+            ])
+        let second = try await sandbox.run(["sync"])
+        #expect(second.status == 0, "\(second.stderr)")
+        let played = try await sandbox.run(["played"])
+        let mark = played.stdout.split(separator: "\n").first { $0.hasPrefix("phone-1 ") }
+        #expect(mark?.contains(" played ") == true && mark?.contains("from the account") == true, "\(played.stdout)")
     }
 }
