@@ -33,17 +33,20 @@ import Testing
             try await fixture.serving { http in
                 let token = try await ServeClientRulesTests.signedIn(http)
                 let port = Int(http.base.split(separator: ":").last ?? "0") ?? 0
-                var idle: [Int32] = []
+                // Blocking socket calls run off Swift's cooperative pool: the server runs on it in this process.
+                let idle = try await offThePool {
+                    try (0..<idleCount).map { _ in try RawWebSocket.connect(port: port) }
+                }
                 defer { idle.forEach { close($0) } }
-                for _ in 0..<idleCount { idle.append(try RawWebSocket.connect(port: port)) }
                 // A client that asks for the whole movie and never reads a byte of it.
-                let stalled = try RawWebSocket.connect(port: port)
+                let request =
+                    "GET /Videos/\(movie.id)/stream?static=true HTTP/1.1\r\nHost: x\r\nX-Emby-Token: \(token)\r\n\r\n"
+                let stalled = try await offThePool { () throws -> Int32 in
+                    let fd = try RawWebSocket.connect(port: port)
+                    try RawWebSocket.write(fd, Array(request.utf8))
+                    return fd
+                }
                 defer { close(stalled) }
-                try RawWebSocket.write(
-                    stalled,
-                    Array(
-                        "GET /Videos/\(movie.id)/stream?static=true HTTP/1.1\r\nHost: x\r\nX-Emby-Token: \(token)\r\n\r\n"
-                            .utf8))
 
                 #expect(try await http.send("GET", "/System/Info/Public").status == 200)
                 let whole = try await http.send("GET", "/Items/\(episode.id)/Download", token: token)
@@ -57,9 +60,12 @@ import Testing
                 #expect(try await http.send("GET", "/Items/%2E%2E", token: token).status == 400)
                 #expect(try await http.send("GET", "/Items/\(movie.id)/Images/..%2F..%2Fsecret").status == 404)
                 // The stalled client is still there and can read its answer's head now.
-                var head: [UInt8] = []
-                while !head.suffix(4).elementsEqual([13, 10, 13, 10]) {
-                    head.append(contentsOf: try RawWebSocket.read(stalled, 1))
+                let head = try await offThePool { () throws -> [UInt8] in
+                    var head: [UInt8] = []
+                    while !head.suffix(4).elementsEqual([13, 10, 13, 10]) {
+                        head.append(contentsOf: try RawWebSocket.read(stalled, 1))
+                    }
+                    return head
                 }
                 #expect(String(decoding: head, as: UTF8.self).hasPrefix("HTTP/1.1 200"))
             }
