@@ -91,8 +91,9 @@ enum FileStream {
     /// 256 KiB: large enough that a stream costs few thread hops; four of them (1 MiB) per stream at most.
     static let chunkLength = 256 * 1024
     /// Buffers per stream, used in turn. The connection holds a chunk until its last byte is in the socket, which can
-    /// be after the writer was let go on to the next one; with four in turn, a buffer is filled again two chunks
-    /// after it was handed over, by when the connection has let it go, and so in place.
+    /// be after the writer was let go on to the next one; with four in turn, a buffer is filled again three chunks
+    /// after it was handed over, by when the connection has usually let it go, so it is filled in place (if not, the
+    /// fill gets a new buffer: a chunk still being sent is never written over).
     static let slotCount = 4
 
     /// - Parameter eventLoop: the connection's event loop. The writer hands each chunk to it and returns at once;
