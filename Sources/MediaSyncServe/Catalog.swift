@@ -211,7 +211,7 @@ public struct Catalog: Sendable {
     }
 
     public func item(_ id: String) -> CatalogItem? {
-        items[id] ?? items[id.lowercased()] ?? items[id.replacingOccurrences(of: "-", with: "").lowercased()]
+        items[id] ?? items[id.lowercased()] ?? items[ServeIds.plain(id)]
     }
 
     /// Every item under `id` at any depth.

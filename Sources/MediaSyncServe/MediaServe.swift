@@ -74,7 +74,7 @@ public final class MediaServe: Sendable {
         let credentials = try? Credentials.load(from: options.config)
         userName = password?.user ?? credentials?.userName ?? "mediasync"
         userId =
-            credentials.map { $0.userId.replacingOccurrences(of: "-", with: "").lowercased() }
+            credentials.map { ServeIds.plain($0.userId) }
             ?? ServeIds.hex32("\(serverId):user:\(userName.lowercased())")
         serverName = credentials?.serverName.map { "\($0) (mediasync)" } ?? "mediasync"
         hasPassword = password != nil

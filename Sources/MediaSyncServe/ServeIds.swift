@@ -14,6 +14,11 @@ enum ServeIds {
         hex(Array(SHA256.hash(data: Array(text.utf8)).prefix(16)))
     }
 
+    /// An id as Jellyfin compares ids (a `Guid` in any of its forms): without dashes, lowercased.
+    static func plain(_ id: String) -> String {
+        id.replacingOccurrences(of: "-", with: "").lowercased()
+    }
+
     static func hex(_ bytes: [UInt8]) -> String {
         let digits = Array("0123456789abcdef")
         var text = ""

@@ -102,7 +102,7 @@ struct ServeResponder: HTTPResponder {
         // (`RequestHelpers.GetUserId` throws `SecurityException`, which `ExceptionMiddleware` answers with 403;
         // v10.10.7). The one user here is not an administrator.
         if !route.isAnonymous, let asked = route.userId ?? call.query.nonEmpty("userId"),
-            asked.replacingOccurrences(of: "-", with: "").lowercased() != dto.userId
+            ServeIds.plain(asked) != dto.userId
         {
             return Self.status(.forbidden)
         }
@@ -118,7 +118,7 @@ struct ServeResponder: HTTPResponder {
         case .currentUser:
             return Self.json(dto.user(lastLogin: now))
         case .user(let id):
-            guard id.replacingOccurrences(of: "-", with: "").lowercased() == dto.userId else {
+            guard ServeIds.plain(id) == dto.userId else {
                 return Self.status(.notFound)
             }
             return Self.json(dto.user(lastLogin: now))
@@ -311,11 +311,11 @@ struct ServeResponder: HTTPResponder {
     /// by series and album unless `GroupItems=false`, a bare array.
     private func latest(_ call: Call) -> Response {
         let catalog = state.catalog()
-        var isPlayed = call.query.bool("IsPlayed")
+        let isPlayed = call.query.bool("IsPlayed")
         let parent = call.query.nonEmpty("ParentId").flatMap { catalog.item($0) }
-        if parent?.raw["CollectionType"]?.stringValue == "music" { isPlayed = nil }
+        let inMusic = parent?.raw["CollectionType"]?.stringValue == "music"
         let items = playable(call, catalog).filter { item in
-            guard parent?.raw["CollectionType"]?.stringValue != "music" else { return true }
+            guard !inMusic else { return true }
             let played = state.tracker.userState(item).played
             return isPlayed.map { played == $0 } ?? !played
         }.sorted { ($0.dateCreated ?? "", $0.id) > ($1.dateCreated ?? "", $1.id) }
@@ -423,13 +423,8 @@ struct ServeResponder: HTTPResponder {
 
     private func stream(_ id: String, _ call: Call) async throws -> Response {
         let item = try lookup(id, state.catalog())
-        let wanted = call.query.nonEmpty("MediaSourceId").map {
-            $0.replacingOccurrences(of: "-", with: "").lowercased()
-        }
-        guard
-            let version = item.versions.first(where: {
-                wanted == nil || $0.id.replacingOccurrences(of: "-", with: "").lowercased() == wanted
-            })
+        let wanted = call.query.nonEmpty("MediaSourceId").map(ServeIds.plain)
+        guard let version = item.versions.first(where: { wanted == nil || ServeIds.plain($0.id) == wanted })
         else {
             throw ServeFailure(.notFound, "no such media source")
         }
