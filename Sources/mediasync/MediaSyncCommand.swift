@@ -14,4 +14,20 @@ struct MediaSyncCommand: AsyncParsableCommand {
             Get.self, Played.self, Play.self, Config.self, Serve.self,
         ]
     )
+
+    /// ArgumentParser's own start, after making sure descriptors 0, 1 and 2 are open: started with one closed, the
+    /// first file this process opened would take its number.
+    static func main() async {
+        StandardStreams.openMissing()
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            exit(withError: error)
+        }
+    }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import MediaSyncHTTP
 import MediaSyncTestServer
+import MediaSyncTestSupport
 import Testing
 
 @Suite struct HTTPClientTests {
@@ -183,18 +184,6 @@ import Testing
 
     /// Compresses with the system's gzip, an implementation independent of libcurl's zlib use.
     private func gzip(_ bytes: [UInt8]) throws -> [UInt8] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/gzip")
-        process.arguments = ["-c"]
-        let input = Pipe()
-        let output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        try process.run()
-        input.fileHandleForWriting.write(Data(bytes))
-        try input.fileHandleForWriting.close()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return [UInt8](data)
+        Array(try Spawned("/bin/gzip", ["-c"], input: bytes).finish().output)
     }
 }

@@ -155,21 +155,13 @@ import Testing
                 serverId: http.serverId, podcastId: Self.podcastId, episodeId: "ep-1")
             let url = "\(http.base)/Audio/\(episode)/stream?static=true&api_key=\(token)"
             let executable = MpvPlayer.locate()?.executable ?? "mpv"
-            let (status, output) = try await offThePool { () throws -> (Int32, String) in
-                let process = Process()
-                process.executableURL = URL(fileURLWithPath: executable)
-                process.arguments = [
+            let mpv = try await Spawned.run(
+                executable,
+                [
                     "--no-config", "--vo=null", "--ao=null", "--start=20", "--end=22",
                     "--term-playing-msg=started at ${=time-pos}", url,
-                ]
-                let pipe = Pipe()
-                process.standardOutput = pipe
-                process.standardError = pipe
-                try process.run()
-                let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-                process.waitUntilExit()
-                return (process.terminationStatus, text)
-            }
+                ], errorIntoOutput: true)
+            let (status, output) = (mpv.status, mpv.stdout)
             #expect(status == 0, "mpv said: \(output)")
             let started = output.split(separator: "\n").first { $0.hasPrefix("started at ") }
                 .flatMap { Double($0.dropFirst("started at ".count)) }

@@ -1,5 +1,6 @@
 import Foundation
 import MediaSync
+import MediaSyncTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -33,41 +34,15 @@ import Testing
         }
     }
 
-    static func start(_ arguments: [String], _ scratch: Scratch, input: String? = nil) throws -> (
-        Process, Pipe, Pipe
-    ) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = arguments
-        process.environment = scratch.environment
-        let out = Pipe()
-        let err = Pipe()
-        let stdin = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = stdin
-        try process.run()
-        if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
-        try stdin.fileHandleForWriting.close()
-        return (process, out, err)
+    static func start(_ arguments: [String], _ scratch: Scratch, input: String? = nil) throws -> Spawned {
+        try Spawned(binary, arguments, environment: scratch.environment, input: Array((input ?? "").utf8))
     }
 
     static func run(_ arguments: [String], _ scratch: Scratch, input: String? = nil) async throws -> (
         status: Int32, out: String, err: String
     ) {
-        let (process, out, err) = try start(arguments, scratch, input: input)
-        return await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                let output = out.fileHandleForReading.readDataToEndOfFile()
-                let error = err.fileHandleForReading.readDataToEndOfFile()
-                process.waitUntilExit()
-                continuation.resume(
-                    returning: (
-                        process.terminationStatus, String(decoding: output, as: UTF8.self),
-                        String(decoding: error, as: UTF8.self)
-                    ))
-            }
-        }
+        let finished = try await start(arguments, scratch, input: input).finished()
+        return (finished.status, finished.stdout, finished.stderr)
     }
 
     @Test func aPasswordIsSetFromStdinAndNoPasswordMeansLoopbackOnly() async throws {
@@ -92,22 +67,46 @@ import Testing
 
     /// Starts `mediasync serve` on 127.0.0.1 (any free port); returns the process, what it printed up to its
     /// "Serving … at http://…" line, and that address.
-    static func serve(_ scratch: Scratch) async throws -> (Process, String, String) {
-        let (process, out, _) = try start(["serve", "--listen", "127.0.0.1:0"], scratch)
-        let lines: String = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                var text = ""
-                while !text.contains("Serving") || !text.hasSuffix("\n") {
-                    let chunk = out.fileHandleForReading.availableData
-                    if chunk.isEmpty { break }
-                    text += String(decoding: chunk, as: UTF8.self)
-                }
-                continuation.resume(returning: text)
-            }
+    static func serve(_ scratch: Scratch) async throws -> (Spawned, String, String) {
+        let process = try start(["serve", "--listen", "127.0.0.1:0"], scratch)
+        var lines = ""
+        for _ in 0..<60_000 where process.isRunning {
+            lines = process.outputSoFar
+            if lines.contains("Serving") && lines.hasSuffix("\n") { break }
+            try await Task.sleep(for: .milliseconds(10))
         }
         let address =
             lines.split(separator: " ").first { $0.hasPrefix("http://127.0.0.1:") }.map(String.init) ?? "http://x"
         return (process, lines, address)
+    }
+
+    /// Started with standard input, output and error closed (`<&- >&- 2>&-`, as some schedulers start a program),
+    /// `mediasync` puts /dev/null there before it opens anything: no socket or file of its own takes those numbers,
+    /// where a message meant for the terminal would be written into it.
+    @Test func closedStandardStreamsAreOpenedOnDevNull() async throws {
+        let scratch = Scratch()
+        defer { try? FileManager.default.removeItem(atPath: scratch.folder) }
+        let process = try Spawned(
+            "/bin/sh", ["-c", #"exec "$0" serve --listen 127.0.0.1:0 <&- >&- 2>&-"#, Self.binary],
+            environment: scratch.environment)
+        defer {
+            process.send(SIGTERM)
+            _ = process.finish()
+        }
+        func target(_ descriptor: String) -> String? {
+            try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(process.pid)/fd/\(descriptor)")
+        }
+        // Once it listens, it has opened all it opens at its start.
+        var streams: [String] = []
+        for _ in 0..<60_000 where process.isRunning {
+            let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(process.pid)/fd")) ?? []
+            if descriptors.compactMap(target).contains(where: { $0.hasPrefix("socket:") }) {
+                streams = ["0", "1", "2"].map { target($0) ?? "closed" }
+                break
+            }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(streams == ["/dev/null", "/dev/null", "/dev/null"])
     }
 
     @Test func servesUntilSIGTERM() async throws {
@@ -118,8 +117,7 @@ import Testing
         let http = ServeHTTP(base: address, serverId: "")
         let info = try await http.send("GET", "/System/Info/Public")
         #expect(info.status == 200)
-        kill(process.processIdentifier, SIGTERM)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        process.send(SIGTERM)
+        #expect(await process.finished().status == 0)
     }
 }

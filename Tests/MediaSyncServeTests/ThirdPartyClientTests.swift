@@ -1,6 +1,7 @@
 import Foundation
 import MediaSync
 import MediaSyncServe
+import MediaSyncTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -30,29 +31,8 @@ import Testing
     }
 
     static func run(_ executable: String, _ arguments: [String]) async throws -> Output {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                let process = Process()
-                process.executableURL = URL(fileURLWithPath: executable)
-                process.arguments = arguments
-                let out = Pipe()
-                let err = Pipe()
-                process.standardOutput = out
-                process.standardError = err
-                do {
-                    try process.run()
-                    let outData = out.fileHandleForReading.readDataToEndOfFile()
-                    let errData = err.fileHandleForReading.readDataToEndOfFile()
-                    process.waitUntilExit()
-                    continuation.resume(
-                        returning: Output(
-                            status: process.terminationStatus, out: String(decoding: outData, as: UTF8.self),
-                            err: String(decoding: errData, as: UTF8.self)))
-                } catch {
-                    continuation.resume(throwing: error)
-                }
-            }
-        }
+        let finished = try await Spawned.run(executable, arguments)
+        return Output(status: finished.status, out: finished.stdout, err: finished.stderr)
     }
 
     /// The venv's python with jellyfin-apiclient-python, nil (and why) when it cannot be made.
@@ -89,8 +69,8 @@ import Testing
             scratch.folder = fixture.folder
             let (process, _, address) = try await ServeCommandTests.serve(scratch)
             defer {
-                kill(process.processIdentifier, SIGTERM)
-                process.waitUntilExit()
+                process.send(SIGTERM)
+                _ = process.finish()
             }
             let serverId = try String(contentsOfFile: fixture.root.stateDirectory + "/serve-id", encoding: .utf8)
                 .trimmingCharacters(in: .whitespacesAndNewlines)

@@ -23,7 +23,7 @@ public final class TLSTestServer: @unchecked Sendable {
     /// The server's self-signed certificate (PEM): the CA file that makes it trusted.
     public let certificatePath: String
     public let folder: TemporaryDirectory
-    private let process: Process
+    private let process: Spawned
 
     public enum Failure: Error, CustomStringConvertible {
         case noOpenSSL
@@ -55,22 +55,14 @@ public final class TLSTestServer: @unchecked Sendable {
                 "-out", certificatePath, "-days", "2", "-subj", "/CN=127.0.0.1", "-addext",
                 "subjectAltName=IP:127.0.0.1",
             ])
-        let log = folder.file("s_server.log")
-        _ = FileManager.default.createFile(atPath: log, contents: nil)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: openssl)
-        process.arguments = ["s_server", "-accept", "127.0.0.1:0", "-cert", certificatePath, "-key", key, "-WWW"]
-        process.currentDirectoryURL = URL(fileURLWithPath: www)
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
-        process.standardError = process.standardOutput
-        try process.run()
+        let process = try Spawned(
+            openssl, ["s_server", "-accept", "127.0.0.1:0", "-cert", certificatePath, "-key", key, "-WWW"],
+            directory: www, errorIntoOutput: true)
         self.process = process
         // s_server prints `ACCEPT 127.0.0.1:PORT` once it listens.
         var found: Int?
         for _ in 0..<3_000 {
-            let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-            if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("ACCEPT ") }),
+            if let line = process.outputSoFar.split(separator: "\n").first(where: { $0.hasPrefix("ACCEPT ") }),
                 let port = line.split(separator: ":").last.flatMap({ Int($0) })
             {
                 found = port
@@ -82,8 +74,7 @@ public final class TLSTestServer: @unchecked Sendable {
         guard let found else {
             Self.stop(process)
             folder.remove()
-            throw Failure.command(
-                "openssl s_server did not start: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
+            throw Failure.command("openssl s_server did not start: \(process.outputSoFar)")
         }
         port = found
     }
@@ -93,24 +84,16 @@ public final class TLSTestServer: @unchecked Sendable {
         folder.remove()
     }
 
-    /// SIGKILL: a process started from a test thread inherits that thread's blocked signals, SIGTERM among them.
-    private static func stop(_ process: Process) {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+    /// SIGKILL: s_server has no clean way out, and nothing of its state is kept.
+    private static func stop(_ process: Spawned) {
+        process.send(SIGKILL)
+        _ = process.finish()
     }
 
     private static func run(_ executable: String, _ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let errors = Pipe()
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = errors
-        try process.run()
-        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw Failure.command("openssl \(arguments.first ?? "") failed: \(text)")
+        let finished = try Spawned(executable, arguments).finish()
+        guard finished.status == 0 else {
+            throw Failure.command("openssl \(arguments.first ?? "") failed: \(finished.stderr)")
         }
     }
 }

@@ -53,13 +53,8 @@ public struct SmallTmpfs: Sendable {
 
     public init?(bytes: Int) {
         guard let directory = try? TemporaryDirectory() else { return nil }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/mount")
-        process.arguments = ["-t", "tmpfs", "-o", "size=\(bytes)", "tmpfs", directory.path]
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return nil }
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
+        let mount = try? Spawned("/bin/mount", ["-t", "tmpfs", "-o", "size=\(bytes)", "tmpfs", directory.path])
+        guard mount?.finish().status == 0 else {
             directory.remove()
             return nil
         }
@@ -67,11 +62,7 @@ public struct SmallTmpfs: Sendable {
     }
 
     public func unmount() {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/umount")
-        process.arguments = [path]
-        try? process.run()
-        process.waitUntilExit()
+        _ = try? Spawned("/bin/umount", [path]).finish()
         try? FileManager.default.removeItem(atPath: path)
     }
 }

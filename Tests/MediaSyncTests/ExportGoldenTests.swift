@@ -276,11 +276,8 @@ import Testing
             options: ExportOptions(playlists: true),
             progress: { progress in
                 guard progress.filesDone == 5 && pulled.setOnce() else { return }
-                let umount = Process()
-                umount.executableURL = URL(fileURLWithPath: "/bin/umount")
-                umount.arguments = ["-l", stick.path]  // lazy: the export still holds its journal open there
-                try? umount.run()
-                umount.waitUntilExit()
+                // Lazy: the export still holds its journal open there.
+                _ = try? Spawned("/bin/umount", ["-l", stick.path]).finish()
             })
         #expect(pulled.isSet)
         #expect(result.stopped?.contains("the destination \(stick.path) is gone") == true, "\(result)")

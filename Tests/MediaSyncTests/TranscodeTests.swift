@@ -173,16 +173,15 @@ import Testing
     static func realSegments(_ ffmpeg: String) throws -> [[UInt8]] {
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: ffmpeg)
-        process.arguments = [
-            "-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc=duration=6:size=320x240:rate=25", "-f", "lavfi",
-            "-i", "sine=duration=6", "-c:v", "libx264", "-pix_fmt", "yuv420p", "-g", "25", "-c:a", "aac", "-f",
-            "segment", "-segment_time", "2", "-segment_format", "mpegts", folder.path + "/seg%03d.ts",
-        ]
-        try process.run()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        let made = try Spawned(
+            ffmpeg,
+            [
+                "-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc=duration=6:size=320x240:rate=25", "-f",
+                "lavfi", "-i", "sine=duration=6", "-c:v", "libx264", "-pix_fmt", "yuv420p", "-g", "25", "-c:a", "aac",
+                "-f", "segment", "-segment_time", "2", "-segment_format", "mpegts", folder.path + "/seg%03d.ts",
+            ]
+        ).finish()
+        #expect(made.status == 0, "\(made.stderr)")
         return (0..<3).compactMap {
             FileManager.default.contents(atPath: folder.path + String(format: "/seg%03d.ts", $0)).map { [UInt8]($0) }
         }
@@ -190,14 +189,9 @@ import Testing
 
     /// The container ffprobe reads in a file.
     static func probe(_ path: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/ffprobe")
-        process.arguments = ["-v", "error", "-show_entries", "format=format_name", "-of", "csv=p=0", path]
-        let out = Pipe()
-        process.standardOutput = out
-        try process.run()
-        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let text = try Spawned(
+            "/usr/bin/ffprobe", ["-v", "error", "-show_entries", "format=format_name", "-of", "csv=p=0", path]
+        ).finish().stdout
         return text.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import MediaSyncTestSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -26,29 +27,11 @@ struct CommandRunner {
     }
 
     static func start(_ arguments: [String], environment: [String: String] = [:], input: String? = nil) throws
-        -> (Process, Pipe, Pipe)
+        -> Spawned
     {
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
         var env = ProcessInfo.processInfo.environment
         env.merge(environment) { $1 }
-        process.environment = env
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        if let input {
-            let pipe = Pipe()
-            process.standardInput = pipe
-            try process.run()
-            pipe.fileHandleForWriting.write(Data(input.utf8))
-            try pipe.fileHandleForWriting.close()
-        } else {
-            process.standardInput = FileHandle.nullDevice
-            try process.run()
-        }
-        return (process, out, err)
+        return try Spawned(binary.path, arguments, environment: env, input: input.map { Array($0.utf8) })
     }
 
     /// Runs the binary to completion. The waiting happens on a Dispatch thread, not on the test's
@@ -56,39 +39,12 @@ struct CommandRunner {
     static func run(_ arguments: [String], environment: [String: String] = [:], input: String? = nil) async throws
         -> Output
     {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                do {
-                    continuation.resume(returning: try runBlocking(arguments, environment: environment, input: input))
-                } catch {
-                    continuation.resume(throwing: error)
-                }
-            }
-        }
+        await wait(try start(arguments, environment: environment, input: input))
     }
 
     /// Waits for a process from ``start(_:environment:input:)`` to finish (on a Dispatch thread) and collects its output.
-    static func wait(_ process: Process, _ out: Pipe, _ err: Pipe) async throws -> Output {
-        await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(returning: collect(process, out, err))
-            }
-        }
-    }
-
-    private static func runBlocking(_ arguments: [String], environment: [String: String], input: String?) throws
-        -> Output
-    {
-        let (process, out, err) = try start(arguments, environment: environment, input: input)
-        return collect(process, out, err)
-    }
-
-    private static func collect(_ process: Process, _ out: Pipe, _ err: Pipe) -> Output {
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Output(
-            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-            stderr: String(decoding: stderr, as: UTF8.self))
+    static func wait(_ process: Spawned) async -> Output {
+        let finished = await process.finished()
+        return Output(status: finished.status, stdout: finished.stdout, stderr: finished.stderr)
     }
 }

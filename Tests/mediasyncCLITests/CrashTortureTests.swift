@@ -275,66 +275,30 @@ import Testing
 }
 
 /// A running `mediasync` process whose output is collected as it comes.
-final class LiveProcess: @unchecked Sendable {
-    private let process: Process
-    private let lock = NSLock()
-    private var output = Data()
-    private var errors = Data()
+final class LiveProcess: Sendable {
+    private let process: Spawned
 
     init(_ arguments: [String], environment: [String: String]) throws {
-        let (process, out, err) = try CommandRunner.start(arguments, environment: environment)
-        self.process = process
-        for (pipe, isError) in [(out, false), (err, true)] {
-            pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
-                let data = handle.availableData
-                guard let self else { return }
-                if data.isEmpty {
-                    handle.readabilityHandler = nil
-                    return
-                }
-                self.lock.lock()
-                if isError { self.errors.append(data) } else { self.output.append(data) }
-                self.lock.unlock()
-            }
-        }
+        process = try CommandRunner.start(arguments, environment: environment)
     }
 
     /// Standard error so far.
-    var text: String {
-        lock.lock()
-        defer { lock.unlock() }
-        return String(decoding: errors, as: UTF8.self)
-    }
+    var text: String { process.errorSoFar }
 
     /// Standard output so far.
-    var standardOutput: String {
-        lock.lock()
-        defer { lock.unlock() }
-        return String(decoding: output, as: UTF8.self)
-    }
+    var standardOutput: String { process.outputSoFar }
 
     var isRunning: Bool { process.isRunning }
 
     /// SIGKILL, then waits for the process to end.
     func kill() {
-        if process.isRunning { _ = Glibc.kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        process.send(SIGKILL)
+        _ = process.finish()
     }
 
     /// Waits for the end and returns what it printed.
     func finish() -> CommandRunner.Output {
-        process.waitUntilExit()
-        // The pipes may still hold the last bytes: wait until both have reached their end.
-        for _ in 0..<2_000 {
-            let drained: Bool = {
-                lock.lock()
-                defer { lock.unlock() }
-                return process.standardError.flatMap { ($0 as? Pipe)?.fileHandleForReading.readabilityHandler } == nil
-                    && process.standardOutput.flatMap { ($0 as? Pipe)?.fileHandleForReading.readabilityHandler } == nil
-            }()
-            if drained { break }
-            usleep(1_000)
-        }
-        return CommandRunner.Output(status: process.terminationStatus, stdout: standardOutput, stderr: text)
+        let finished = process.finish()
+        return CommandRunner.Output(status: finished.status, stdout: finished.stdout, stderr: finished.stderr)
     }
 }

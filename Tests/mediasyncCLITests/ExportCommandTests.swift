@@ -31,14 +31,7 @@ import Testing
     @discardableResult
     static func shell(_ tool: String, _ arguments: [String]) -> Bool {
         guard FileManager.default.isExecutableFile(atPath: tool) else { return false }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return false }
-        process.waitUntilExit()
-        return process.terminationStatus == 0
+        return (try? Spawned(tool, arguments).finish().status) == 0
     }
 
     struct Episode {
@@ -122,6 +115,28 @@ import Testing
     }
 
     /// Whether process `pid` has a file open for writing under `destination` that already holds bytes.
+    /// The traced child of `tracer` once it has bytes of a copy in an unnamed or temporary file in `destination`;
+    /// nil if the tracer ends first. Polled on a thread of its own; there is no moment to miss, as the child stops
+    /// for good before the copy can end.
+    static func childMidCopy(of tracer: Spawned, destination: String) async -> Int32? {
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                while tracer.isRunning {
+                    let children =
+                        (try? String(contentsOfFile: "/proc/\(tracer.pid)/task/\(tracer.pid)/children", encoding: .utf8))
+                        ?? ""
+                    if let child = children.split(separator: " ").first.flatMap({ Int32($0) }),
+                        copyInFlight(pid: child, destination: destination)
+                    {
+                        return continuation.resume(returning: child)
+                    }
+                    usleep(2_000)
+                }
+                continuation.resume(returning: nil)
+            }
+        }
+    }
+
     static func copyInFlight(pid: Int32, destination: String) -> Bool {
         let fds = "/proc/\(pid)/fd"
         guard let entries = try? FileManager.default.contentsOfDirectory(atPath: fds) else { return false }
@@ -205,7 +220,12 @@ import Testing
         #expect(text.stdout.hasPrefix("Up to date: 4 files"), "\(text.stdout)")
     }
 
-    @Test func killedMidCopyThenRerunFinishesWithNothingPartialAtAFinalName() async throws {
+    /// strace, which stops the export at a chosen system call: the kill lands mid-copy however fast or loaded the
+    /// machine is.
+    static let strace = ["/usr/bin/strace", "/bin/strace"].first { FileManager.default.isExecutableFile(atPath: $0) }
+
+    @Test(.enabled(if: strace != nil, "skipped: strace is not installed (Debian: apt install strace)"))
+    func killedMidCopyThenRerunFinishesWithNothingPartialAtAFinalName() async throws {
         var episodes = Self.threeEpisodes
         episodes.append(Episode(guid: "big", title: "The long drive", day: 9, size: 1000))
         let world = try await World(episodes: episodes)
@@ -213,22 +233,25 @@ import Testing
         try world.makeSparse(guid: "big", size: 768 << 20)
         let destination = world.folder.file("copy")
 
-        let (process, out, err) = try CommandRunner.start(
-            ["export", destination, "--copy"], environment: world.environment)
-        // Mid-copy: the process holds an unnamed (O_TMPFILE) or temporary file in the destination with bytes in it.
-        var killed = false
-        for _ in 0..<20_000 where process.isRunning {
-            if Self.copyInFlight(pid: process.processIdentifier, destination: destination) {
-                kill(process.processIdentifier, SIGKILL)
-                killed = true
-                break
-            }
-            try await Task.sleep(for: .milliseconds(1))
+        // The export copies with sendfile, 8 MiB a call, a small file in one. strace stops it (SIGSTOP) as one of
+        // its threads enters its fifth sendfile: whichever of the three small files that thread copied first, a
+        // chunk of the big one is then in its unnamed file, and the copy cannot end before the kill.
+        var environment = ProcessInfo.processInfo.environment
+        environment.merge(world.environment) { $1 }
+        let traced = try Spawned(
+            Self.strace ?? "strace",
+            [
+                "-f", "-qq", "-o", "/dev/null", "-e", "trace=sendfile", "-e", "inject=sendfile:signal=SIGSTOP:when=5",
+                "--", CommandRunner.binary.path, "export", destination, "--copy",
+            ], environment: environment)
+        guard let export = await Self.childMidCopy(of: traced, destination: destination) else {
+            let ended = await traced.finished()
+            Issue.record("the export ended before it was stopped mid-copy: \(ended)")
+            return
         }
-        let first = try await CommandRunner.wait(process, out, err)
-        try #require(killed, "the export ended before the kill moment (status \(first.status)): \(first.stderr)")
-        #expect(
-            first.status == SIGKILL || first.status == 128 + SIGKILL || process.terminationReason == .uncaughtSignal)
+        kill(export, SIGKILL)
+        let first = await traced.finished()
+        #expect(first.signal == SIGKILL || first.status == 128 + SIGKILL, "\(first)")
 
         // What the killed run left at final names is whole: every file there has its source's size.
         let left = Self.files(destination).filter { !($0.key.split(separator: "/").last ?? "").hasPrefix(".") }

@@ -84,13 +84,12 @@ import Testing
             let arguments = [
                 "get", "--quiet", "--stall-timeout", "600", "--output-dir", folder, server.baseURL + "/movie.mkv",
             ]
-            let (process, _, _) = try CommandRunner.start(arguments)
+            let process = try CommandRunner.start(arguments)
             let staging = folder + "/.mediasync-staging"
             // Wait until a resumable partial file (past the 1 MiB record threshold) is in staging, then kill -9.
             let partial = await PartialFileWatch.size(in: staging, reaching: 2 << 20)
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            #expect(process.terminationReason == .uncaughtSignal)
+            process.send(SIGKILL)
+            #expect(await process.finished().signal == SIGKILL)
             #expect(partial >= 2 << 20)
             #expect(!FileManager.default.fileExists(atPath: folder + "/movie.mkv"))
 

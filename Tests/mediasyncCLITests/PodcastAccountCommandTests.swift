@@ -105,15 +105,15 @@ import Testing
         // The sync announces its three downloads in one upload; the server stores it, then holds the answer.
         let upload = "/api/2/episodes/me.json"
         server.gpodder.holdPOST(upload)
-        let (first, firstOut, firstErr) = try CommandRunner.start(
+        let first = try CommandRunner.start(
             ["sync", "--quiet"], environment: sandbox.environment)
         for _ in 0..<6000 where !server.gpodder.isHolding(upload) {
             try await Task.sleep(for: .milliseconds(10))
         }
         #expect(server.gpodder.isHolding(upload))
         #expect(server.gpodder.storedActions(of: "me").count == 3)
-        kill(first.processIdentifier, SIGKILL)
-        let killed = try await CommandRunner.wait(first, firstOut, firstErr)
+        first.send(SIGKILL)
+        let killed = await CommandRunner.wait(first)
         #expect(killed.status != 0)
         server.gpodder.releaseHold()
 

@@ -1,5 +1,6 @@
 import Foundation
 import MediaSyncTestServer
+import MediaSyncTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -238,21 +239,22 @@ import Testing
     static func runSampling(_ arguments: [String], environment: [String: String]) throws
         -> (CommandRunner.Output, Int, [String])
     {
-        let (process, out, err) = try CommandRunner.start(arguments, environment: environment)
+        let process = try CommandRunner.start(arguments, environment: environment)
         var samples = 0
         var leaks: [String] = []
         while process.isRunning {
-            for pid in processTree(from: process.processIdentifier) {
+            for pid in processTree(from: process.pid) {
                 guard let line = commandLine(of: pid) else { continue }
                 samples += 1
                 if let leak = leak(in: line) { leaks.append("\(pid): \(leak)") }
             }
             usleep(5_000)
         }
-        let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (CommandRunner.Output(status: process.terminationStatus, stdout: stdout, stderr: stderr), samples, leaks)
+        let finished = process.finish()
+        return (
+            CommandRunner.Output(status: finished.status, stdout: finished.stdout, stderr: finished.stderr), samples,
+            leaks
+        )
     }
 
     /// `pid` and its descendants (from `/proc/*/stat`).

@@ -24,7 +24,7 @@ import Testing
         let movie = sandbox.server.library.movies[0]
         let stalled = "/Items/\(movie.mediaSources[0].id)/Download"
         sandbox.server.inject(.stall(afterBytes: 1_000, seconds: 120), path: stalled)
-        let (first, firstOut, firstErr) = try CommandRunner.start(
+        let first = try CommandRunner.start(
             ["sync", "--quiet"], environment: sandbox.environment)
         for _ in 0..<3000 where sandbox.server.requests(to: stalled).isEmpty {
             try await Task.sleep(for: .milliseconds(10))
@@ -37,8 +37,8 @@ import Testing
         #expect(second.stderr.contains("another mediasync sync is running"))
 
         // The first is killed as it hangs; the lock dies with it and the next sync finishes the job.
-        kill(first.processIdentifier, SIGKILL)
-        _ = try await CommandRunner.wait(first, firstOut, firstErr)
+        first.send(SIGKILL)
+        _ = await CommandRunner.wait(first)
         sandbox.server.clearFaults()
         let next = try await sandbox.run(["sync"])
         #expect(next.status == 0, "\(next.stderr)")

@@ -62,15 +62,15 @@ import Testing
             #expect(try await sandbox.run(["select", "movie", movie.id, "--quality", "720p"]).status == 0)
             sandbox.server.transcodes.segmentDelay = 0.3
             let staging = sandbox.folder + "/mirror/.mediasync/staging/transcode-\(movie.mediaSources[0].id)"
-            let (process, out, err) = try CommandRunner.start(["sync"], environment: sandbox.environment)
+            let process = try CommandRunner.start(["sync"], environment: sandbox.environment)
             // Killed once three segments are joined in staging (waiting on the mark, not on a clock).
             func joinedCount() -> Int {
                 let mark = (try? String(contentsOfFile: staging + "/joined.mark", encoding: .utf8)) ?? ""
                 return Int(mark.split(separator: " ").first ?? "") ?? 0
             }
-            while process.isRunning, joinedCount() < 3 { usleep(10_000) }
-            kill(process.processIdentifier, SIGKILL)
-            _ = try await CommandRunner.wait(process, out, err)
+            while process.isRunning, joinedCount() < 3 { try await Task.sleep(for: .milliseconds(10)) }
+            process.send(SIGKILL)
+            _ = await CommandRunner.wait(process)
             let joined = joinedCount()
             let ahead = ((try? FileManager.default.contentsOfDirectory(atPath: staging)) ?? []).compactMap {
                 $0.hasSuffix(".ts") && $0 != "joined.ts" ? Int($0.dropLast(3)) : nil
