@@ -27,4 +27,29 @@ fi
 
 # Every target imports only modules it declares (directly or through a dependency).
 swift build --build-tests --explicit-target-dependency-import-check error
-swift test --skip-build "$@"
+
+# A test that hangs is named, not waited out: the suite takes about five minutes, so after forty the run is stopped
+# (with every process it started) and the tests that started and never ended are listed.
+log="$TMPDIR/swift-test.log"
+set +e
+timeout --kill-after=30 "${MEDIASYNC_TEST_TIMEOUT:-2400}" swift test --skip-build "$@" 2>&1 | tee "$log"
+status=${PIPESTATUS[0]}
+set -e
+if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
+    # swift test runs the test bundle in a process group of its own, which the timeout does not reach.
+    pkill -KILL -f -- "$PWD/.build/.*PackageTests.xctest" || true
+    echo "test.sh: the test run was stopped after ${MEDIASYNC_TEST_TIMEOUT:-2400} s; started and never ended:" >&2
+    awk '
+        /^◇ Test .* started\.$/ && !/^◇ Test (case passing |run started)/ {
+            name = substr($0, index($0, "Test ") + 5); sub(/ started\.$/, "", name); open[name] = 1
+        }
+        /^(✔|✘) Test .* (passed|failed) after / {
+            name = substr($0, index($0, "Test ") + 5)
+            sub(/ (passed|failed) after .*$/, "", name)
+            sub(/ with [0-9]+ test cases?$/, "", name)
+            delete open[name]
+        }
+        END { for (name in open) print "  " name }
+    ' "$log" >&2
+fi
+exit "$status"

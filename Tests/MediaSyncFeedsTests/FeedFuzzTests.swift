@@ -1,4 +1,5 @@
 import Foundation
+import MediaSyncTestSupport
 import Testing
 
 @testable import MediaSyncFeeds
@@ -126,14 +127,6 @@ struct FeedFuzzTests {
         checker.recordIssues()
         #expect(checker.failures == 0)
         #expect(checker.documents == 1)
-    }
-}
-
-/// Runs CPU-bound or blocking work on a Dispatch thread, so that the cooperative pool (a thread per core) stays
-/// free for the tests running in parallel: a test that waits on a clock (a kill during a download) must not starve.
-func offThePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        DispatchQueue.global().async { continuation.resume(with: Result { try body() }) }
     }
 }
 

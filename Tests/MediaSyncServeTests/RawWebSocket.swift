@@ -127,13 +127,3 @@ struct ServeErrorText: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
 }
-
-/// Runs blocking socket calls on a Dispatch thread: on the cooperative pool they would hold one of its few threads
-/// while the in-process server they wait for needs it.
-func offThePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        DispatchQueue.global().async {
-            continuation.resume(with: Result { try body() })
-        }
-    }
-}

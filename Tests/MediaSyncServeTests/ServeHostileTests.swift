@@ -2,6 +2,7 @@ import Foundation
 import MediaSync
 import MediaSyncServe
 import MediaSyncTestServer
+import MediaSyncTestSupport
 import Testing
 
 #if canImport(Glibc)

@@ -173,12 +173,10 @@ public final class Spawned: @unchecked Sendable {
         }
     }
 
-    /// ``finish()`` on a Dispatch thread: the cooperative pool's few threads also run the servers of the tests
+    /// ``finish()`` on a thread of its own: the cooperative pool's few threads also run the servers of the tests
     /// running beside this one.
     public func finished() async -> Finished {
-        await withCheckedContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(returning: self.finish()) }
-        }
+        await offThePool { self.finish() }
     }
 
     private static func pipe() throws -> (read: Int32, write: Int32) {
@@ -218,6 +216,24 @@ public final class Spawned: @unchecked Sendable {
                 }
             }
         }
+    }
+}
+
+/// Runs blocking work (a wait for a child, blocking socket calls, a long CPU-bound loop) on a thread of its own.
+///
+/// Not on Swift's cooperative pool, whose few threads (two here) also run the in-process servers of the tests running
+/// beside it; and not on Dispatch's global queues, which on Linux add a thread for each blocked one only slowly, so a
+/// parallel run that blocks many of them waits on that.
+public func offThePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
+    }
+}
+
+/// ``offThePool(_:)`` for work that cannot fail.
+public func offThePool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+        Thread.detachNewThread { continuation.resume(returning: body()) }
     }
 }
 

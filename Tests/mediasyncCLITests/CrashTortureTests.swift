@@ -210,12 +210,12 @@ import Testing
         }
 
         /// Waits for the moment; false when the process ended first.
-        /// Polls on a Dispatch thread: a busy parallel test run can keep the cooperative threads from resuming a
+        /// Polls on a thread of its own: a busy parallel test run can keep the cooperative threads from resuming a
         /// sleeping task for longer than the moment lasts.
         func wait(for moment: Moment, in live: LiveProcess) async throws -> Bool {
             let staging = root + "/.mediasync/staging"
             return await withCheckedContinuation { continuation in
-                DispatchQueue.global().async {
+                Thread.detachNewThread {
                     for _ in 0..<12_000 {
                         let reached: Bool
                         switch moment {

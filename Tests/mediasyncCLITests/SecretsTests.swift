@@ -133,11 +133,9 @@ import Testing
         // A sync with text log lines, rate-limited so that its argument list can be read while it runs.
         let arguments = ["sync", "--limit-rate", "100K", "--root", sandbox.folder + "/mirror-text"]
         let environment = sandbox.environment
-        // Sampled on a Dispatch thread: a cooperative thread blocked in this loop would starve parallel tests.
-        let (text, samples, argumentLeaks) = try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(with: Result { try Self.runSampling(arguments, environment: environment) })
-            }
+        // Sampled on a thread of its own: a cooperative thread blocked in this loop would starve parallel tests.
+        let (text, samples, argumentLeaks) = try await offThePool {
+            try Self.runSampling(arguments, environment: environment)
         }
         transcript.add("sync (text log)", text)
         #expect(text.status == 0, "\(text.stderr)")
