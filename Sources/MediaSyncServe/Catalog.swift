@@ -124,6 +124,16 @@ public struct CatalogItem: Sendable, Equatable {
 
     /// A movie, an episode or a podcast episode: something with media.
     public var isPlayable: Bool { !versions.isEmpty }
+
+    /// Jellyfin's `MediaType` (`Video`, `Audio`): the upstream object's, else by type; nil for a folder.
+    public var mediaType: String? {
+        if let upstream = raw["MediaType"]?.stringValue, upstream != "Unknown" { return upstream }
+        switch type {
+        case "Audio": return "Audio"
+        case "Movie", "Episode", "MusicVideo", "Video", "Trailer": return "Video"
+        default: return nil
+        }
+    }
 }
 
 /// Parsed `metadata.json` files by path, each kept with the size and modification time it was read at: a file that

@@ -22,6 +22,21 @@ public struct ItemQuery: Sendable, Equatable {
     public var fields: Set<String> = []
     /// `SeriesId` (episodes of a series).
     public var seriesId: String?
+    /// `ExcludeItemIds`, as sent.
+    public var excludeIds: [String] = []
+    /// The `IsFavorite` parameter: false matches items never marked favorite too.
+    public var isFavorite: Bool?
+    /// Lowercased `MediaTypes` (`video`, `audio`); empty: any.
+    public var mediaTypes: Set<String> = []
+    /// `NameStartsWith`, `NameStartsWithOrGreater`, `NameLessThan`, lowercased: compared with the sort name, which
+    /// Jellyfin stores lowercased (`SqliteItemRepository.GetWhereClauses`, v10.10.7).
+    public var nameStartsWith: String?
+    public var nameStartsWithOrGreater: String?
+    public var nameLessThan: String?
+    /// `Years`: production years; empty: any.
+    public var years: Set<Int64> = []
+    /// `Genres` (pipe-delimited, as Jellyfin binds it), lowercased; empty: any.
+    public var genres: Set<String> = []
 
     public init() {}
 
@@ -40,6 +55,17 @@ public struct ItemQuery: Sendable, Equatable {
         isPlayed = query.bool("IsPlayed")
         fields = Set(query.list("Fields").map { $0.lowercased() })
         seriesId = query.nonEmpty("SeriesId")
+        excludeIds = query.list("ExcludeItemIds")
+        isFavorite = query.bool("IsFavorite")
+        mediaTypes = Set(query.list("MediaTypes").map { $0.lowercased() })
+        nameStartsWith = query.nonEmpty("NameStartsWith")?.lowercased()
+        nameStartsWithOrGreater = query.nonEmpty("NameStartsWithOrGreater")?.lowercased()
+        nameLessThan = query.nonEmpty("NameLessThan")?.lowercased()
+        years = Set(query.list("Years").compactMap { Int64($0) })
+        genres = Set(
+            (query.nonEmpty("Genres") ?? "").split(separator: "|").map {
+                $0.trimmingCharacters(in: .whitespaces).lowercased()
+            }.filter { !$0.isEmpty })
     }
 
     /// Why a query cannot be answered.
@@ -75,7 +101,10 @@ public struct ItemQuery: Sendable, Equatable {
         } else {
             candidates = catalog.views
         }
-        let matched = candidates.filter { item in matches(item, state: state(item)) }
+        let excluded = Set(excludeIds.compactMap { catalog.item($0)?.id })
+        let matched = candidates.filter { item in
+            !excluded.contains(item.id) && matches(item, state: state(item))
+        }
         let sorted = ids.isEmpty || !sortBy.isEmpty ? sort(matched, state: state) : matched
         let start = min(startIndex, sorted.count)
         let end = limit.map { min(sorted.count, start + $0) } ?? sorted.count
@@ -93,6 +122,16 @@ public struct ItemQuery: Sendable, Equatable {
             return false
         }
         if let isPlayed, state.played != isPlayed { return false }
+        if let isFavorite, state.isFavorite != isFavorite { return false }
+        if !mediaTypes.isEmpty && !mediaTypes.contains(item.mediaType?.lowercased() ?? "") { return false }
+        if let nameStartsWith, !item.sortName.hasPrefix(nameStartsWith) { return false }
+        if let nameStartsWithOrGreater, item.sortName < nameStartsWithOrGreater { return false }
+        if let nameLessThan, item.sortName >= nameLessThan { return false }
+        if !years.isEmpty && !years.contains(item.raw["ProductionYear"]?.intValue ?? -1) { return false }
+        if !genres.isEmpty {
+            let own = (item.raw["Genres"]?.arrayValue ?? []).compactMap { $0.stringValue?.lowercased() }
+            if !own.contains(where: genres.contains) { return false }
+        }
         for filter in filters {
             switch filter {
             case "isplayed": if !state.played { return false }
@@ -111,6 +150,8 @@ public struct ItemQuery: Sendable, Equatable {
     /// overlap. Unknown keys are ignored, as Jellyfin ignores them.
     func sort(_ items: [CatalogItem], state: (CatalogItem) -> UserState) -> [CatalogItem] {
         let keys = sortBy.isEmpty ? ["sortname"] : sortBy
+        // `Random` orders by a draw per item and query, as SQL's `RANDOM()` does.
+        if keys.first == "random" { return items.shuffled() }
         let states = Dictionary(items.map { ($0.id, state($0)) }, uniquingKeysWith: { first, _ in first })
         return items.sorted { left, right in
             for (position, key) in keys.enumerated() {

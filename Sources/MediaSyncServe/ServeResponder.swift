@@ -367,12 +367,16 @@ struct ServeResponder: HTTPResponder {
     /// `TvShowsController.GetNextUp` (`TVSeriesManager`, v10.10.7): for each series with a played episode, the first
     /// unplayed episode after the last played one (specials, season 0, are not looked at for the last played); the
     /// series watched most recently first. Asked for one series, one nothing of which was played answers its first
-    /// episode.
+    /// episode. `ParentId` keeps the series under that folder (a parent that is not here: none);
+    /// `EnableResumable=false` leaves out a series whose next episode was started.
     private func nextUp(_ call: Call) -> Response {
         let catalog = state.catalog()
         let only = call.query.nonEmpty("SeriesId").map { catalog.item($0)?.id ?? $0 }
+        let under = call.query.nonEmpty("ParentId").map { catalog.item($0)?.id ?? "" }
+        let resumable = call.query.bool("EnableResumable") ?? true
         var found: [(item: CatalogItem, last: String)] = []
         for series in catalog.items.values where series.type == "Series" && (only == nil || series.id == only) {
+            if let under, series.id != under && series.parentId != under && series.viewId != under { continue }
             let episodes = catalog.descendants(of: series.id).filter { $0.type == "Episode" }.sorted {
                 ($0.parentIndexNumber ?? 0, $0.indexNumber ?? 0, $0.id)
                     < ($1.parentIndexNumber ?? 0, $1.indexNumber ?? 0, $1.id)
@@ -385,7 +389,9 @@ struct ServeResponder: HTTPResponder {
                 }
                 continue
             }
-            guard let next = episodes.indices.first(where: { $0 > lastPlayed && !states[$0].played }) else { continue }
+            guard let next = episodes.indices.first(where: { $0 > lastPlayed && !states[$0].played }),
+                resumable || states[next].positionTicks == 0
+            else { continue }
             let latest = states.compactMap(\.lastPlayed).max() ?? ""
             found.append((episodes[next], latest))
         }

@@ -169,6 +169,15 @@ import Testing
                 #expect(resume.items.map { $0["Id"] as? String } == [second.id])
                 let nextUp = try await http.send("GET", "/Shows/NextUp?userId=\(userId)", token: token)
                 #expect(nextUp.items.map { $0["Id"] as? String } == [second.id])
+                // Under its series, under a folder it is not in, and with started episodes left out.
+                let seriesId = nextUp.items.first?["SeriesId"] as? String ?? ""
+                for (query, expected) in [
+                    ("ParentId=\(seriesId)", [second.id]), ("ParentId=\(movie.id)", []),
+                    ("ParentId=\(String(repeating: "f", count: 32))", []), ("EnableResumable=false", []),
+                ] {
+                    let asked = try await http.send("GET", "/Shows/NextUp?userId=\(userId)&\(query)", token: token)
+                    #expect(asked.items.map { $0["Id"] as? String } == expected, "\(query)")
+                }
                 let unplayed = try await http.send(
                     "GET", "/Items?ParentId=\(seasonId)&Filters=IsUnplayed&SortBy=IndexNumber", token: token)
                 #expect(unplayed.items.map { $0["Id"] as? String ?? "" } == [second.id, episodes[2].id])
