@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
 import MediaSync
@@ -113,8 +114,11 @@ public final class MediaServe: Sendable {
         quiet.logLevel = .warning
         let app = Application(
             responder: ServeResponder(state: state),
-            server: .http1WebSocketUpgrade { head, _, _ in
-                ServeSocket.shouldUpgrade(head, state: state)
+            server: HTTPServerBuilder { responder in
+                AnsweringUpgradeChannel(
+                    inner: HTTP1WebSocketUpgradeChannel(responder: responder, configuration: .init()) { head, _, _ in
+                        ServeSocket.shouldUpgrade(head, state: state)
+                    })
             },
             configuration: ApplicationConfiguration(address: .hostname(host, port: options.port), serverName: nil),
             onServerRunning: { channel in

@@ -72,4 +72,50 @@ import Testing
             }
         }
     }
+
+    /// A request head over the decoder's limits (80 KB) gets 431 and one that is not HTTP gets 400, each on a closed
+    /// connection, as from a web server; before, such a client waited on an open connection for an answer that never
+    /// came.
+    @Test func aHeadTooLargeOrNotHTTPIsAnsweredAndClosed() async throws {
+        let library = TestLibrary(
+            movies: 1, series: 0, seasonsPerSeries: 0, episodesPerSeason: 0, mediaSize: 1_000, seed: 72)
+        try await ServeFixture.with(library) { fixture in
+            try fixture.selectEverything()
+            try await fixture.sync()
+            try await fixture.serving { http in
+                let port = Int(http.base.split(separator: ":").last ?? "0") ?? 0
+                let large =
+                    "GET /System/Info/Public HTTP/1.1\r\nHost: x\r\nX-Filler: \(String(repeating: "a", count: 100_000))\r\n\r\n"
+                let garbage = "\u{16}\u{03}\u{01} not a request at all\r\n\r\n"
+                for (request, status) in [(large, "431"), (garbage, "400")] {
+                    let answer = try await offThePool { () throws -> String in
+                        let fd = try RawWebSocket.connect(port: port)
+                        defer { close(fd) }
+                        let bytes = Array(request.utf8)
+                        var offset = 0
+                        // MSG_NOSIGNAL: a connection the server already closed is an error here, not a SIGPIPE.
+                        while offset < bytes.count {
+                            let sent = bytes[offset...].withUnsafeBytes {
+                                send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+                            }
+                            if sent <= 0 { break }
+                            offset += sent
+                        }
+                        var received: [UInt8] = []
+                        var buffer = [UInt8](repeating: 0, count: 4096)
+                        while true {
+                            let got = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+                            if got <= 0 { break }
+                            received += buffer[0..<got]
+                        }
+                        return String(decoding: received, as: UTF8.self)
+                    }
+                    #expect(answer.hasPrefix("HTTP/1.1 \(status) "), "\(answer)")
+                    #expect(answer.lowercased().contains("connection: close"), "\(answer)")
+                }
+                // The server goes on answering.
+                #expect(try await http.send("GET", "/System/Info/Public").status == 200)
+            }
+        }
+    }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import MediaSync
 import MediaSyncTestServer
+import MediaSyncTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -63,13 +64,17 @@ import Testing
             sandbox.server.transcodes.segmentDelay = 0.3
             let staging = sandbox.folder + "/mirror/.mediasync/staging/transcode-\(movie.mediaSources[0].id)"
             let process = try CommandRunner.start(["sync"], environment: sandbox.environment)
-            // Killed once three segments are joined in staging (waiting on the mark, not on a clock).
-            func joinedCount() -> Int {
+            // Killed once three segments are joined in staging (waiting on the mark, not on a clock). Polled and
+            // killed on a thread of its own: a task sleeping on a loaded cooperative pool can wake after the whole
+            // transcode has ended.
+            @Sendable func joinedCount() -> Int {
                 let mark = (try? String(contentsOfFile: staging + "/joined.mark", encoding: .utf8)) ?? ""
                 return Int(mark.split(separator: " ").first ?? "") ?? 0
             }
-            while process.isRunning, joinedCount() < 3 { try await Task.sleep(for: .milliseconds(10)) }
-            process.send(SIGKILL)
+            await offThePool {
+                while process.isRunning, joinedCount() < 3 { usleep(10_000) }
+                process.send(SIGKILL)
+            }
             _ = await CommandRunner.wait(process)
             let joined = joinedCount()
             let ahead = ((try? FileManager.default.contentsOfDirectory(atPath: staging)) ?? []).compactMap {
