@@ -154,6 +154,9 @@ struct ServeResponder: HTTPResponder {
             let catalog = state.catalog()
             let item = try lookup(id, catalog)
             return Self.json(itemDTO(item, catalog, withMediaSources: true))
+        case .extras(let id, _, let kind):
+            _ = try lookup(id, state.catalog())
+            return Self.json(kind == .intros ? Self.queryResult([], total: 0, start: 0) : .array([]))
         case .latest:
             return latest(call)
         case .resume:

@@ -69,12 +69,21 @@ public enum ServeRoute: Sendable, Equatable {
     case userData(id: String)
     /// The WebSocket (`WebSocketManager` at `/socket`); answered by the upgrade, a plain GET is a 400.
     case socket
+    /// `UserLibraryController.GetIntros` / `GetIntrosLegacy` (a query result), `GetLocalTrailers` and
+    /// `GetSpecialFeatures` with their legacy routes (arrays): the mirror holds none of these, so each is empty for an
+    /// item that is here.
+    case extras(id: String, userId: String?, kind: Extras)
+
+    /// What ``extras(id:userId:kind:)`` asks for.
+    public enum Extras: Sendable, Equatable {
+        case intros, localTrailers, specialFeatures
+    }
 
     /// The user a legacy `/Users/{userId}/…` route names.
     public var userId: String? {
         switch self {
         case .views(let userId), .items(let userId), .latest(let userId), .resume(let userId): return userId
-        case .item(_, let userId), .playedItem(_, let userId): return userId
+        case .item(_, let userId), .playedItem(_, let userId), .extras(_, let userId, _): return userId
         default: return nil
         }
     }
@@ -145,6 +154,9 @@ public enum RouteTable {
         entry(get, "Users/{}/Items/Latest") { .latest(userId: $0[0]) },
         entry(get, "Users/{}/Items/Resume") { .resume(userId: $0[0]) },
         entry(get, "Users/{}/Items/{}") { .item(id: $0[1], userId: $0[0]) },
+        entry(get, "Users/{}/Items/{}/Intros") { .extras(id: $0[1], userId: $0[0], kind: .intros) },
+        entry(get, "Users/{}/Items/{}/LocalTrailers") { .extras(id: $0[1], userId: $0[0], kind: .localTrailers) },
+        entry(get, "Users/{}/Items/{}/SpecialFeatures") { .extras(id: $0[1], userId: $0[0], kind: .specialFeatures) },
         entry(["POST", "DELETE"], "Users/{}/PlayedItems/{}") { .playedItem(id: $0[1], userId: $0[0]) },
         entry(get, "Users/{}") { .user(id: $0[0]) },
         entry(get, "QuickConnect/Enabled") { _ in .quickConnectEnabled },
@@ -165,6 +177,9 @@ public enum RouteTable {
         entry(get, "Items/Latest") { _ in .latest(userId: nil) },
         entry(get, "UserItems/Resume") { _ in .resume(userId: nil) },
         entry(get, "Items/{}") { .item(id: $0[0], userId: nil) },
+        entry(get, "Items/{}/Intros") { .extras(id: $0[0], userId: nil, kind: .intros) },
+        entry(get, "Items/{}/LocalTrailers") { .extras(id: $0[0], userId: nil, kind: .localTrailers) },
+        entry(get, "Items/{}/SpecialFeatures") { .extras(id: $0[0], userId: nil, kind: .specialFeatures) },
         entry(["GET", "POST"], "Items/{}/PlaybackInfo") { .playbackInfo(id: $0[0]) },
         entry(file, "Items/{}/Download") { .stream(id: $0[0], anonymous: false) },
         entry(file, "Items/{}/Images/{}") { .image(id: $0[0], type: $0[1], index: nil) },

@@ -182,6 +182,15 @@ import Testing
                     "GET", "/Items?ParentId=\(seasonId)&Filters=IsUnplayed&SortBy=IndexNumber", token: token)
                 #expect(unplayed.items.map { $0["Id"] as? String ?? "" } == [second.id, episodes[2].id])
 
+                // The mirror holds no intros, trailers or extras: empty answers for an item that is here.
+                let intros = try await http.send("GET", "/Items/\(movie.id)/Intros", token: token)
+                #expect(intros.object["TotalRecordCount"] as? Int == 0)
+                let trailers = try await http.send(
+                    "GET", "/Users/\(userId)/Items/\(movie.id)/LocalTrailers", token: token)
+                #expect(trailers.status == 200 && trailers.text == "[]")
+                let absent = String(repeating: "f", count: 32)
+                #expect(try await http.send("GET", "/Items/\(absent)/SpecialFeatures", token: token).status == 404)
+
                 // Refusals.
                 #expect(
                     try await http.send("GET", "/Items/\(String(repeating: "f", count: 32))", token: token).status
