@@ -1,5 +1,6 @@
 import Hummingbird
 import NIOCore
+import NIOHTTP1
 import NIOPosix
 
 #if canImport(Glibc)
@@ -96,48 +97,90 @@ enum FileStream {
     /// fill gets a new buffer: a chunk still being sent is never written over).
     static let slotCount = 4
 
+    /// - Parameter channel: the connection.
+    static func body(
+        _ file: OpenFile, range: ClosedRange<Int64>, channel: any Channel, threadPool: NIOThreadPool = .singleton
+    ) -> ResponseBody {
+        let length = range.upperBound - range.lowerBound + 1
+        return ResponseBody(contentLength: Int(length)) { writer in
+            if try await sent(file, range: range, channel: channel) {
+                try await writer.finish(nil)
+            } else {
+                try await copied(file, range: range, eventLoop: channel.eventLoop, threadPool: threadPool, to: &writer)
+            }
+        }
+    }
+
+    /// Sends the range with `sendfile`: the kernel moves the bytes from the file to the socket, none of them passes
+    /// through this process, and the connection's own back-pressure paces it. Written as one file region from the
+    /// ``RawBodySlot`` below Hummingbird's codec (whose body parts are byte buffers only), after the head, which
+    /// Hummingbird has handed to the connection before it asks for the body: the loop runs tasks in order, so the head
+    /// is in the pipeline before this write. False when the connection has no slot (the body is then copied).
+    static func sent(_ file: OpenFile, range: ClosedRange<Int64>, channel: any Channel) async throws -> Bool {
+        let descriptor = dup(file.descriptor)
+        guard descriptor >= 0 else { throw FileStreamError(errno: errno) }
+        let handle = NIOFileHandle(_deprecatedTakingOwnershipOfDescriptor: descriptor)
+        let written = channel.eventLoop.flatSubmit { () -> EventLoopFuture<Bool> in
+            guard let slot = try? channel.pipeline.syncOperations.context(handlerType: RawBodySlot.self) else {
+                return channel.eventLoop.makeSucceededFuture(false)
+            }
+            let region = FileRegion(
+                fileHandle: handle, readerIndex: Int(range.lowerBound), endIndex: Int(range.upperBound) + 1)
+            return slot.writeAndFlush(NIOAny(HTTPServerResponsePart.body(.fileRegion(region)))).map { true }
+        }
+        defer { try? handle.close() }
+        return try await written.get()
+    }
+
+    /// Copies the range through four rotating buffers (see ``slotCount``).
     /// - Parameter eventLoop: the connection's event loop. The writer hands each chunk to it and returns at once;
     ///   the connection says it is full only once the loop has run that write. So after each chunk the stream waits
     ///   for the loop to have run it: without that, 20 fast readers on a busy machine piled up chunks queued for the
     ///   loop to 2 GB and more.
-    static func body(
-        _ file: OpenFile, range: ClosedRange<Int64>, eventLoop: any EventLoop, threadPool: NIOThreadPool = .singleton
-    ) -> ResponseBody {
+    private static func copied(
+        _ file: OpenFile, range: ClosedRange<Int64>, eventLoop: any EventLoop, threadPool: NIOThreadPool,
+        to writer: inout any ResponseBodyWriter
+    ) async throws {
         let length = range.upperBound - range.lowerBound + 1
-        return ResponseBody(contentLength: Int(length)) { writer in
-            let end = range.upperBound + 1
-            let capacity = Int(min(Int64(chunkLength), length))
-            let slots = (0..<slotCount).map { _ in ChunkSlot(capacity: capacity) }
-            @Sendable func fill(_ slot: ChunkSlot, at offset: Int64) async throws {
-                let count = Int(min(Int64(chunkLength), end - offset))
-                try await threadPool.runIfActive { try file.read(into: &slot.buffer, at: offset, count: count) }
-                // The file became shorter than the headers said.
-                guard slot.buffer.readableBytes > 0 else { throw FileStreamError(errno: 0) }
-            }
-            var offset = range.lowerBound
-            var turn = 0
-            try await fill(slots[0], at: offset)
-            while true {
-                let current = slots[turn]
-                offset += Int64(current.buffer.readableBytes)
-                guard offset < end else {
-                    try await writer.write(current.buffer)
-                    break
-                }
-                let spare = slots[(turn + 1) % slotCount]
-                let from = offset
-                let next = Task { try await fill(spare, at: from) }
-                do {
-                    try await writer.write(current.buffer)
-                    try await eventLoop.submit {}.get()
-                } catch {
-                    next.cancel()
-                    throw error
-                }
-                try await next.value
-                turn = (turn + 1) % slotCount
-            }
-            try await writer.finish(nil)
+        let end = range.upperBound + 1
+        let capacity = Int(min(Int64(chunkLength), length))
+        let slots = (0..<slotCount).map { _ in ChunkSlot(capacity: capacity) }
+        @Sendable func fill(_ slot: ChunkSlot, at offset: Int64) async throws {
+            let count = Int(min(Int64(chunkLength), end - offset))
+            try await threadPool.runIfActive { try file.read(into: &slot.buffer, at: offset, count: count) }
+            // The file became shorter than the headers said.
+            guard slot.buffer.readableBytes > 0 else { throw FileStreamError(errno: 0) }
         }
+        var offset = range.lowerBound
+        var turn = 0
+        try await fill(slots[0], at: offset)
+        while true {
+            let current = slots[turn]
+            offset += Int64(current.buffer.readableBytes)
+            guard offset < end else {
+                try await writer.write(current.buffer)
+                break
+            }
+            let spare = slots[(turn + 1) % slotCount]
+            let from = offset
+            let next = Task { try await fill(spare, at: from) }
+            do {
+                try await writer.write(current.buffer)
+                try await eventLoop.submit {}.get()
+            } catch {
+                next.cancel()
+                throw error
+            }
+            try await next.value
+            turn = (turn + 1) % slotCount
+        }
+        try await writer.finish(nil)
     }
+}
+
+/// A place in each connection's pipeline below Hummingbird's codec, where a response body can be written as a file
+/// region (``FileStream/sent(_:range:channel:)``). It passes everything through.
+final class RawBodySlot: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias InboundOut = HTTPServerRequestPart
 }

@@ -287,7 +287,14 @@ struct JellyfinDTO: Sendable {
         object["MediaSources"] = nil
         object["MediaStreams"] = nil
         if withMediaSources && item.isPlayable {
-            object["MediaSources"] = .array(item.versions.map { mediaSource(item, $0) })
+            let sources = item.versions.map { mediaSource(item, $0) }
+            object["MediaSources"] = .array(sources)
+            // The item's own streams are its primary version's, the source whose id is the item's
+            // (`DtoService.AttachBasicFields`, v10.10.7); the first source's when none is.
+            let primary =
+                sources.first { ServeIds.plain($0["Id"]?.stringValue ?? "") == ServeIds.plain(item.id) }
+                ?? sources.first
+            object["MediaStreams"] = primary?["MediaStreams"] ?? .array([])
         }
         return .object(object)
     }

@@ -10,11 +10,12 @@ import NIOCore
 /// by it).
 struct ServeRequestContext: RequestContext {
     var coreContext: CoreRequestContextStorage
-    let eventLoop: any EventLoop
+    /// The connection: a file is written to it below Hummingbird's codec (``FileStream``).
+    let channel: any Channel
 
     init(source: ApplicationRequestContextSource) {
         coreContext = CoreRequestContextStorage(source: source)
-        eventLoop = source.channel.eventLoop
+        channel = source.channel
     }
 }
 
@@ -535,13 +536,13 @@ struct ServeResponder: HTTPResponder {
         case .whole:
             headers[.contentLength] = String(held.size)
             if call.head || held.size == 0 { return Response(status: .ok, headers: headers) }
-            let body = FileStream.body(open, range: 0...(held.size - 1), eventLoop: call.context.eventLoop)
+            let body = FileStream.body(open, range: 0...(held.size - 1), channel: call.context.channel)
             return Response(status: .ok, headers: headers, body: body)
         case .partial(let first, let last):
             headers[.contentLength] = String(last - first + 1)
             headers[.contentRange] = "bytes \(first)-\(last)/\(held.size)"
             if call.head { return Response(status: .partialContent, headers: headers) }
-            let body = FileStream.body(open, range: first...last, eventLoop: call.context.eventLoop)
+            let body = FileStream.body(open, range: first...last, channel: call.context.channel)
             return Response(status: .partialContent, headers: headers, body: body)
         case .unsatisfiable:
             headers[.contentRange] = "bytes */\(held.size)"

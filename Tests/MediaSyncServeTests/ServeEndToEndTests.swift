@@ -64,6 +64,14 @@ import Testing
                 #expect(listed?["Name"] as? String == movie.name)
                 #expect(listed?["ServerId"] as? String == http.serverId)
                 #expect((listed?["MediaSources"] as? [Any])?.count == 1)
+                // One item: its own streams are its primary version's.
+                let one = try await http.send("GET", "/Items/\(movie.id)", token: token)
+                let oneSources = one.object["MediaSources"] as? [[String: Any]] ?? []
+                let ownStreams = one.object["MediaStreams"] as? [[String: Any]] ?? []
+                #expect(!ownStreams.isEmpty)
+                #expect(
+                    ownStreams.map { $0["Index"] as? Int }
+                        == (oneSources.first?["MediaStreams"] as? [[String: Any]] ?? []).map { $0["Index"] as? Int })
                 let shows = try await http.send("GET", "/Items?api_key=\(token)&parentId=\(kinds["tvshows"] ?? "")")
                 #expect(shows.items.map { $0["Id"] as? String } == [series.id])
                 let seasons = try await http.send("GET", "/Shows/\(series.id)/Seasons?userId=\(userId)", token: token)

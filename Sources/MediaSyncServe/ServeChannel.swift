@@ -4,7 +4,8 @@ import Logging
 import NIOCore
 import NIOHTTP1
 
-/// The HTTP/1 channel with WebSocket upgrade, plus an answer to a request head the HTTP decoder refuses.
+/// The HTTP/1 channel with WebSocket upgrade, plus an answer to a request head the HTTP decoder refuses, and a slot
+/// below Hummingbird's codec from which a file is sent with `sendfile` (``RawBodySlot``).
 ///
 /// Hummingbird answers such a head with 400 on a plain HTTP/1 channel, but on the upgradable one the failed head
 /// leaves the upgrade negotiation waiting, with no answer at all, and the connection stays open until the client
@@ -20,6 +21,7 @@ struct AnsweringUpgradeChannel: ServerChildChannel {
             let operations = channel.pipeline.syncOperations
             let decoder = try operations.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
             try operations.addHandler(RefusedHeadAnswer(), position: .after(decoder))
+            try operations.addHandler(RawBodySlot(), position: .after(decoder))
             return value
         }
     }
