@@ -6,7 +6,8 @@
 # The mirror is written on disk in the seed 000 layout and indexed by `mediasync reindex`; nginx is Debian's
 # nginx-light (installed with apt-get when missing), with its own config in the scratch folder.
 # Usage: Scripts/bench-serve.sh            (release build; BENCH_BUILD=debug for a debug one)
-# Environment: BENCH_SIZE_MIB (1024), BENCH_ROUNDS (3), BENCH_STREAMS (20), BENCH_ITEMS (5000), BENCH_DIR.
+# Environment: BENCH_SIZE_MIB (1024), BENCH_ROUNDS (3), BENCH_STREAMS (20), BENCH_ITEMS (5000), BENCH_DIR,
+# BENCH_NGINX_WORKERS (auto: one per core).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -92,8 +93,9 @@ SERVE_URL="http://127.0.0.1:$SERVE_PORT/Videos/$BIG_ID/stream?static=true&api_ke
 
 NGINX_PORT=$(free_port)
 mkdir -p "$DIR/nginx/tmp"
+# As many workers as cores (nginx's "auto"), as `serve` runs one event loop per core.
 cat >"$NGINX_CONF" <<NGINX
-worker_processes 1;
+worker_processes ${BENCH_NGINX_WORKERS:-auto};
 pid $DIR/nginx/nginx.pid;
 error_log $DIR/nginx/error.log;
 events { worker_connections 1024; }
