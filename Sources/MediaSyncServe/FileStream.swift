@@ -129,7 +129,13 @@ enum FileStream {
             return slot.writeAndFlush(NIOAny(HTTPServerResponsePart.body(.fileRegion(region)))).map { true }
         }
         defer { try? handle.close() }
-        return try await written.get()
+        // A stream whose task is cancelled (the server shutting down) ends its connection, which fails the write:
+        // a client that stopped reading cannot hold the shutdown.
+        return try await withTaskCancellationHandler {
+            try await written.get()
+        } onCancel: {
+            channel.close(promise: nil)
+        }
     }
 
     /// Copies the range through four rotating buffers (see ``slotCount``).

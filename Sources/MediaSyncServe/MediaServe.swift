@@ -5,6 +5,7 @@ import HummingbirdWebSocket
 import Logging
 import MediaSync
 import MediaSyncJSON
+import ServiceLifecycle
 import Synchronization
 
 #if canImport(Glibc)
@@ -137,7 +138,12 @@ public final class MediaServe: Sendable {
             logger: logger ?? quiet)
         defer { discovery.responder.withLock { $0?.stop() } }
         if gracefulShutdown {
-            try await app.runService()
+            var group = ServiceGroupConfiguration(
+                services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger ?? quiet)
+            // Responses under way get this long to end; then their connections are cut: a client that stopped reading
+            // a stream would otherwise hold the shutdown for ever.
+            group.maximumGracefulShutdownDuration = .seconds(5)
+            try await ServiceGroup(configuration: group).run()
         } else {
             try await app.run()
         }

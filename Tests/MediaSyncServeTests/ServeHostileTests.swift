@@ -118,4 +118,44 @@ import Testing
             }
         }
     }
+
+    /// `serve` (the binary) stops on SIGTERM while a client that asked for a whole movie reads none of it: the stalled
+    /// stream's connection is ended, not waited for.
+    @Test func aStalledStreamDoesNotHoldTheShutdown() async throws {
+        let library = TestLibrary(
+            movies: 1, series: 0, seasonsPerSeries: 0, episodesPerSeason: 0, mediaSize: 16 << 20, seed: 73)
+        try await ServeFixture.with(library) { fixture in
+            try fixture.selectEverything()
+            try await fixture.sync()
+            try MediaServe.setPassword(ServeFixture.password, user: nil, config: fixture.config)
+            var scratch = ServeCommandTests.Scratch()
+            scratch.folder = fixture.folder
+            let (process, _, address) = try await ServeCommandTests.serve(scratch)
+            let http = ServeHTTP(base: address, serverId: "")
+            let token = try await ServeClientRulesTests.signedIn(http)
+            let port = Int(address.split(separator: ":").last ?? "0") ?? 0
+            let request =
+                "GET /Videos/\(library.movies[0].id)/stream?static=true HTTP/1.1\r\nHost: x\r\nX-Emby-Token: \(token)\r\n\r\n"
+            let stalled = try await offThePool { () throws -> Int32 in
+                let fd = try RawWebSocket.connect(port: port)
+                try RawWebSocket.write(fd, Array(request.utf8))
+                // The head has come: the body is under way, and stays so (16 MiB do not fit in the socket buffers).
+                var head: [UInt8] = []
+                while !head.suffix(4).elementsEqual([13, 10, 13, 10]) {
+                    head.append(contentsOf: try RawWebSocket.read(fd, 1))
+                }
+                return fd
+            }
+            defer { close(stalled) }
+            process.send(SIGTERM)
+            // A bound for a loaded machine, not a timing check: a shutdown the stream holds never ends.
+            let ended = await offThePool { () -> Bool in
+                for _ in 0..<60_000 where process.isRunning { usleep(10_000) }
+                return !process.isRunning
+            }
+            if !ended { process.send(SIGKILL) }
+            #expect(ended, "serve did not stop while a client held a stream")
+            #expect(process.finish().status == 0)
+        }
+    }
 }
