@@ -1,5 +1,6 @@
 import Foundation
 import MediaSync
+import MediaSyncServe
 import MediaSyncTestSupport
 import Testing
 
@@ -107,6 +108,18 @@ import Testing
             try await Task.sleep(for: .milliseconds(10))
         }
         #expect(streams == ["/dev/null", "/dev/null", "/dev/null"])
+    }
+
+    /// Syncs `fixture` (everything selected), sets the password and starts `mediasync serve` (the binary) on its
+    /// root; returns the process and its address.
+    static func serve(_ fixture: ServeFixture) async throws -> (Spawned, String) {
+        try fixture.selectEverything()
+        try await fixture.sync()
+        try MediaServe.setPassword(ServeFixture.password, user: nil, config: fixture.config)
+        var scratch = Scratch()
+        scratch.folder = fixture.folder
+        let (process, _, address) = try await serve(scratch)
+        return (process, address)
     }
 
     @Test func servesUntilSIGTERM() async throws {

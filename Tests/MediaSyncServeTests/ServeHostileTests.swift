@@ -125,12 +125,7 @@ import Testing
         let library = TestLibrary(
             movies: 1, series: 0, seasonsPerSeries: 0, episodesPerSeason: 0, mediaSize: 16 << 20, seed: 73)
         try await ServeFixture.with(library) { fixture in
-            try fixture.selectEverything()
-            try await fixture.sync()
-            try MediaServe.setPassword(ServeFixture.password, user: nil, config: fixture.config)
-            var scratch = ServeCommandTests.Scratch()
-            scratch.folder = fixture.folder
-            let (process, _, address) = try await ServeCommandTests.serve(scratch)
+            let (process, address) = try await ServeCommandTests.serve(fixture)
             let http = ServeHTTP(base: address, serverId: "")
             let token = try await ServeClientRulesTests.signedIn(http)
             let port = Int(address.split(separator: ":").last ?? "0") ?? 0

@@ -60,14 +60,9 @@ import Testing
             return
         }
         try await ServeFixture.with(ServeEndToEndTests.library()) { fixture in
-            try fixture.selectEverything()
-            try await fixture.sync()
-            try MediaServe.setPassword(ServeFixture.password, user: nil, config: fixture.config)
             // `serve` runs as its own process: in this one, the whole suite shares two cooperative threads, and
             // the client library gives up on a server that takes over 5 s to answer.
-            var scratch = ServeCommandTests.Scratch()
-            scratch.folder = fixture.folder
-            let (process, _, address) = try await ServeCommandTests.serve(scratch)
+            let (process, address) = try await ServeCommandTests.serve(fixture)
             defer {
                 process.send(SIGTERM)
                 _ = process.finish()
