@@ -136,6 +136,10 @@ struct ServeResponder: HTTPResponder {
             return Response(status: .noContent)
         case .playing, .playingProgress, .playingStopped:
             return try await playback(route, &call)
+        case .playingItem(let id, _, let report):
+            return try played(
+                report, itemId: id, position: call.query.int64("PositionTicks"),
+                session: call.query.nonEmpty("PlaySessionId"), call)
         case .displayPreferences(let id):
             if call.request.method == .post { return Response(status: .noContent) }
             return Self.json(dto.displayPreferences(id: id, client: call.query.string("client") ?? "emby"))
@@ -477,21 +481,36 @@ struct ServeResponder: HTTPResponder {
 
     private func playback(_ route: ServeRoute, _ call: inout Call) async throws -> Response {
         let body = try await call.body()
+        let report: ServeRoute.PlayReport =
+            switch route {
+            case .playing: .start
+            case .playingProgress: .progress
+            default: .stop
+            }
+        return try played(
+            report, itemId: Self.field(body, "ItemId")?.stringValue,
+            position: Self.field(body, "PositionTicks").flatMap(Self.int64),
+            session: Self.field(body, "PlaySessionId")?.stringValue, call)
+    }
+
+    /// A start, progress or stop report, from a body or (older clients) a route and its query; 204 whatever the item,
+    /// as Jellyfin answers.
+    private func played(
+        _ report: ServeRoute.PlayReport, itemId: String?, position: Int64?, session: String?, _ call: Call
+    ) throws -> Response {
         let catalog = state.catalog()
-        guard let id = Self.field(body, "ItemId")?.stringValue, ServeIds.isAcceptable(id),
-            let item = catalog.item(id), item.isPlayable
-        else { return Response(status: .noContent) }
-        let position = Self.field(body, "PositionTicks").flatMap(Self.int64)
-        let session = Self.field(body, "PlaySessionId")?.stringValue
-        switch route {
-        case .playing:
+        guard let id = itemId, ServeIds.isAcceptable(id), let item = catalog.item(id), item.isPlayable else {
+            return Response(status: .noContent)
+        }
+        switch report {
+        case .start:
             try state.tracker.started(
                 client: call.clientKey, item: item, positionTicks: position ?? 0, playSessionId: session,
                 catalog: catalog)
-        case .playingProgress:
+        case .progress:
             try state.tracker.progressed(
                 client: call.clientKey, item: item, positionTicks: position, playSessionId: session, catalog: catalog)
-        default:
+        case .stop:
             try state.tracker.stopped(client: call.clientKey, item: item, positionTicks: position)
         }
         return Response(status: .noContent)

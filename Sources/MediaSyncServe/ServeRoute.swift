@@ -69,6 +69,16 @@ public enum ServeRoute: Sendable, Equatable {
     case userData(id: String)
     /// The WebSocket (`WebSocketManager` at `/socket`); answered by the upgrade, a plain GET is a 400.
     case socket
+    /// `PlaystateController.OnPlaybackStart` (POST `PlayingItems/{id}`), `OnPlaybackProgress` (POST
+    /// `…/Progress`), `OnPlaybackStopped` (DELETE), and their `/Users/{userId}` forms: the reports of older clients,
+    /// with the position in the query.
+    case playingItem(id: String, userId: String?, report: PlayReport)
+
+    /// What a ``playingItem(id:userId:report:)`` reports.
+    public enum PlayReport: Sendable, Equatable {
+        case start, progress, stop
+    }
+
     /// `UserLibraryController.GetIntros` / `GetIntrosLegacy` (a query result), `GetLocalTrailers` and
     /// `GetSpecialFeatures` with their legacy routes (arrays): the mirror holds none of these, so each is empty for an
     /// item that is here.
@@ -83,7 +93,9 @@ public enum ServeRoute: Sendable, Equatable {
     public var userId: String? {
         switch self {
         case .views(let userId), .items(let userId), .latest(let userId), .resume(let userId): return userId
-        case .item(_, let userId), .playedItem(_, let userId), .extras(_, let userId, _): return userId
+        case .item(_, let userId), .playedItem(_, let userId), .extras(_, let userId, _),
+            .playingItem(_, let userId, _):
+            return userId
         default: return nil
         }
     }
@@ -165,6 +177,14 @@ public enum RouteTable {
         entry(["POST"], "Sessions/Playing") { _ in .playing },
         entry(["POST"], "Sessions/Playing/Progress") { _ in .playingProgress },
         entry(["POST"], "Sessions/Playing/Stopped") { _ in .playingStopped },
+        entry(["POST"], "PlayingItems/{}") { .playingItem(id: $0[0], userId: nil, report: .start) },
+        entry(["DELETE"], "PlayingItems/{}") { .playingItem(id: $0[0], userId: nil, report: .stop) },
+        entry(["POST"], "PlayingItems/{}/Progress") { .playingItem(id: $0[0], userId: nil, report: .progress) },
+        entry(["POST"], "Users/{}/PlayingItems/{}") { .playingItem(id: $0[1], userId: $0[0], report: .start) },
+        entry(["DELETE"], "Users/{}/PlayingItems/{}") { .playingItem(id: $0[1], userId: $0[0], report: .stop) },
+        entry(["POST"], "Users/{}/PlayingItems/{}/Progress") {
+            .playingItem(id: $0[1], userId: $0[0], report: .progress)
+        },
         entry(["POST"], "Sessions/Playing/Ping") { _ in .playingPing },
         entry(["POST"], "Sessions/Logout") { _ in .logout },
         entry(["GET", "HEAD", "POST"], "DisplayPreferences/{}") { .displayPreferences(id: $0[0]) },

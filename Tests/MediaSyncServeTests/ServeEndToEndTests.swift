@@ -199,6 +199,17 @@ import Testing
                 let absent = String(repeating: "f", count: 32)
                 #expect(try await http.send("GET", "/Items/\(absent)/SpecialFeatures", token: token).status == 404)
 
+                // An older client's reports: the item in the route, the position in the query.
+                let third = episodes[2]
+                let legacy = [
+                    ("POST", "/PlayingItems/\(third.id)?PositionTicks=0"),
+                    ("POST", "/Users/\(userId)/PlayingItems/\(third.id)/Progress?PositionTicks=\(runtime / 3)"),
+                    ("DELETE", "/PlayingItems/\(third.id)?PositionTicks=\(runtime / 3)"),
+                ]
+                for (method, path) in legacy {
+                    #expect(try await http.send(method, path, token: token).status == 204, "\(method) \(path)")
+                }
+
                 // Refusals.
                 #expect(
                     try await http.send("GET", "/Items/\(String(repeating: "f", count: 32))", token: token).status
@@ -216,12 +227,13 @@ import Testing
 
             // The marks wait in the index as `mediasync played`'s do; one sync sends each once.
             let pending = try fixture.index.playEvents(state: .pending)
-            #expect(Set(pending.map(\.itemId)) == [episodes[0].id, episodes[1].id, movie.id])
+            #expect(Set(pending.map(\.itemId)) == [episodes[0].id, episodes[1].id, episodes[2].id, movie.id])
             try await fixture.sync()
             #expect(fixture.upstream.userData(of: episodes[0].id)?.played == true)
             #expect(fixture.upstream.userData(of: episodes[0].id)?.playCount == countBefore + 1)
             #expect(fixture.upstream.userData(of: movie.id)?.played == true)
             #expect(fixture.upstream.userData(of: episodes[1].id)?.playbackPositionTicks == runtime / 2)
+            #expect(fixture.upstream.userData(of: episodes[2].id)?.playbackPositionTicks == runtime / 3)
             #expect(try fixture.index.playEvents(state: .pending).isEmpty)
             let sent = fixture.upstream.allRequests.filter { $0.method == "POST" && $0.path.contains("PlayedItems") }
             #expect(sent.count == 2)
