@@ -192,7 +192,7 @@ struct ServeResponder: HTTPResponder {
             let date = call.query.nonEmpty("datePlayed").flatMap(Self.date) ?? Date()
             try mark(item, call.request.method == .delete ? .unplayed : .played, at: date, catalog)
             return Self.json(dto.userData(item, userState(item, catalog)))
-        case .userData(let id):
+        case .userData(let id, _):
             let catalog = state.catalog()
             let item = try lookup(id, catalog)
             if call.request.method == .post {

@@ -65,8 +65,9 @@ public enum ServeRoute: Sendable, Equatable {
     case subtitle(id: String, mediaSourceId: String, index: Int, format: String)
     /// `PlaystateController.MarkPlayedItem` (POST) / `MarkUnplayedItem` (DELETE), and their legacy routes.
     case playedItem(id: String, userId: String?)
-    /// `ItemsController.GetItemUserData` (GET) / `UpdateItemUserData` (POST).
-    case userData(id: String)
+    /// `ItemsController.GetItemUserData` (GET) / `UpdateItemUserData` (POST), and their legacy
+    /// `/Users/{userId}/Items/{id}/UserData` forms.
+    case userData(id: String, userId: String?)
     /// The WebSocket (`WebSocketManager` at `/socket`); answered by the upgrade, a plain GET is a 400.
     case socket
     /// `PlaystateController.OnPlaybackStart` (POST `PlayingItems/{id}`), `OnPlaybackProgress` (POST
@@ -94,7 +95,7 @@ public enum ServeRoute: Sendable, Equatable {
         switch self {
         case .views(let userId), .items(let userId), .latest(let userId), .resume(let userId): return userId
         case .item(_, let userId), .playedItem(_, let userId), .extras(_, let userId, _),
-            .playingItem(_, let userId, _):
+            .playingItem(_, let userId, _), .userData(_, let userId):
             return userId
         default: return nil
         }
@@ -207,7 +208,8 @@ public enum RouteTable {
             Int(parts[2]).map { .image(id: parts[0], type: parts[1], index: $0) }
         },
         entry(["POST", "DELETE"], "UserPlayedItems/{}") { .playedItem(id: $0[0], userId: nil) },
-        entry(["GET", "POST"], "UserItems/{}/UserData") { .userData(id: $0[0]) },
+        entry(["GET", "POST"], "UserItems/{}/UserData") { .userData(id: $0[0], userId: nil) },
+        entry(["GET", "POST"], "Users/{}/Items/{}/UserData") { .userData(id: $0[1], userId: $0[0]) },
         entry(get, "Shows/NextUp") { _ in .nextUp },
         entry(get, "Shows/{}/Seasons") { .seasons(seriesId: $0[0]) },
         entry(get, "Shows/{}/Episodes") { .episodes(seriesId: $0[0]) },

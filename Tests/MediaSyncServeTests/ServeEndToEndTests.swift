@@ -158,6 +158,9 @@ import Testing
                     try await http.send("POST", "/Sessions/Playing/Stopped", token: token, json: stop).status == 204)
                 let data = try await http.send("GET", "/UserItems/\(episode.id)/UserData", token: token)
                 #expect(data.object["Played"] as? Bool == true)
+                let legacyData = try await http.send(
+                    "GET", "/Users/\(userId)/Items/\(episode.id)/UserData", token: token)
+                #expect(legacyData.object["Played"] as? Bool == true)
 
                 // The movie marked played by hand.
                 let marked = try await http.send("POST", "/UserPlayedItems/\(movie.id)", token: token)
