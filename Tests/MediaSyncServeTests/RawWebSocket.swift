@@ -102,12 +102,27 @@ final class RawWebSocket {
         Glibc.close(fd)
     }
 
+    /// Sends all of `bytes`. `MSG_NOSIGNAL`: a connection the server already closed is an error here, not a SIGPIPE
+    /// that ends the test process.
     static func write(_ fd: Int32, _ bytes: [UInt8]) throws {
         var offset = 0
         while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+            let written = bytes[offset...].withUnsafeBytes {
+                Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
             guard written > 0 else { throw ServeErrorText("write failed") }
             offset += written
+        }
+    }
+
+    /// Everything the server sends until it closes the connection (or the receive timeout passes).
+    static func readToEnd(_ fd: Int32) -> [UInt8] {
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let got = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if got <= 0 { return received }
+            received += buffer[0..<got]
         }
     }
 
