@@ -374,10 +374,51 @@ extension TestServer {
                     .string("\(library.userName) is not permitted to access Library \(folder.name)."), status: 401)
             }
         }
+        // The query without its paging: every page of one listing shares its filtered and ordered candidates.
+        let paging: Set<String> = ["startindex", "limit"]
+        let key =
+            profile.rawValue + "?"
+            + request.query.filter { !paging.contains($0.key.lowercased()) }
+            .map { "\($0.key.lowercased())=\($0.value)" }.sorted().joined(separator: "&")
+        let listing = library.lookup.listing(key) { listingCandidates(request, library: library) }
+        let views = library.views
+        let items = library.items
+        var candidates = listing.candidates
+        let count = candidates.count
+        let start = min(count, max(0, Int(request.queryValue("startIndex") ?? "") ?? 0))
+        let end = Int(request.queryValue("limit") ?? "").map { min(count, start + max(0, $0)) } ?? count
+        if profile == .v10_11, !listing.tieRuns.isEmpty, start < end {
+            // 10.11 leaves ties in any order, and a request's order is its own: the runs of equal keys this page
+            // touches are shuffled with a seed per request (the runs wholly before or after it cannot change it).
+            let shuffleSeed = lock.withLock { UInt64(state.requests.count) } ^ library.seed
+            let runs = listing.tieRuns
+            var run = max(0, (runs.lastIndex { $0 <= start }) ?? 0)
+            while run < runs.count, runs[run] < end {
+                let lower = runs[run]
+                let upper = run + 1 < runs.count ? runs[run + 1] : count
+                if upper - lower > 1 {
+                    let id = { (ref: Int) in ref < views.count ? views[ref].id : items[ref - views.count].id }
+                    let shuffled = candidates[lower..<upper].enumerated().sorted { a, b in
+                        let x = SplitMix64.hash("\(shuffleSeed)-\(id(a.element))")
+                        let y = SplitMix64.hash("\(shuffleSeed)-\(id(b.element))")
+                        return x != y ? x < y : a.offset < b.offset
+                    }
+                    candidates.replaceSubrange(lower..<upper, with: shuffled.map(\.element))
+                }
+                run += 1
+            }
+        }
+        let response = page(count: count, request: request, library: library) { range in
+            candidates[range].map { $0 < views.count ? views[$0] : items[$0 - views.count] }
+        }
+        if request.queryValue("startIndex") != nil { listingPageAnswered() }
+        return response
+    }
+
+    /// The candidates of an `/Items` query, filtered and ordered, without paging (see ``LibraryLookup/Listing``).
+    func listingCandidates(_ request: RecordedRequest, library: TestLibrary) -> LibraryLookup.Listing {
         let recursive = TestServer.flag(request.queryValue("recursive")) ?? false
-        // Candidates are positions in the views, then the items (`views.count` and up), not copies: every page of a
-        // 10,000-item listing filters and sorts the whole library, and copying each item for each step was most of
-        // the server's time (on the two cores it shares with the client under test).
+        // Candidates are positions in the views, then the items (`views.count` and up), not copies.
         let views = library.views
         let items = library.items
         func read<Value>(_ ref: Int, _ get: (TestItem) -> Value) -> Value {
@@ -414,7 +455,6 @@ extension TestServer {
             candidates = candidates.filter { read($0, \.played) == played }
         }
         var sortBy = TestServer.list(request.queryValue("sortBy")).map { $0.lowercased() }
-        let profile = self.profile
         if profile == .v10_11 {
             // 10.11 orders by SortName without sortBy, and adds Name after a first SortName (ApplyOrder, v10.11.11).
             if sortBy.isEmpty {
@@ -423,53 +463,49 @@ extension TestServer {
                 sortBy.insert("name", at: 1)
             }
         }
-        if !sortBy.isEmpty {
-            // Ties: library order (10.8–10.10's SQLite), or a shuffle seeded per request (10.11: any order).
-            let shuffleSeed = lock.withLock { UInt64(state.requests.count) } ^ library.seed
-            // Each item's keys are made once, and positions are sorted, not the items: a page of a 10,000-item
-            // library sorted the whole of it, making sort names in every comparison.
-            struct Keys {
-                var sortName: String
-                var name: String
-                var dateCreated: Date
-                var tie: UInt64?
-                var position: Int
+        guard !sortBy.isEmpty else { return LibraryLookup.Listing(candidates: candidates, tieRuns: []) }
+        // Ties: library order (10.8–10.10's SQLite), or any order (10.11: the runs of equal keys are shuffled per
+        // request). Each item's keys are made once, and positions are sorted, not the items.
+        struct Keys {
+            var sortName: String
+            var name: String
+            var dateCreated: Date
+        }
+        let wantsSortName = sortBy.contains("sortname")
+        let keys = candidates.map { ref in
+            read(ref) { item in
+                Keys(
+                    sortName: wantsSortName ? JellyfinDTO.sortName(item) : "", name: item.name,
+                    dateCreated: item.dateCreated)
             }
-            let wantsSortName = sortBy.contains("sortname")
-            let keys = candidates.enumerated().map { position, ref in
-                read(ref) { item in
-                    Keys(
-                        sortName: wantsSortName ? JellyfinDTO.sortName(item) : "", name: item.name,
-                        dateCreated: item.dateCreated,
-                        tie: profile == .v10_11 ? SplitMix64.hash("\(shuffleSeed)-\(item.id)") : nil,
-                        position: position)
+        }
+        /// -1, 0 or 1 by the keys asked for.
+        func compare(_ a: Keys, _ b: Keys) -> Int {
+            for key in sortBy {
+                switch key {
+                case "sortname":
+                    if a.sortName != b.sortName { return a.sortName < b.sortName ? -1 : 1 }
+                case "name":
+                    if a.name != b.name { return a.name < b.name ? -1 : 1 }
+                case "datecreated":
+                    if a.dateCreated != b.dateCreated { return a.dateCreated < b.dateCreated ? -1 : 1 }
+                default:
+                    continue
                 }
             }
-            func less(_ a: Keys, _ b: Keys) -> Bool {
-                for key in sortBy {
-                    switch key {
-                    case "sortname":
-                        if a.sortName != b.sortName { return a.sortName < b.sortName }
-                    case "name":
-                        if a.name != b.name { return a.name < b.name }
-                    case "datecreated":
-                        if a.dateCreated != b.dateCreated { return a.dateCreated < b.dateCreated }
-                    default:
-                        continue
-                    }
-                }
-                if let x = a.tie, let y = b.tie, x != y { return x < y }
-                return a.position < b.position
-            }
-            let order = candidates.indices.sorted { less(keys[$0], keys[$1]) }
-            candidates = order.map { candidates[$0] }
-            if (request.queryValue("sortOrder") ?? "").lowercased().hasPrefix("desc") { candidates.reverse() }
+            return 0
         }
-        let response = page(count: candidates.count, request: request, library: library) { range in
-            candidates[range].map { read($0) { $0 } }
+        var order = candidates.indices.sorted {
+            let order = compare(keys[$0], keys[$1])
+            return order != 0 ? order < 0 : $0 < $1
         }
-        if request.queryValue("startIndex") != nil { listingPageAnswered() }
-        return response
+        if (request.queryValue("sortOrder") ?? "").lowercased().hasPrefix("desc") { order.reverse() }
+        var tieRuns: [Int] = []
+        for (position, candidate) in order.enumerated()
+        where position == 0 || compare(keys[order[position - 1]], keys[candidate]) != 0 {
+            tieRuns.append(position)
+        }
+        return LibraryLookup.Listing(candidates: order.map { candidates[$0] }, tieRuns: tieRuns)
     }
 
     func seasons(_ request: RecordedRequest, seriesId: String, library: TestLibrary) -> HTTPResponse {

@@ -15,10 +15,31 @@ final class LibraryLookup: @unchecked Sendable {
         var bySeries: [String: [Int]] = [:]
     }
 
+    /// One `/Items` query's filtered and ordered candidates, made for its first page and read by every later page
+    /// of the same query (every page of a 100,000-item listing filtered and sorted the whole library again, so the
+    /// server's cost per page grew with the library rather than with the page).
+    struct Listing {
+        /// Positions in the views, then the items (`views.count` and up), in the order answered.
+        var candidates: [Int]
+        /// Where each run of candidates equal in every sort key begins (ascending); empty when unsorted. A run's
+        /// order is decided per request where the profile leaves ties in any order.
+        var tieRuns: [Int]
+    }
+
     private let lock = NSLock()
     private var tables: Tables?
     /// Descendant positions per folder, filled as listings ask (every page of a listing asks again).
     private var descendants: [String: [Int]] = [:]
+    /// Listings by their query without paging (see ``Listing``).
+    private var listings: [String: Listing] = [:]
+
+    /// The listing made for `key`, made by `make` the first time it is asked for.
+    func listing(_ key: String, make: () -> Listing) -> Listing {
+        if let known = lock.withLock({ listings[key] }) { return known }
+        let made = make()
+        lock.withLock { listings[key] = made }
+        return made
+    }
 
     func descendantPositions(of id: String, in library: TestLibrary) -> [Int] {
         if let known = lock.withLock({ descendants[id] }) { return known }

@@ -36,7 +36,9 @@ public struct TestLibrary: Sendable, Equatable {
     /// The seed everything is derived from.
     public var seed: UInt64
     /// The two library views (CollectionFolders): movies first, then tvshows.
-    public var views: [TestItem]
+    public var views: [TestItem] {
+        didSet { lookup = LibraryLookup() }
+    }
     /// All items (movies incl. the hidden alternate version, series, seasons, episodes), in library order.
     public var items: [TestItem] {
         didSet { lookup = LibraryLookup() }

@@ -117,6 +117,55 @@ import Testing
         #expect(children.json?["TotalRecordCount"] == .int(5))
     }
 
+    /// Every page of one listing reads the candidates its first page filtered and ordered; the order is still the
+    /// profile's: 10.10 pages through each item once in library order among ties, 10.11 orders each request's ties
+    /// its own way, so that paging through ties skips and repeats items as a real 10.11 server's does.
+    @Test func pagesOfOneListingShareItsOrderAndTiesAreDecidedPerRequest() throws {
+        var library = TestLibrary(movies: 12, series: 0, seasonsPerSeries: 0, episodesPerSeason: 0, seed: 5)
+        let created = library.items[0].dateCreated
+        for index in library.items.indices {
+            library.items[index].name = "Same Name"
+            library.items[index].dateCreated = created
+        }
+        let server = try TestSupport.makeServer(library)
+        defer { server.shutdown() }
+        let auth = TestSupport.authHeader(library.accessToken)
+        func pagedIds() throws -> [String] {
+            var ids: [String] = []
+            for start in stride(from: 0, to: 12, by: 3) {
+                let page = try TestSupport.request(
+                    server,
+                    "/Items?userId=\(library.userId)&parentId=\(library.moviesViewId)&sortBy=SortName,DateCreated"
+                        + "&startIndex=\(start)&limit=3",
+                    headers: [auth])
+                #expect(page.json?["TotalRecordCount"] == .int(12))
+                guard case .array(let items)? = page.json?["Items"] else {
+                    Issue.record("no items")
+                    return ids
+                }
+                ids += items.compactMap { $0["Id"]?.stringValue }
+            }
+            return ids
+        }
+        let listed = library.items.filter { !$0.isAlternateVersion && $0.type == "Movie" }.map(\.id)
+        server.profile = .v10_10
+        let first = try pagedIds()
+        #expect(first == listed)
+        #expect(try pagedIds() == first)
+        server.profile = .v10_11
+        var orders = Set<[String]>()
+        var skippedOrRepeated = false
+        for _ in 0..<6 {
+            let ids = try pagedIds()
+            #expect(ids.count == 12)
+            #expect(Set(ids).isSubset(of: Set(listed)))
+            orders.insert(ids)
+            if Set(ids).count < 12 { skippedOrRepeated = true }
+        }
+        #expect(orders.count > 1)
+        #expect(skippedOrRepeated)
+    }
+
     @Test func showsAndPlaybackInfo() throws {
         let library = TestLibrary()
         let server = try TestSupport.makeServer(library)

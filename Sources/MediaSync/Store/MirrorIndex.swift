@@ -414,13 +414,21 @@ public final class MirrorIndex: Sendable {
     ///   task ids (empty) and validators of all but media files (images, subtitles and metadata are most of a mirror's
     ///   records: 30,000 of a 10,000-item library's 39,000, and 8 MB of strings a no-op sync held for nothing). A
     ///   record read so is never written back: the files a plan acts on are read whole (``entries(keys:)``).
-    public func entries(forPlanning: Bool = false) throws -> [IndexEntry] {
+    /// - Parameter podcasts: only the podcasts' records (true), only the others (false), or all (nil): a run that
+    ///   syncs one side reads and looks at none of the other's files.
+    public func entries(forPlanning: Bool = false, podcasts: Bool? = nil) throws -> [IndexEntry] {
         try database.read { db in
             var entries: [IndexEntry] = []
+            let filter: String
+            switch podcasts {
+            case nil: filter = ""
+            case true?: filter = " WHERE \(MirrorIndex.isPodcastKey)"
+            case false?: filter = " WHERE NOT (\(MirrorIndex.isPodcastKey))"
+            }
             // Room for them all at once: grown by doubling, the array could be left with room for 65,000 records.
-            entries.reserveCapacity(try Int.fetchOne(db, sql: "SELECT count(*) FROM file") ?? 0)
+            entries.reserveCapacity(try Int.fetchOne(db, sql: "SELECT count(*) FROM file\(filter)") ?? 0)
             let columns = forPlanning ? MirrorIndex.planningColumns : MirrorIndex.entryColumns
-            let rows = try Row.fetchCursor(db, sql: "SELECT \(columns) FROM file ORDER BY path")
+            let rows = try Row.fetchCursor(db, sql: "SELECT \(columns) FROM file\(filter) ORDER BY path")
             var shared = SharedText()
             while let row = try rows.next() {
                 if let entry = MirrorIndex.entry(row, sharing: &shared) { entries.append(entry) }
@@ -451,6 +459,9 @@ public final class MirrorIndex: Sendable {
             return entries
         }
     }
+
+    /// The records of podcasts' files, as `FileKey.isPodcast` tells them (compared by bytes: `LIKE` ignores case).
+    private static let isPodcastKey = "substr(key, 1, 8) IN ('podcast:', 'podcast-')"
 
     /// The columns ``entry(_:)`` reads, by position (a lookup by name per column was a tenth of a no-op sync).
     private static let entryColumns =

@@ -1,0 +1,91 @@
+import Foundation
+import MediaSyncCore
+import MediaSyncHTTP
+
+/// A sync's fourth step: each `metadata.json` composed from what is now on disk, planned against the one held, and
+/// written through the executor where it changed.
+extension MirrorSync {
+    /// What writing the metadata planned (its deletions and leftovers go with the media's), and what it made that
+    /// lives to the run's end.
+    struct MetadataPhase {
+        var plan: SyncPlan
+        var composed: [MetadataComposer.Composed]
+        var entries: [IndexEntry]
+    }
+
+    /// What became of one metadata file a sync writes.
+    enum WriteOutcome: Sendable {
+        case written
+        case failed(String)
+        /// Not written because the disk is full: found so by this write, or by another one before it started.
+        case notWritten
+    }
+
+    /// Composes, plans and writes the metadata of every source, after the media plan `plan` was carried out.
+    /// - Parameter entries: the index's records as planning read them (read again only when the plan changed one).
+    func writeMetadata(
+        after plan: SyncPlan, entries: [IndexEntry], only: Scope?, sources: [Scope: Source], keptPaths: [String],
+        options: SyncOptions, events: (@Sendable (SyncEvent) -> Void)?, report: inout SyncReport
+    ) throws -> MetadataPhase {
+        let placer = executor.files
+        // Phase 1 recorded nothing when it planned nothing: the entries read before still hold.
+        var updated = entries
+        if plan.actions.contains(where: \.changesAWantedFile) {
+            updated = try index.entries(forPlanning: true, podcasts: only.map { $0 == .podcasts })
+            MirrorSync.keep(&updated, scopes: Set(sources.keys))
+        }
+        // Files about to be deleted are not listed in the metadata written now (kept ones are: kept means usable).
+        let goingAway = Set(
+            plan.actions.compactMap { action -> FileKey? in
+                if case .delete(let file) = action { return file.key } else { return nil }
+            })
+        if !goingAway.isEmpty { updated.removeAll { goingAway.contains($0.file.key) } }
+        let heldMetadata = MirrorSync.files(of: updated) { $0 == .metadata }
+        let composed = sources.values.flatMap { $0.metadata(updated) }
+        let renderers = Dictionary(composed.map { ($0.file.key, $0.render) }, uniquingKeysWith: { first, _ in first })
+        let metadataFiles = composed.map(\.file)
+        let metadataPlan = SyncPlanner.plan(
+            remote: RemoteSnapshot(files: metadataFiles, keptPaths: keptPaths),
+            local: LocalSnapshot(
+                files: heldMetadata, onDisk: onDisk(heldMetadata, wanted: metadataFiles, placer: placer)),
+            options: options)
+        let metadataByKey = try MirrorSync.records(index, actedOnBy: metadataPlan)
+        try execute(moves: metadataPlan, entries: metadataByKey, events: events, report: &report)
+        // Composed, signed and written on every core (each file is its own: the executor's records take their turn);
+        // reported in the plan's order. A full disk stops the writes not started yet and is thrown.
+        let writes = metadataPlan.actions.compactMap { action -> MetadataComposer.Composed? in
+            guard case .write(let file, _) = action, let render = renderers[file.key] else { return nil }
+            return MetadataComposer.Composed(file: file, render: render)
+        }
+        let diskFull = Locked<SyncError?>(nil)
+        let outcomes = Parallel.map(writes) { write -> WriteOutcome in
+            guard diskFull.withLock({ $0 == nil }) else { return .notWritten }
+            let file = write.file
+            do {
+                let bytes = try write.render()
+                var written = self.entry(
+                    for: file, path: file.path, size: Int64(bytes.count), container: nil, previous: nil)
+                written.contentHash = ContentHash.hex(of: bytes)
+                try self.executor.write(bytes, as: written)
+                events?(SyncEvent(action: "written", path: file.path))
+                return .written
+            } catch let error as SyncError where error.isDiskFull {
+                diskFull.withLock { $0 = $0 ?? error }
+                return .notWritten
+            } catch {
+                events?(SyncEvent(action: "failed", path: file.path, message: "\(error)"))
+                return .failed("\(error)")
+            }
+        }
+        if let error = diskFull.withLock({ $0 }) { throw error }
+        for (write, outcome) in zip(writes, outcomes) {
+            switch outcome {
+            case .written: report.written.append(write.file.path)
+            case .failed(let message):
+                report.failed.append(SyncReport.Failure(path: write.file.path, message: message, essential: true))
+            case .notWritten: break
+            }
+        }
+        return MetadataPhase(plan: metadataPlan, composed: composed, entries: updated)
+    }
+}
