@@ -231,7 +231,7 @@ public struct HTTPError: Error, Equatable, Sendable, CustomStringConvertible {
         HTTPError(.cancelled, "not started: another transfer in the batch is invalid", url: request.url)
     }
 
-    static func cancelled(url: String?) -> HTTPError {
+    public static func cancelled(url: String?) -> HTTPError {
         HTTPError(.cancelled, "cancelled", url: url)
     }
 

@@ -126,7 +126,7 @@ extension JellyfinClient {
 
     /// Pages asked for at once once the server has said how long a listing is: the server builds the next
     /// pages while this side reads the last ones.
-    static let pageWindow = 4
+    public static let pageWindow = 4
 
     /// Fetches every page of a listing that takes `startIndex` and `limit`.
     ///

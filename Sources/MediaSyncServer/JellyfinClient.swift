@@ -21,6 +21,8 @@ public final class JellyfinClient: Sendable, CustomStringConvertible {
     public let http: HTTPClient
     /// How long a listing page may take, and how small pages get when one does not come.
     public let patience: ListingPatience
+    /// Where the calls' answers are recorded, for a client made by ``recording(into:)``.
+    let listingLog: ListingLog?
 
     /// The most pages one listing may take before it is considered broken (a server whose paging never ends).
     public static let maxPages = 10_000
@@ -45,8 +47,9 @@ public final class JellyfinClient: Sendable, CustomStringConvertible {
 
     private init(
         normalizedURL: String, identity: ClientIdentity, accessToken: String?, userId: String?, http: HTTPClient,
-        patience: ListingPatience
+        patience: ListingPatience, listingLog: ListingLog? = nil
     ) {
+        self.listingLog = listingLog
         self.serverURL = normalizedURL
         self.identity = identity
         self.accessToken = accessToken.flatMap { $0.isEmpty ? nil : $0 }
@@ -63,6 +66,62 @@ public final class JellyfinClient: Sendable, CustomStringConvertible {
         JellyfinClient(
             normalizedURL: serverURL, identity: identity, accessToken: accessToken, userId: userId, http: http,
             patience: patience)
+    }
+
+    /// The same client, recording every call's answer in `log` (see ``ListingLog``).
+    public func recording(into log: ListingLog) -> JellyfinClient {
+        JellyfinClient(
+            normalizedURL: serverURL, identity: identity, accessToken: accessToken, userId: userId, http: http,
+            patience: patience, listingLog: log)
+    }
+
+    /// Asks these `GET`s again as the listing asks its pages: the first alone, then `window` at a time, with the same
+    /// retries, stall limit and timeout. Each URL's answer or error. It stops after the first window with an error (a server that
+    /// cannot be reached is not asked everything), so URLs past it have no entry.
+    public func replay(_ urls: [String], window: Int = JellyfinClient.pageWindow) async -> [String: Result<
+        HTTPResponse, HTTPError
+    >] {
+        var authorized = HTTPHeaders()
+        let auth = authorizationHeader
+        authorized.add(name: auth.name, value: auth.value)
+        let headers = authorized
+        let http = self.http
+        let patience = self.patience
+        var answers: [String: Result<HTTPResponse, HTTPError>] = [:]
+        var start = 0
+        while start < urls.count {
+            // The first alone, as a listing asks its first page: a library scan between the first answer and the
+            // next ones shows in the answers as it would in the listing's.
+            let batch = urls[start..<min(urls.count, start + (start == 0 ? 1 : max(1, window)))]
+            start += batch.count
+            let answered = await withTaskGroup(of: (String, Result<HTTPResponse, HTTPError>).self) { group in
+                for url in batch {
+                    group.addTask {
+                        var request = HTTPRequest(url: url, headers: headers)
+                        request.stallTime = patience.stallSeconds
+                        request.timeout = patience.pageTimeout
+                        request.retriesStalls = false
+                        do {
+                            return (url, .success(try await http.send(request)))
+                        } catch let error as HTTPError {
+                            return (url, .failure(error))
+                        } catch {
+                            return (url, .failure(HTTPError.cancelled(url: url)))
+                        }
+                    }
+                }
+                var answered: [(String, Result<HTTPResponse, HTTPError>)] = []
+                for await answer in group { answered.append(answer) }
+                return answered
+            }
+            var failed = false
+            for (url, answer) in answered {
+                answers[url] = answer
+                if case .failure = answer { failed = true }
+            }
+            if failed { break }
+        }
+        return answers
     }
 
     /// A client signed in with the result of ``authenticate(username:password:)`` or Quick Connect.
@@ -122,7 +181,30 @@ public final class JellyfinClient: Sendable, CustomStringConvertible {
             request.retriesStalls = false
         }
         do {
-            return try await http.send(request)
+            guard let log = listingLog else { return try await http.send(request) }
+            guard call.method == "GET" else {
+                log.markIrregular()
+                return try await http.send(request)
+            }
+            let response: HTTPResponse
+            if let fetched = log.takePrefetched(request.url) {
+                switch fetched {
+                case .success(let answer): response = answer
+                case .failure(let error):
+                    // The answer the replay got is this call's: the same error, not a second request.
+                    log.markIrregular()
+                    throw error
+                }
+            } else {
+                do {
+                    response = try await http.send(request)
+                } catch {
+                    log.markIrregular()
+                    throw error
+                }
+            }
+            log.record(url: request.url, response: response)
+            return response
         } catch let error as HTTPError {
             throw JellyfinError.from(error, action: call.action, resource: call.resource, signingIn: call.signingIn)
                 .redacting(accessToken)

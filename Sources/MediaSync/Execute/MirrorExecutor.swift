@@ -79,6 +79,13 @@ public final class MirrorExecutor: @unchecked Sendable {
         try index.saveMediaSources(mediaSources)
     }
 
+    /// Keeps what a complete sync asked the server and was answered (see ``ListingMemo``), once every record of the
+    /// run is committed (a record committed later would make the index forget it at once).
+    func saveListingMemo(_ memo: ListingMemo) throws {
+        try flush()
+        try index.saveListingMemo(memo)
+    }
+
     /// Records a file placed under the root (by the transfer engine, or found where the index lost it). The record
     /// is committed with the next group; until then it is in the journal.
     ///

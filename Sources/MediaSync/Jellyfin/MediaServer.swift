@@ -1,4 +1,5 @@
 import MediaSyncCore
+import MediaSyncHTTP
 import MediaSyncJSON
 import MediaSyncServer
 
@@ -36,9 +37,26 @@ public protocol MediaServer: Sendable {
     func userMayTranscode() async -> Bool?
     /// These items with every listing field (media sources and streams included), asked by id in batches.
     func fullItems(ids: [String]) async throws -> [BaseItem]
+    /// The server's address (no trailing slash): every URL of its API begins with it.
+    var baseURL: String { get }
+    /// The same server, recording every answer in `log`.
+    func recording(into log: ListingLog) -> any MediaServer
+    /// Asks these `GET`s again, a few at a time: each one's answer or error, by URL (none past a failed window).
+    func replay(_ urls: [String]) async -> [String: Result<HTTPResponse, HTTPError>]
 }
 
 extension JellyfinClient: MediaServer {
+    public func recording(into log: ListingLog) -> any MediaServer {
+        let client: JellyfinClient = recording(into: log)
+        return client
+    }
+
+    public var baseURL: String { serverURL }
+
+    public func replay(_ urls: [String]) async -> [String: Result<HTTPResponse, HTTPError>] {
+        await replay(urls, window: JellyfinClient.pageWindow)
+    }
+
     public func item(id: String) async throws -> BaseItem {
         try await item(id: id, fields: SelectionExpander.fields)
     }

@@ -17,6 +17,9 @@ public struct SelectionExpander: Sendable {
     /// ``MediaSourceCache``); without it, they carry every item's media sources as before. It may still be being
     /// read from the index: a listing waits for the server most of its time, and the cache is read meanwhile.
     let cache: Task<MediaSourceCache, any Error>?
+    /// Asked for what the index lacks rather than what the selections list (whole media sources of items not
+    /// cached yet): questions a later sync with the same listing does not ask again (see `ListingMemo`).
+    let followUps: any MediaServer
     /// Asked only when an item says `CanDownload: false`, to tell the user's policy from the item's own reasons.
     let permission: DownloadPermission
 
@@ -30,12 +33,15 @@ public struct SelectionExpander: Sendable {
     }
 
     /// An expander whose media-source cache is still being read (see ``cache``).
+    /// - Parameter followUps: where the follow-up questions go (see ``followUps``); `server` when nil.
     public init(
-        server: any MediaServer, pageSize: Int = SelectionExpander.libraryPageSize, pending: [String: PlayEvent] = [:],
-        now: Date = Date(), loadingCache cache: Task<MediaSourceCache, any Error>?
+        server: any MediaServer, followUps: (any MediaServer)? = nil,
+        pageSize: Int = SelectionExpander.libraryPageSize, pending: [String: PlayEvent] = [:], now: Date = Date(),
+        loadingCache cache: Task<MediaSourceCache, any Error>?
     ) {
         self.cache = cache
         self.server = server
+        self.followUps = followUps ?? server
         self.permission = DownloadPermission(server: server)
         self.pageSize = max(1, pageSize)
         self.pending = pending
@@ -313,7 +319,7 @@ public struct SelectionExpander: Sendable {
             }
         }
         guard !needed.isEmpty else { return completed }
-        let full = try await server.fullItems(ids: needed.map { children[$0].id })
+        let full = try await followUps.fullItems(ids: needed.map { children[$0].id })
         let byId = Dictionary(full.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         for position in needed {
             guard let item = byId[children[position].id] else { continue }

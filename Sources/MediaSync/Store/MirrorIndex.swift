@@ -235,6 +235,9 @@ public final class MirrorIndex: Sendable {
                     CREATE INDEX episode_url_episode ON episode_url(episodeId);
                     """)
         }
+        migrator.registerMigration("v12-listing-memo") { db in
+            try db.execute(sql: ListingMemo.schema)
+        }
         return migrator
     }
 

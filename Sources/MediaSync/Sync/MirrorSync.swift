@@ -73,6 +73,11 @@ public final class MirrorSync: Sendable {
         var keptPlayed: Set<String> = []
         /// The podcasts' feed state as fetched now (stored by the executor once the plan is made).
         var feedUpdates: [PodcastSource.FeedUpdate] = []
+        /// The Jellyfin answers the listing read, for the next sync's listing memo.
+        var log: ListingLog? = nil
+        /// The Jellyfin side found where the last complete sync left it: how many files it wants (see
+        /// ``ListingMemo``).
+        var unchanged: Int? = nil
     }
 
     /// Runs one sync.
@@ -87,8 +92,9 @@ public final class MirrorSync: Sendable {
         options: SyncOptions = SyncOptions(), only: Scope? = nil, progress: (@Sendable (BatchProgress) -> Void)? = nil,
         events: (@Sendable (SyncEvent) -> Void)? = nil
     ) async throws -> SyncReport {
-        try root.prepare()
         var report = SyncReport()
+        report.phases.start()
+        try root.prepare()
         defer { try? executor.flush() }
         // What a killed run left in staging and in the placed-files journal, seed 001's stale paths and seed 000's
         // legacy layout: surveyed first, changing nothing (see ``SyncPreparation``). The real run has the executor
@@ -112,12 +118,16 @@ public final class MirrorSync: Sendable {
         let index = self.index
         let placer = executor.files
         let held = Locked<Parallel.Pending<HeldRecords>?>(nil)
+        // Which side's records are read: both, or the one this run syncs (the podcasts' alone when the Jellyfin side
+        // was found unchanged).
+        let heldScope = Locked<Bool?>(only.map { $0 == .podcasts })
         let readHeld: @Sendable () -> Void = {
             held.withLock { pending in
                 guard pending == nil else { return }
+                let podcasts = heldScope.withLock { $0 }
                 pending = Parallel.start {
                     let (entries, movedSizes) = preparation.applied(
-                        to: try index.entries(forPlanning: true, podcasts: only.map { $0 == .podcasts }))
+                        to: try index.entries(forPlanning: true, podcasts: podcasts))
                     // The paths only, by position: not a copy of each held file.
                     var paths: [String] = []
                     paths.reserveCapacity(entries.count)
@@ -132,16 +142,35 @@ public final class MirrorSync: Sendable {
                 }
             }
         }
+        report.phases.end("prepare")
         var sources: [Scope: Source] = [:]
-        var accountExchanged = false
+        var memoUnchanged = 0
+        // The feeds are fetched while the Jellyfin side is listed (each waits for its servers most of its time), into
+        // a report of their own, merged after the Jellyfin side's lines.
+        let dryRun = options.dryRun
+        async let podcastListing = only == .media ? nil : podcastSourceReporting(dryRun: dryRun)
         if only != .podcasts {
             sources[.media] = try await mediaSource(
-                only: only, dryRun: options.dryRun, report: &report, whileListing: readHeld)
+                only: only, dryRun: options.dryRun,
+                memoInputs: preparation.plannedLines.isEmpty ? memoInputs(options) : nil, report: &report,
+                whileListing: readHeld)
+            // Found where the last complete sync left it: nothing of that side is read, planned or composed.
+            if let unchanged = sources[.media]?.unchanged {
+                memoUnchanged = unchanged
+                report.listingUnchanged = true
+                sources[.media] = nil
+                heldScope.withLock { $0 = true }
+            }
+            report.phases.end("listing")
         }
-        if only != .media {
-            let listed = try await podcastSource(dryRun: options.dryRun, report: &report)
+        var accountExchanged = false
+        if let listed = try await podcastListing {
             sources[.podcasts] = listed.source
             accountExchanged = listed.accountExchanged
+            report.rejected += listed.report.rejected
+            report.sourceErrors += listed.report.sourceErrors
+            report.playState += listed.report.playState
+            report.phases.end("feeds")
         }
         // Phase 1: media, images, subtitles, episodes (less what `mediasync rm` excluded).
         let excluded = try index.exclusions()
@@ -149,7 +178,9 @@ public final class MirrorSync: Sendable {
         // them), and not sorted: the planner puts what it acts on in path order.
         var remoteFiles: [RemoteFile] = []
         remoteFiles.reserveCapacity(sources.values.reduce(0) { $0 + $1.files.count })
-        for source in sources.values {
+        var mediaWanted = 0
+        for (scope, source) in sources {
+            let before = remoteFiles.count
             if excluded.isEmpty {
                 remoteFiles += source.files
             } else {
@@ -157,6 +188,7 @@ public final class MirrorSync: Sendable {
                     !excluded.contains($0.itemId) && !excluded.contains($0.versionId ?? "")
                 }
             }
+            if scope == .media { mediaWanted = remoteFiles.count - before }
         }
         // The media source's own list is not read again (a budget ranks podcasts by theirs): only one array of its
         // 32,000 files is kept.
@@ -164,6 +196,7 @@ public final class MirrorSync: Sendable {
         readHeld()
         guard let pending = held.withLock({ $0 }) else { throw CancellationError() }
         let read = try await pending.value()
+        report.phases.end("held")
         var entries = read.entries
         MirrorSync.keep(&entries, scopes: Set(sources.keys))
         // What the preparation not made yet moves (a dry run's: seed 000's legacy layout) is planned with the rest.
@@ -207,11 +240,12 @@ public final class MirrorSync: Sendable {
             report.waitingBytes = limited.waiting.reduce(0) { $0 + max(0, $1.plannedSize ?? 0) }
             report.waiting = MirrorSync.waitingLines(limited.waiting, budget: budget)
         }
+        report.phases.end("plan")
         if options.dryRun {
             var report = dryRunReport(
                 plan: plan, options: options, sources: Array(sources.values), entries: entries, placer: placer,
                 keptPaths: keptPaths, report: report)
-            report.unchanged = remoteFiles.count - plan.actions.filter(\.changesAWantedFile).count
+            report.unchanged = memoUnchanged + remoteFiles.count - plan.actions.filter(\.changesAWantedFile).count
             return report
         }
         // What the listings learned, for the next sync to start from: the dry run above stopped before this.
@@ -239,28 +273,37 @@ public final class MirrorSync: Sendable {
             plan, placer: placer, entries: entriesByKey, qualities: sources[.media]?.items?.qualities ?? [:],
             transcodes: options.transcodes, progress: progress, events: events, report: &report)
         try executor.flush()
+        report.phases.end("downloads")
         // The wanted files are not needed past here but for their count: freed while the metadata is composed (which
         // can then take their room), not kept to the end.
-        let wantedCount = remoteFiles.count
+        let wantedCount = memoUnchanged + remoteFiles.count
         LateRelease.hand(remoteFiles)
         remoteFiles = []
 
         // Phase 2: metadata, from what is now on disk.
         let metadata = try writeMetadata(
-            after: plan, entries: entries, only: only, sources: sources, keptPaths: keptPaths, options: options,
+            after: plan, entries: entries, podcasts: heldScope.withLock { $0 }, sources: sources, keptPaths: keptPaths,
+            options: options,
             events: events,
             report: &report)
+        report.phases.end("metadata")
         // Deletions and leftovers, from both phases.
         try deleteLeftovers(
             plan.actions + metadata.plan.actions, options: options, released: released, events: events,
             report: &report)
         report.unchanged = wantedCount - plan.actions.filter(\.changesAWantedFile).count
+        report.phases.end("deletions")
         // The episodes this run downloaded or deleted, announced to the podcast account now rather than next time.
         if accountExchanged, let config = feedCredentials?.config {
             await PodcastAccountSync.run(
                 config: config, index: index, root: root, http: client, credentials: feedCredentials, now: now,
                 pull: false,
                 report: &report)
+        }
+        // What this run asked and was answered, for the next one to compare with: kept only when the Jellyfin side
+        // ended where its plan meant it to (anything left to do, fail, wait or decide makes the next run list again).
+        if let log = sources[.media]?.log, log.isRegular, let inputs = memoInputs(options), report.endedComplete {
+            try executor.saveListingMemo(ListingMemo(inputs: inputs, exchanges: log.exchanges, wanted: mediaWanted))
         }
         // What lives to here (the rest went after its last use, and handing it here would keep it until now).
         LateRelease.hand(sources, entries, plan, metadata, held)

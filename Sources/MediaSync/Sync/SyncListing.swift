@@ -13,8 +13,11 @@ extension MirrorSync {
     /// Lists the Jellyfin side. A failure to list leaves the media scope out of this run (nothing of it is
     /// fetched or deleted), unless only media was asked for, in which case it is thrown.
     /// - Parameter whileListing: called once what the listing reads of the index is read, while the pages come.
+    /// - Parameter memoInputs: what the listing's outcome depends on besides the answers and the index, when the
+    ///   listing memo may be used (see ``ListingMemo``); nil when it may not.
     func mediaSource(
-        only: Scope?, dryRun: Bool, report: inout SyncReport, whileListing: @escaping @Sendable () -> Void
+        only: Scope?, dryRun: Bool, memoInputs: String?, report: inout SyncReport,
+        whileListing: @escaping @Sendable () -> Void
     ) async throws -> Source? {
         // Play state recorded here goes first (even with nothing selected any more), so the listings show it; what
         // could not be sent is applied over them (the next-unplayed window and the metadata see it all the same).
@@ -43,6 +46,23 @@ extension MirrorSync {
                     .init(action: "send", path: "item \($0.itemId)", reason: $0.kind.rawValue, from: nil, bytes: nil)
                 }
             }
+            // The questions the last complete sync asked, asked again: the same answers, with nothing in the index
+            // changed and every held file in place, mean this side has nothing to do. Otherwise the answers are used
+            // by the listing below as if it had asked them.
+            var prefetched: [String: Result<HTTPResponse, HTTPError>] = [:]
+            if let memoInputs, pending.isEmpty, selections.allSatisfy({ $0.deletePlayedAfter == nil }),
+                let memo = try index.listingMemo(), memo.inputs == memoInputs
+            {
+                switch await replay(memo, server: server) {
+                case .unchanged:
+                    return Source(files: [], metadata: { _ in [] }, unchanged: memo.wanted)
+                case .changed(let answers):
+                    prefetched = answers
+                case .unanswered:
+                    break
+                }
+            }
+            let log = ListingLog(prefetched: prefetched)
             // The media-source cache is read and parsed while the first listing pages are on their way.
             let index = self.index
             let cache = Task.detached {
@@ -52,7 +72,7 @@ extension MirrorSync {
                 return cache
             }
             let items = try await SelectionExpander(
-                server: server, pageSize: listingPageSize,
+                server: server.recording(into: log), followUps: server, pageSize: listingPageSize,
                 pending: Dictionary(pending.map { ($0.itemId, $0) }, uniquingKeysWith: { _, last in last }), now: now(),
                 loadingCache: cache
             ).expand(selections)
@@ -75,7 +95,7 @@ extension MirrorSync {
                             }
                             return try? JSONDecoder().decode(DownloadMetadata.self, from: data)
                         }, wholeSources: { index.wholeMediaSourceFields(itemId: $0) })
-                }, items: items)
+                }, items: items, log: log)
         } catch let error as JellyfinError {
             if only == .media { throw error }
             report.sourceErrors.append("Jellyfin: \(error.description)")
@@ -121,6 +141,15 @@ extension MirrorSync {
         }
     }
 
+    /// ``podcastSource(dryRun:report:)`` into a report of its own (its `rejected`, `sourceErrors` and `playState`).
+    func podcastSourceReporting(dryRun: Bool) async throws -> (
+        source: Source, accountExchanged: Bool, report: SyncReport
+    ) {
+        var report = SyncReport()
+        let listed = try await podcastSource(dryRun: dryRun, report: &report)
+        return (listed.source, listed.accountExchanged, report)
+    }
+
     /// Lists the podcast side: the podcast account's exchange first, so the feeds it subscribes to are fetched in
     /// this run, then every feed.
     func podcastSource(dryRun: Bool, report: inout SyncReport) async throws -> (
@@ -142,5 +171,54 @@ extension MirrorSync {
                 released: source.released, keptPlayed: source.keptPlayed, feedUpdates: source.feedUpdates),
             accountExchanged
         )
+    }
+
+    /// What asking the last complete sync's questions again found.
+    enum Replay {
+        /// The same answers, nothing changed in the index since, and every held file in place.
+        case unchanged
+        /// Other answers (or errors), or a held file not as recorded: the answers, for the listing to use.
+        case changed([String: Result<HTTPResponse, HTTPError>])
+        /// Nothing was asked (the listing then asks as usual).
+        case unanswered
+    }
+
+    /// Asks the memo's questions again and compares the answers (see ``ListingMemo``).
+    func replay(_ memo: ListingMemo, server: any MediaServer) async -> Replay {
+        let urls = memo.exchanges.map(\.url)
+        // Only questions to this server: the token is never sent to an address a memo names.
+        guard !urls.isEmpty, urls.allSatisfy({ $0.hasPrefix(server.baseURL + "/") }) else { return .unanswered }
+        // Every held file of this side on disk at the size it was recorded with (what planning would compare),
+        // looked at while the answers come.
+        let index = self.index
+        let placer = executor.files
+        let inPlace = Parallel.start { () -> Bool in
+            let held = try index.mediaFileSizes()
+            let sizes = placer.sizes(of: held.map(\.path))
+            return held.allSatisfy { sizes[$0.path] == $0.size }
+        }
+        let answers = await server.replay(urls)
+        // Compared on every core: a listing is megabytes.
+        let same = Parallel.map(memo.exchanges) { exchange in
+            guard case .success(let answer)? = answers[exchange.url] else { return false }
+            return answer.status == exchange.status && SHA256.hex(answer.body) == exchange.digest
+        }
+        let filesInPlace = (try? await inPlace.value()) ?? false
+        guard same.allSatisfy({ $0 }), filesInPlace else { return .changed(answers) }
+        return .unchanged
+    }
+
+    /// What a Jellyfin side's outcome depends on besides the server's answers and the index: this build of
+    /// mediasync (a new one lists again), the server and the credentials asked with, the page size, and the options
+    /// that change a plan. (`--delete` does not: a memo is kept only after a run that left nothing over.)
+    func memoInputs(_ options: SyncOptions) -> String? {
+        guard let server else { return nil }
+        var build = stat()
+        let executable = stat("/proc/self/exe", &build) == 0 ? "\(build.st_size)-\(build.st_mtim.tv_sec)" : "?"
+        let parts = [
+            "listing-memo 1", MediaSyncVersion.string, executable, server.baseURL, server.authorizationHeader.value,
+            "\(listingPageSize)", options.budget.map(String.init) ?? "-", "\(options.transcodes)",
+        ]
+        return "sha256:" + SHA256.hex(Array(parts.joined(separator: "\u{0}").utf8))
     }
 }

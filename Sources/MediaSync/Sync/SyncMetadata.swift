@@ -23,15 +23,16 @@ extension MirrorSync {
 
     /// Composes, plans and writes the metadata of every source, after the media plan `plan` was carried out.
     /// - Parameter entries: the index's records as planning read them (read again only when the plan changed one).
+    /// - Parameter podcasts: which side's records are read again (see `MirrorIndex.entries(forPlanning:podcasts:)`).
     func writeMetadata(
-        after plan: SyncPlan, entries: [IndexEntry], only: Scope?, sources: [Scope: Source], keptPaths: [String],
+        after plan: SyncPlan, entries: [IndexEntry], podcasts: Bool?, sources: [Scope: Source], keptPaths: [String],
         options: SyncOptions, events: (@Sendable (SyncEvent) -> Void)?, report: inout SyncReport
     ) throws -> MetadataPhase {
         let placer = executor.files
         // Phase 1 recorded nothing when it planned nothing: the entries read before still hold.
         var updated = entries
         if plan.actions.contains(where: \.changesAWantedFile) {
-            updated = try index.entries(forPlanning: true, podcasts: only.map { $0 == .podcasts })
+            updated = try index.entries(forPlanning: true, podcasts: podcasts)
             MirrorSync.keep(&updated, scopes: Set(sources.keys))
         }
         // Files about to be deleted are not listed in the metadata written now (kept ones are: kept means usable).

@@ -65,12 +65,26 @@ public struct SyncReport: Codable, Sendable, Equatable {
     public var waiting: [String] = []
     /// The bytes those downloads would take.
     public var waitingBytes: Int64 = 0
+    /// The Jellyfin side was found where the last complete sync left it: the same questions got the same answers,
+    /// nothing it depends on changed in the index, and every held file is in place. Nothing of it was listed,
+    /// planned or composed again (its files count as unchanged).
+    public var listingUnchanged = false
+    /// How long each step of the run took, in order (see ``SyncPhases``).
+    public var phases = SyncPhases()
 
     public init() {}
 
     /// Whether an essential file failed: the run is then a partial failure.
     public var hasEssentialFailures: Bool {
         failed.contains { $0.essential } || !sourceErrors.isEmpty || deletionAborted != nil
+    }
+
+    /// Whether the run left nothing undone or undecided: nothing failed, refused, held back, kept unconfirmed or left
+    /// over, and no source in error (what a sync's listing memo is kept after).
+    var endedComplete: Bool {
+        failed.isEmpty && rejected.isEmpty && gone.isEmpty && keptUnconfirmed.isEmpty && sourceErrors.isEmpty
+            && !needsSignIn && !dryRun && deletionAborted == nil && extraneous.isEmpty && waiting.isEmpty
+            && playState.isEmpty
     }
 
     /// Whether the run changed nothing.
@@ -100,4 +114,42 @@ public struct SyncEvent: Sendable, Equatable {
         self.message = message
         self.essential = essential
     }
+}
+
+/// How long each step of a sync took: where the time of a slow sync goes, in `sync --json`.
+///
+/// The steps, in order: `prepare` (what a killed run left, repairs), `listing` (play state sent, the Jellyfin
+/// listings and the files they want), `feeds` (what was left to wait for the podcast feeds, fetched while the listings came), `held` (what was left to wait for the index's
+/// records and the held files' sizes, read while the listings came), `plan`, `downloads` (moves, then every
+/// download), `metadata` (each `metadata.json` composed, and written where it changed) and `deletions`. A step the
+/// run does not take is left out.
+public struct SyncPhases: Codable, Sendable, Equatable {
+    public struct Phase: Codable, Sendable, Equatable {
+        public var name: String
+        /// Wall-clock seconds, to the millisecond.
+        public var seconds: Double
+    }
+
+    public private(set) var steps: [Phase] = []
+    private var last: ContinuousClock.Instant?
+
+    public init() {}
+
+    /// Ends the step `name`, begun where the last one ended (or where the first ``start()`` was).
+    mutating func end(_ name: String) {
+        let now = ContinuousClock.now
+        let elapsed = last.map { now - $0 } ?? .zero
+        let (seconds, attoseconds) = elapsed.components
+        steps.append(
+            Phase(name: name, seconds: ((Double(seconds) + Double(attoseconds) / 1e18) * 1000).rounded() / 1000))
+        last = now
+    }
+
+    /// Where the first step begins.
+    mutating func start() { last = ContinuousClock.now }
+
+    /// Timings never make two reports different.
+    public static func == (lhs: SyncPhases, rhs: SyncPhases) -> Bool { true }
+
+    enum CodingKeys: String, CodingKey { case steps }
 }
