@@ -15,7 +15,11 @@
 #    sending the very requests the strace run read (`curl --parallel --parallel-max 4`, same URLs and headers, the
 #    bodies to /dev/null): the anchor. The ratio sync/curl is taken per round and its median reported. The test
 #    server's own CPU time during each (from /proc/PID/stat) is reported apart: what answering costs the server,
-#    not the client (on 2 cores the two compete).
+#    not the client (on 2 cores the two compete). A no-op finds the Jellyfin side unchanged from the last complete
+#    sync's questions and answers (docs/sync.md, "A sync with nothing to do"); each round then also times a no-op
+#    that lists in full (the index's listing memo deleted first, as any change on the server or in the index makes
+#    the sync forget it), against the same curl round. Each step's median time (`phases` of sync --json) is printed
+#    for both.
 #
 # Bars: no-op sync < 2 s wall (median) and within 2x of curl, peak RSS <= 100 MB (400 MB above 20,000 items),
 # zero media bytes (nothing downloaded or written, the Downloads tree unchanged), the feeds answered 304 (the test
@@ -131,7 +135,26 @@ import json, sys
 r = json.load(open(sys.argv[1]))
 bad = [k for k in ("downloaded", "written", "moved", "deleted", "failed", "sourceErrors", "rejected") if r.get(k)]
 if r.get("bytesDownloaded"): bad.append("bytesDownloaded=%d" % r["bytesDownloaded"])
-print("ok unchanged=%d" % r.get("unchanged", 0) if not bad else "NOT-EMPTY " + ",".join(bad))' "$1" 2>/dev/null || echo "NO-JSON-REPORT"
+memo = " listing unchanged" if r.get("listingUnchanged") else " listed in full"
+print("ok unchanged=%d%s" % (r.get("unchanged", 0), memo) if not bad else "NOT-EMPTY " + ",".join(bad))' "$1" 2>/dev/null || echo "NO-JSON-REPORT"
+}
+# The median of each step's time over the reports given (sync --json `phases`), in ms.
+median_phases() {
+    python3 -c '
+import json, statistics, sys
+steps = {}
+for path in sys.argv[1:]:
+    try:
+        for step in json.load(open(path))["phases"]["steps"]:
+            steps.setdefault(step["name"], []).append(step["seconds"] * 1000)
+    except (OSError, ValueError, KeyError):
+        pass
+print(" ".join("%s %d" % (name, statistics.median(ms)) for name, ms in steps.items()) or "none")' "$@"
+}
+# Forgets the listing memo, as a change on the server or in the index would: the next sync lists in full.
+forget_memo() {
+    python3 -c 'import sqlite3, sys; db = sqlite3.connect(sys.argv[1]); db.execute("DELETE FROM listing_memo"); db.commit()' \
+        "$MEDIASYNC_ROOT/.mediasync/index.sqlite"
 }
 
 # One no-op sync under strace first (not timed: strace slows the process down): connections, requests, response
@@ -196,6 +219,7 @@ ticks_per_s=$(getconf CLK_TCK)
 # Each round: a no-op sync, then curl sending the same requests (`--parallel --parallel-max 4`, same URLs and
 # headers, bodies to /dev/null). Alternated so a load that comes and goes hits both alike.
 noop_ms=(); noop_rss=(); noop_cpu=(); noop_server=(); curl_ms=(); curl_server=(); ratios=()
+full_ms=(); full_rss=(); full_cpu=(); full_ratios=()
 noop_ok=yes
 for round in $(seq 1 "$ROUNDS"); do
     s0=$(server_ticks)
@@ -224,6 +248,23 @@ for round in $(seq 1 "$ROUNDS"); do
     ratios+=("$(awk -v a="$elapsed" -v b="$c_elapsed" 'BEGIN {printf "%d", a * 100 / (b > 0 ? b : 1)}')")
     log "round $round: no-op sync ${elapsed} ms (peak RSS ${rss} KB, client CPU ${noop_cpu[-1]} ms, server CPU" \
         "${noop_server[-1]} ms), curl ${c_elapsed} ms (server CPU ${curl_server[-1]} ms), $verdict"
+
+    # The same no-op, listed in full (the memo forgotten); it keeps a memo again for the next round.
+    forget_memo
+    t0=$(ms_now_ns)
+    timeout "$NOOP_TIMEOUT" /usr/bin/time -f '%e %M %U %S' -o "$work/full.time" \
+        "$ms" sync --json --quiet >"$work/full-$round.json" 2>"$work/full-$round.err" \
+        || { log "no-op sync listing in full exited with $?"; tail -5 "$work/full-$round.err" >&2; }
+    f_elapsed=$(ms_ms_since "$t0")
+    read -r _ f_rss f_user f_sys < <(tail -1 "$work/full.time")
+    f_verdict=$(check_noop "$work/full-$round.json")
+    case "$f_verdict" in ok*) ;; *) noop_ok=no ;; esac
+    full_ms+=("$f_elapsed")
+    full_rss+=("$f_rss")
+    full_cpu+=("$(awk -v u="$f_user" -v s="$f_sys" 'BEGIN {printf "%d", (u + s) * 1000}')")
+    full_ratios+=("$(awk -v a="$f_elapsed" -v b="$c_elapsed" 'BEGIN {printf "%d", a * 100 / (b > 0 ? b : 1)}')")
+    log "round $round: no-op sync listing in full ${f_elapsed} ms (peak RSS ${f_rss} KB, client CPU" \
+        "${full_cpu[-1]} ms), $f_verdict"
 done
 hash_after=$(tree_hash)
 
@@ -261,6 +302,12 @@ printf '%-34s %s\n' "no-op sync median" "$(ms_secs "$noop_median") s wall; clien
 printf '%-34s %s\n' "curl median (same requests)" "$(ms_secs "$curl_median") s wall; server CPU median $(ms_median "${curl_server[@]}") ms"
 printf '%-34s %s\n' "no-op sync / curl" "${ratio_text}x (median of the rounds' ratios)"
 printf '%-34s %s\n' "no-op sync peak RSS" "$rss_max KB ($rss_mb MiB)"
+printf '%-34s %s\n' "no-op steps, median ms" "$(median_phases "$work"/noop-[0-9]*.json)"
+full_ratio_text=$(awk -v r="$(ms_median "${full_ratios[@]}")" 'BEGIN {printf "%.2f", r / 100}')
+full_rss_max=$(printf '%s\n' "${full_rss[@]}" | sort -n | tail -1)
+printf '%-34s %s\n' "no-op listed in full, rounds (ms)" "${full_ms[*]}"
+printf '%-34s %s\n' "no-op listed in full, median" "$(ms_secs "$(ms_median "${full_ms[@]}")") s wall (${full_ratio_text}x curl); client CPU median $(ms_median "${full_cpu[@]}") ms; peak RSS $full_rss_max KB"
+printf '%-34s %s\n' "listed in full: steps, median ms" "$(median_phases "$work"/full-[0-9]*.json)"
 printf '%-34s %s\n' "no-op requests (strace run)" "$requests requests on $connects connections: $feed_requests feeds, $enclosure_requests enclosures, $other_requests Jellyfin API; $replayed replayed by curl"
 printf '%-34s %s\n' "no-op responses (strace run)" "$s200 x 200, $s304 x 304, $sother other; $rx_bytes bytes received"
 printf '%-34s %s\n' "Downloads tree before/after" "$hash_before / $hash_after"
@@ -270,7 +317,7 @@ echo "BAR no-op within 2x of curl: $bar_ratio (${ratio_text}x; curl --parallel -
 echo "BAR no-op peak RSS <= $((rss_bar_kb / 1024)) MB: $bar_rss ($rss_mb MiB)"
 echo "BAR zero media bytes: $bar_bytes (--json: downloaded, written, moved, deleted, failed, sourceErrors empty and bytesDownloaded 0 in every round; Downloads tree hash unchanged; no enclosure request seen by strace)"
 echo "BAR feeds answered 304: $bar_304 ($s304 status lines 'HTTP/1.1 304' received for $feed_requests feed requests, read from the client's recvfrom() calls under strace)"
-echo "RESULT items=$items files=$files first_sync_s=$(ms_secs "$first_ms") noop_median_s=$(ms_secs "$noop_median") curl_median_s=$(ms_secs "$curl_median") noop_curl_ratio=$ratio_text noop_rss_kb=$rss_max requests=$requests feed_304=$s304/$feed_requests rx_bytes=$rx_bytes"
+echo "RESULT items=$items files=$files first_sync_s=$(ms_secs "$first_ms") noop_median_s=$(ms_secs "$noop_median") curl_median_s=$(ms_secs "$curl_median") noop_curl_ratio=$ratio_text noop_rss_kb=$rss_max full_median_s=$(ms_secs "$(ms_median "${full_ms[@]}")") full_curl_ratio=$full_ratio_text full_rss_kb=$full_rss_max requests=$requests feed_304=$s304/$feed_requests rx_bytes=$rx_bytes"
 
 if [ "$BENCH_STRICT" = 1 ] && { [ "$bar_time" != yes ] || [ "$bar_ratio" != yes ] || [ "$bar_rss" != yes ] \
     || [ "$bar_bytes" != yes ] || [ "$bar_304" != yes ]; }; then exit 3; fi

@@ -76,8 +76,8 @@ public final class JellyfinClient: Sendable, CustomStringConvertible {
     }
 
     /// Asks these `GET`s again as the listing asks its pages: the first alone, then `window` at a time, with the same
-    /// retries, stall limit and timeout. Each URL's answer or error. It stops after the first window with an error (a server that
-    /// cannot be reached is not asked everything), so URLs past it have no entry.
+    /// retries, stall limit and timeout. Each URL's answer or error; after an error nothing more is asked (a server
+    /// that cannot be reached is not asked everything), so URLs past it have no entry.
     public func replay(_ urls: [String], window: Int = JellyfinClient.pageWindow) async -> [String: Result<
         HTTPResponse, HTTPError
     >] {
@@ -87,39 +87,39 @@ public final class JellyfinClient: Sendable, CustomStringConvertible {
         let headers = authorized
         let http = self.http
         let patience = self.patience
+        @Sendable func ask(_ url: String) async -> (String, Result<HTTPResponse, HTTPError>) {
+            var request = HTTPRequest(url: url, headers: headers)
+            request.stallTime = patience.stallSeconds
+            request.timeout = patience.pageTimeout
+            request.retriesStalls = false
+            do {
+                return (url, .success(try await http.send(request)))
+            } catch let error as HTTPError {
+                return (url, .failure(error))
+            } catch {
+                return (url, .failure(HTTPError.cancelled(url: url)))
+            }
+        }
         var answers: [String: Result<HTTPResponse, HTTPError>] = [:]
-        var start = 0
-        while start < urls.count {
-            // The first alone, as a listing asks its first page: a library scan between the first answer and the
-            // next ones shows in the answers as it would in the listing's.
-            let batch = urls[start..<min(urls.count, start + (start == 0 ? 1 : max(1, window)))]
-            start += batch.count
-            let answered = await withTaskGroup(of: (String, Result<HTTPResponse, HTTPError>).self) { group in
-                for url in batch {
-                    group.addTask {
-                        var request = HTTPRequest(url: url, headers: headers)
-                        request.stallTime = patience.stallSeconds
-                        request.timeout = patience.pageTimeout
-                        request.retriesStalls = false
-                        do {
-                            return (url, .success(try await http.send(request)))
-                        } catch let error as HTTPError {
-                            return (url, .failure(error))
-                        } catch {
-                            return (url, .failure(HTTPError.cancelled(url: url)))
-                        }
-                    }
-                }
-                var answered: [(String, Result<HTTPResponse, HTTPError>)] = []
-                for await answer in group { answered.append(answer) }
-                return answered
+        guard let first = urls.first else { return answers }
+        // The first alone, as a listing asks its first page: a library scan between the first answer and the next
+        // ones shows in the answers as it would in the listing's.
+        let (_, firstAnswer) = await ask(first)
+        answers[first] = firstAnswer
+        guard case .success = firstAnswer else { return answers }
+        // Then `window` in flight at a time, the next asked as soon as one is answered; none after an error.
+        await withTaskGroup(of: (String, Result<HTTPResponse, HTTPError>).self) { group in
+            var next = urls.dropFirst().makeIterator()
+            for _ in 0..<max(1, window) {
+                guard let url = next.next() else { break }
+                group.addTask { await ask(url) }
             }
             var failed = false
-            for (url, answer) in answered {
+            for await (url, answer) in group {
                 answers[url] = answer
                 if case .failure = answer { failed = true }
+                if !failed, let url = next.next() { group.addTask { await ask(url) } }
             }
-            if failed { break }
         }
         return answers
     }

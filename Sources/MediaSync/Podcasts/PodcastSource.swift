@@ -42,7 +42,7 @@ struct PodcastSource: Sendable {
             let stored = try index.storedFeed(podcastId: subscription.id).flatMap { try? PodcastSource.decode($0) }
             var feed = stored
             var storeBytes: [UInt8]?
-            subscription.lastChecked = ISO8601DateFormatter().string(from: now())
+            subscription.lastChecked = WholeSecondTime.string(now())
             do {
                 let outcome = try await FeedFetcher(client: client).fetch(
                     subscription.feedURL, etag: stored == nil ? nil : subscription.etag,
@@ -221,7 +221,6 @@ struct PodcastSource: Sendable {
                 let episodeId = PodcastLayout.episodeId(guid: guid)
                 if byId[episodeId] == nil { byId[episodeId] = episode }
             }
-            let formatter = ISO8601DateFormatter()
             let episodes = held.sorted { $0.file.path < $1.file.path }.map { entry -> PodcastMetadata.Episode in
                 let episodeId = entry.versionId ?? ""
                 let episode = byId[episodeId]
@@ -230,7 +229,7 @@ struct PodcastSource: Sendable {
                     episodeID: episodeId, title: episode?.title ?? episodeId,
                     fileName: String(entry.file.path.split(separator: "/").last ?? ""), fileSize: entry.file.size,
                     downloadDate: entry.downloadedAt, guid: episode?.guid,
-                    published: episode?.published.map(formatter.string),
+                    published: episode?.published.map(WholeSecondTime.string),
                     transcriptFile: held["transcript"], chaptersFile: held["chapters"], imageFile: held["image"])
             }
             let metadata = PodcastMetadata(
