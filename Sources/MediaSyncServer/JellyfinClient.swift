@@ -79,7 +79,7 @@ public final class JellyfinClient: Sendable, CustomStringConvertible {
     /// retries, stall limit and timeout. Each URL's answer or error; after an error nothing more is asked (a server
     /// that cannot be reached is not asked everything), so URLs past it have no entry.
     public func replay(_ urls: [String], window: Int = JellyfinClient.pageWindow) async -> [String: Result<
-        HTTPResponse, HTTPError
+        ListingLog.Answer, HTTPError
     >] {
         var authorized = HTTPHeaders()
         let auth = authorizationHeader
@@ -87,20 +87,22 @@ public final class JellyfinClient: Sendable, CustomStringConvertible {
         let headers = authorized
         let http = self.http
         let patience = self.patience
-        @Sendable func ask(_ url: String) async -> (String, Result<HTTPResponse, HTTPError>) {
+        @Sendable func ask(_ url: String) async -> (String, Result<ListingLog.Answer, HTTPError>) {
             var request = HTTPRequest(url: url, headers: headers)
             request.stallTime = patience.stallSeconds
             request.timeout = patience.pageTimeout
             request.retriesStalls = false
             do {
-                return (url, .success(try await http.send(request)))
+                // Hashed here, while the other answers are still on their way.
+                let response = try await http.send(request)
+                return (url, .success(ListingLog.Answer(response: response, digest: SHA256.hex(response.body))))
             } catch let error as HTTPError {
                 return (url, .failure(error))
             } catch {
                 return (url, .failure(HTTPError.cancelled(url: url)))
             }
         }
-        var answers: [String: Result<HTTPResponse, HTTPError>] = [:]
+        var answers: [String: Result<ListingLog.Answer, HTTPError>] = [:]
         guard let first = urls.first else { return answers }
         // The first alone, as a listing asks its first page: a library scan between the first answer and the next
         // ones shows in the answers as it would in the listing's.
@@ -108,7 +110,7 @@ public final class JellyfinClient: Sendable, CustomStringConvertible {
         answers[first] = firstAnswer
         guard case .success = firstAnswer else { return answers }
         // Then `window` in flight at a time, the next asked as soon as one is answered; none after an error.
-        await withTaskGroup(of: (String, Result<HTTPResponse, HTTPError>).self) { group in
+        await withTaskGroup(of: (String, Result<ListingLog.Answer, HTTPError>).self) { group in
             var next = urls.dropFirst().makeIterator()
             for _ in 0..<max(1, window) {
                 guard let url = next.next() else { break }

@@ -22,6 +22,13 @@ public final class ListingLog: Sendable {
         }
     }
 
+    /// An answer to a question asked again, with the SHA-256 of its body (hashed as it came).
+    public struct Answer: Sendable {
+        public var response: HTTPResponse
+        /// `SHA-256` of the body, in hex.
+        public var digest: String
+    }
+
     private struct State {
         var exchanges: [Exchange] = []
         var prefetched: [String: Result<HTTPResponse, HTTPError>] = [:]

@@ -42,7 +42,7 @@ public protocol MediaServer: Sendable {
     /// The same server, recording every answer in `log`.
     func recording(into log: ListingLog) -> any MediaServer
     /// Asks these `GET`s again, a few at a time: each one's answer or error, by URL (none past a failed window).
-    func replay(_ urls: [String]) async -> [String: Result<HTTPResponse, HTTPError>]
+    func replay(_ urls: [String]) async -> [String: Result<ListingLog.Answer, HTTPError>]
 }
 
 extension JellyfinClient: MediaServer {
@@ -53,7 +53,7 @@ extension JellyfinClient: MediaServer {
 
     public var baseURL: String { serverURL }
 
-    public func replay(_ urls: [String]) async -> [String: Result<HTTPResponse, HTTPError>] {
+    public func replay(_ urls: [String]) async -> [String: Result<ListingLog.Answer, HTTPError>] {
         await replay(urls, window: JellyfinClient.pageWindow)
     }
 

@@ -16,10 +16,20 @@ struct LegacyMigration: Sendable {
 
     /// Whether the tree holds anything in the legacy layout (a `Metadata/Item.json` in a top folder).
     func isNeeded() -> Bool {
+        // Read with `readdir` and looked at from the folder itself: every sync asks, and a mirror's `Downloads` holds
+        // a folder per movie and series (Foundation's listing and an absolute path per folder took a no-op sync of
+        // 10,000 items 30 ms).
         let downloads = root.path + "/" + LibraryLayout.downloads
-        return ((try? FileManager.default.contentsOfDirectory(atPath: downloads)) ?? []).contains { folder in
-            SafeName.id(folder) != nil && access("\(downloads)/\(folder)/Metadata/Item.json", F_OK) == 0
+        guard let listing = opendir(downloads) else { return false }
+        defer { closedir(listing) }
+        let folder = dirfd(listing)
+        while let entry = readdir(listing) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if SafeName.id(name) != nil, faccessat(folder, name + "/Metadata/Item.json", F_OK, 0) == 0 { return true }
         }
+        return false
     }
 
     /// One migrated or skipped legacy item.

@@ -197,14 +197,13 @@ extension MirrorSync {
             let sizes = placer.sizes(of: held.map(\.path))
             return held.allSatisfy { sizes[$0.path] == $0.size }
         }
-        let answers = await server.replay(urls)
-        // Compared on every core: a listing is megabytes.
-        let same = Parallel.map(memo.exchanges) { exchange in
-            guard case .success(let answer)? = answers[exchange.url] else { return false }
-            return answer.status == exchange.status && SHA256.hex(answer.body) == exchange.digest
+        let replayed = await server.replay(urls)
+        let same = memo.exchanges.allSatisfy { exchange in
+            guard case .success(let answer)? = replayed[exchange.url] else { return false }
+            return answer.response.status == exchange.status && answer.digest == exchange.digest
         }
         let filesInPlace = (try? await inPlace.value()) ?? false
-        guard same.allSatisfy({ $0 }), filesInPlace else { return .changed(answers) }
+        guard same, filesInPlace else { return .changed(replayed.mapValues { $0.map(\.response) }) }
         return .unchanged
     }
 
