@@ -151,6 +151,20 @@ for path in sys.argv[1:]:
         pass
 print(" ".join("%s %d" % (name, statistics.median(ms)) for name, ms in steps.items()) or "none")' "$@"
 }
+# One timed sync whose report is $work/NAME.json: sets elapsed_ms, rss_kb, cpu_ms (user + system) and verdict, and
+# noop_ok=no when the report is not a no-op's.
+timed_sync() {
+    local name=$1 t0 user sys
+    t0=$(ms_now_ns)
+    timeout "$NOOP_TIMEOUT" /usr/bin/time -f '%e %M %U %S' -o "$work/$name.time" \
+        "$ms" sync --json --quiet >"$work/$name.json" 2>"$work/$name.err" \
+        || { log "sync $name exited with $?"; tail -5 "$work/$name.err" >&2; }
+    elapsed_ms=$(ms_ms_since "$t0")
+    read -r _ rss_kb user sys < <(tail -1 "$work/$name.time")
+    cpu_ms=$(awk -v u="$user" -v s="$sys" 'BEGIN {printf "%d", (u + s) * 1000}')
+    verdict=$(check_noop "$work/$name.json")
+    case "$verdict" in ok*) ;; *) noop_ok=no ;; esac
+}
 # Forgets the listing memo, as a change on the server or in the index would: the next sync lists in full.
 forget_memo() {
     python3 -c 'import sqlite3, sys; db = sqlite3.connect(sys.argv[1]); db.execute("DELETE FROM listing_memo"); db.commit()' \
@@ -223,18 +237,13 @@ full_ms=(); full_rss=(); full_cpu=(); full_ratios=()
 noop_ok=yes
 for round in $(seq 1 "$ROUNDS"); do
     s0=$(server_ticks)
-    t0=$(ms_now_ns)
-    timeout "$NOOP_TIMEOUT" /usr/bin/time -f '%e %M %U %S' -o "$work/noop.time" \
-        "$ms" sync --json --quiet >"$work/noop-$round.json" 2>"$work/noop-$round.err" \
-        || { log "no-op sync exited with $?"; tail -5 "$work/noop-$round.err" >&2; }
-    elapsed=$(ms_ms_since "$t0")
+    timed_sync "noop-$round"
     s1=$(server_ticks)
-    read -r _ rss user sys < <(tail -1 "$work/noop.time")
-    verdict=$(check_noop "$work/noop-$round.json")
-    case "$verdict" in ok*) ;; *) noop_ok=no ;; esac
+    elapsed=$elapsed_ms
+    rss=$rss_kb
     noop_ms+=("$elapsed")
     noop_rss+=("$rss")
-    noop_cpu+=("$(awk -v u="$user" -v s="$sys" 'BEGIN {printf "%d", (u + s) * 1000}')")
+    noop_cpu+=("$cpu_ms")
     noop_server+=("$(( (s1 - s0) * 1000 / ticks_per_s ))")
 
     s0=$(server_ticks)
@@ -251,20 +260,13 @@ for round in $(seq 1 "$ROUNDS"); do
 
     # The same no-op, listed in full (the memo forgotten); it keeps a memo again for the next round.
     forget_memo
-    t0=$(ms_now_ns)
-    timeout "$NOOP_TIMEOUT" /usr/bin/time -f '%e %M %U %S' -o "$work/full.time" \
-        "$ms" sync --json --quiet >"$work/full-$round.json" 2>"$work/full-$round.err" \
-        || { log "no-op sync listing in full exited with $?"; tail -5 "$work/full-$round.err" >&2; }
-    f_elapsed=$(ms_ms_since "$t0")
-    read -r _ f_rss f_user f_sys < <(tail -1 "$work/full.time")
-    f_verdict=$(check_noop "$work/full-$round.json")
-    case "$f_verdict" in ok*) ;; *) noop_ok=no ;; esac
-    full_ms+=("$f_elapsed")
-    full_rss+=("$f_rss")
-    full_cpu+=("$(awk -v u="$f_user" -v s="$f_sys" 'BEGIN {printf "%d", (u + s) * 1000}')")
-    full_ratios+=("$(awk -v a="$f_elapsed" -v b="$c_elapsed" 'BEGIN {printf "%d", a * 100 / (b > 0 ? b : 1)}')")
-    log "round $round: no-op sync listing in full ${f_elapsed} ms (peak RSS ${f_rss} KB, client CPU" \
-        "${full_cpu[-1]} ms), $f_verdict"
+    timed_sync "full-$round"
+    full_ms+=("$elapsed_ms")
+    full_rss+=("$rss_kb")
+    full_cpu+=("$cpu_ms")
+    full_ratios+=("$(awk -v a="$elapsed_ms" -v b="$c_elapsed" 'BEGIN {printf "%d", a * 100 / (b > 0 ? b : 1)}')")
+    log "round $round: no-op sync listing in full ${elapsed_ms} ms (peak RSS ${rss_kb} KB, client CPU" \
+        "$cpu_ms ms), $verdict"
 done
 hash_after=$(tree_hash)
 
