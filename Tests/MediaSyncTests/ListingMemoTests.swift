@@ -119,6 +119,48 @@ import Testing
         }
     }
 
+    /// A dead feed and an enclosure that fails are the podcasts' own troubles: the Jellyfin side still ends complete,
+    /// and the next sync finds it unchanged.
+    @Test func aPodcastsTroublesDoNotKeepTheJellyfinSideListingInFull() async throws {
+        try await MirrorFixture.with { fixture, library in
+            try fixture.select(.movie, library.movies[1].id)
+            let feed = """
+                <rss version="2.0"><channel><title>P</title><item><title>E</title><guid>e-1</guid>
+                <enclosure url="\(fixture.server.baseURL)/pod/gone.mp3" type="audio/mpeg"/></item></channel></rss>
+                """
+            fixture.server.setFile("/pod/feed.xml", contents: Array(feed.utf8))
+            try await Subscriptions(index: fixture.index, client: HTTPClient()).add(
+                url: fixture.server.baseURL + "/pod/feed.xml", retention: .all)
+            // Never set on the server: every request for it is answered 404.
+            let first = try await fixture.sync()
+            #expect(first.failed.contains { $0.message.contains("404") }, "\(first.failed)")
+            #expect(!first.listingUnchanged)
+            #expect(try fixture.index.listingMemo() != nil)
+            let second = try await fixture.sync()
+            #expect(second.listingUnchanged)
+            #expect(second.failed.contains { $0.message.contains("404") }, "\(second.failed)")
+            #expect(second.downloaded.isEmpty)
+        }
+    }
+
+    /// A Jellyfin file that failed keeps the memo from being kept: the next sync lists in full and fetches it.
+    @Test func aJellyfinFileThatFailedListsInFullNextTime() async throws {
+        try await MirrorFixture.with { fixture, library in
+            let movie = library.movies[1]
+            try fixture.select(.movie, movie.id)
+            fixture.server.inject(.status(404), path: "/Items/\(movie.mediaSources[0].id)/Download")
+            let first = try await fixture.sync()
+            #expect(!first.failed.isEmpty)
+            #expect(try fixture.index.listingMemo() == nil)
+            fixture.server.clearFaults()
+            let second = try await fixture.sync()
+            #expect(!second.listingUnchanged)
+            #expect(second.failed.isEmpty, "\(second.failed)")
+            #expect(second.downloaded.count == 1)
+            #expect(try await fixture.sync().listingUnchanged)
+        }
+    }
+
     @Test func aMemoNamingAnotherServerIsNeverAsked() async throws {
         try await MirrorFixture.with { fixture, library in
             _ = try await synced(fixture, library)

@@ -164,7 +164,9 @@ public final class MirrorSync: Sendable {
             report.phases.end("listing")
         }
         var accountExchanged = false
+        var podcastRejected = 0
         if let listed = try await podcastListing {
+            podcastRejected = listed.report.rejected.count
             sources[.podcasts] = listed.source
             accountExchanged = listed.accountExchanged
             report.rejected += listed.report.rejected
@@ -302,7 +304,10 @@ public final class MirrorSync: Sendable {
         }
         // What this run asked and was answered, for the next one to compare with: kept only when the Jellyfin side
         // ended where its plan meant it to (anything left to do, fail, wait or decide makes the next run list again).
-        if let log = sources[.media]?.log, log.isRegular, let inputs = memoInputs(options), report.endedComplete {
+        if let log = sources[.media]?.log, log.isRegular, let inputs = memoInputs(options),
+            MirrorSync.jellyfinSideEndedComplete(
+                report, actions: plan.actions + metadata.plan.actions, podcastRejected: podcastRejected)
+        {
             try executor.saveListingMemo(ListingMemo(inputs: inputs, exchanges: log.exchanges, wanted: mediaWanted))
         }
         // What lives to here (the rest went after its last use, and handing it here would keep it until now).

@@ -145,4 +145,33 @@ extension MirrorSync {
         }
         return report
     }
+
+    /// Whether the run left nothing of the Jellyfin side undone or undecided, what a listing memo is kept after: no
+    /// file of that side failed or was left over, no item was gone, refused or kept unconfirmed, no Jellyfin source
+    /// was in error, no budget held anything back, no play-state line, not a dry run. The podcasts' own troubles (a
+    /// dead feed, an enclosure that fails) do not count: they change nothing a Jellyfin listing leads to.
+    /// - Parameters:
+    ///   - actions: both phases' plans (which paths are the Jellyfin side's).
+    ///   - podcastRejected: how many of the report's `rejected` lines the podcasts made.
+    static func jellyfinSideEndedComplete(_ report: SyncReport, actions: [SyncAction], podcastRejected: Int) -> Bool {
+        var media = Set<String>()
+        for action in actions {
+            let file: (key: FileKey, path: String)
+            switch action {
+            case .download(let remote, _), .write(let remote, _), .move(_, let remote), .adopt(let remote, _):
+                file = (remote.key, remote.path)
+            case .delete(let local), .keepExtraneous(let local), .keepUnconfirmed(let local), .keepPlayed(let local):
+                file = (local.key, local.path)
+            }
+            if Scope.of(key: file.key) == .media { media.insert(file.path) }
+        }
+        // Every line a podcast source reports begins so (a feed: "podcast <title>: …"; the account: "podcast
+        // account …"); every Jellyfin line begins with "Jellyfin".
+        return !report.dryRun && !report.needsSignIn && report.deletionAborted == nil && report.gone.isEmpty
+            && report.keptUnconfirmed.isEmpty && report.waiting.isEmpty && report.playState.isEmpty
+            && report.rejected.count == podcastRejected
+            && report.sourceErrors.allSatisfy { $0.hasPrefix("podcast ") }
+            && report.failed.allSatisfy { !media.contains($0.path) }
+            && report.extraneous.allSatisfy { !media.contains($0) }
+    }
 }

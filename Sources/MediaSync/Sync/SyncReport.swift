@@ -79,14 +79,6 @@ public struct SyncReport: Codable, Sendable, Equatable {
         failed.contains { $0.essential } || !sourceErrors.isEmpty || deletionAborted != nil
     }
 
-    /// Whether the run left nothing undone or undecided: nothing failed, refused, held back, kept unconfirmed or left
-    /// over, and no source in error (what a sync's listing memo is kept after).
-    var endedComplete: Bool {
-        failed.isEmpty && rejected.isEmpty && gone.isEmpty && keptUnconfirmed.isEmpty && sourceErrors.isEmpty
-            && !needsSignIn && !dryRun && deletionAborted == nil && extraneous.isEmpty && waiting.isEmpty
-            && playState.isEmpty
-    }
-
     /// Whether the run changed nothing.
     public var changedNothing: Bool {
         downloaded.isEmpty && written.isEmpty && moved.isEmpty && deleted.isEmpty && repaired.isEmpty
