@@ -81,21 +81,11 @@ public final class JellyfinClient: Sendable, CustomStringConvertible {
     public func replay(_ urls: [String], window: Int = JellyfinClient.pageWindow) async -> [String: Result<
         ListingLog.Answer, HTTPError
     >] {
-        var authorized = HTTPHeaders()
-        let auth = authorizationHeader
-        authorized.add(name: auth.name, value: auth.value)
-        let headers = authorized
         let http = self.http
-        let patience = self.patience
         @Sendable func ask(_ url: String) async -> (String, Result<ListingLog.Answer, HTTPError>) {
-            var request = HTTPRequest(url: url, headers: headers)
-            request.stallTime = patience.stallSeconds
-            request.timeout = patience.pageTimeout
-            request.retriesStalls = false
             do {
                 // Hashed here, while the other answers are still on their way.
-                let response = try await http.send(request)
-                return (url, .success(ListingLog.Answer(response: response, digest: SHA256.hex(response.body))))
+                return (url, .success(ListingLog.Answer(try await http.send(request(url, listingPage: true)))))
             } catch let error as HTTPError {
                 return (url, .failure(error))
             } catch {
@@ -166,32 +156,41 @@ public final class JellyfinClient: Sendable, CustomStringConvertible {
         serverURL + path + PercentEncoding.query(query)
     }
 
-    /// Sends a call with the auth header.
-    /// - Throws: ``JellyfinError``.
-    func send(_ call: Call) async throws -> HTTPResponse {
+    /// A request to `url` with the auth header; a listing page's with the listing's stall limit and timeout, and a
+    /// stall not sent again as it is (the listing asks for a smaller page).
+    func request(
+        _ url: String, method: String = "GET", body: [UInt8]? = nil, listingPage: Bool = false
+    ) -> HTTPRequest {
         var headers = HTTPHeaders()
         let auth = authorizationHeader
         headers.add(name: auth.name, value: auth.value)
-        if call.body != nil {
+        if body != nil {
             headers.add(name: "Content-Type", value: "application/json")
         }
-        var request = HTTPRequest(
-            method: call.method, url: url(call.path, query: call.query), headers: headers, body: call.body)
-        if call.listingPage {
+        var request = HTTPRequest(method: method, url: url, headers: headers, body: body)
+        if listingPage {
             request.stallTime = patience.stallSeconds
             request.timeout = patience.pageTimeout
             request.retriesStalls = false
         }
+        return request
+    }
+
+    /// Sends a call with the auth header.
+    /// - Throws: ``JellyfinError``.
+    func send(_ call: Call) async throws -> HTTPResponse {
+        let request = request(
+            url(call.path, query: call.query), method: call.method, body: call.body, listingPage: call.listingPage)
         do {
             guard let log = listingLog else { return try await http.send(request) }
             guard call.method == "GET" else {
                 log.markIrregular()
                 return try await http.send(request)
             }
-            let response: HTTPResponse
+            let answer: ListingLog.Answer
             if let fetched = log.takePrefetched(request.url) {
                 switch fetched {
-                case .success(let answer): response = answer
+                case .success(let replayed): answer = replayed
                 case .failure(let error):
                     // The answer the replay got is this call's: the same error, not a second request.
                     log.markIrregular()
@@ -199,14 +198,14 @@ public final class JellyfinClient: Sendable, CustomStringConvertible {
                 }
             } else {
                 do {
-                    response = try await http.send(request)
+                    answer = ListingLog.Answer(try await http.send(request))
                 } catch {
                     log.markIrregular()
                     throw error
                 }
             }
-            log.record(url: request.url, response: response)
-            return response
+            log.record(url: request.url, answer: answer)
+            return answer.response
         } catch let error as HTTPError {
             throw JellyfinError.from(error, action: call.action, resource: call.resource, signingIn: call.signingIn)
                 .redacting(accessToken)

@@ -22,23 +22,28 @@ public final class ListingLog: Sendable {
         }
     }
 
-    /// An answer to a question asked again, with the SHA-256 of its body (hashed as it came).
+    /// An answer with the SHA-256 of its body, hashed once, as it came.
     public struct Answer: Sendable {
         public var response: HTTPResponse
         /// `SHA-256` of the body, in hex.
         public var digest: String
+
+        init(_ response: HTTPResponse) {
+            self.response = response
+            digest = SHA256.hex(response.body)
+        }
     }
 
     private struct State {
         var exchanges: [Exchange] = []
-        var prefetched: [String: Result<HTTPResponse, HTTPError>] = [:]
+        var prefetched: [String: Result<Answer, HTTPError>] = [:]
         /// A call failed, stalled or was not a `GET`: what was read cannot be told from its answers alone.
         var irregular = false
     }
 
     private let state = Locked(State())
 
-    public init(prefetched: [String: Result<HTTPResponse, HTTPError>] = [:]) {
+    public init(prefetched: [String: Result<Answer, HTTPError>] = [:]) {
         state.withLock { $0.prefetched = prefetched }
     }
 
@@ -48,8 +53,8 @@ public final class ListingLog: Sendable {
     /// Whether every call was an answered `GET`.
     public var isRegular: Bool { state.withLock { !$0.irregular } }
 
-    func record(url: String, response: HTTPResponse) {
-        let exchange = Exchange(url: url, status: response.status, digest: SHA256.hex(response.body))
+    func record(url: String, answer: Answer) {
+        let exchange = Exchange(url: url, status: answer.response.status, digest: answer.digest)
         state.withLock { $0.exchanges.append(exchange) }
     }
 
@@ -58,7 +63,7 @@ public final class ListingLog: Sendable {
     }
 
     /// The answer (or error) fetched ahead for `url`, handed out once.
-    func takePrefetched(_ url: String) -> Result<HTTPResponse, HTTPError>? {
+    func takePrefetched(_ url: String) -> Result<Answer, HTTPError>? {
         state.withLock { $0.prefetched.removeValue(forKey: url) }
     }
 }

@@ -41,8 +41,8 @@ struct ListingMemo: Sendable, Equatable {
         for table in ["selection", "exclusion", "play_event", "setting", "media_cache"] {
             for event in ["INSERT", "UPDATE", "DELETE"] { trigger(table, event) }
         }
-        // A podcast's file changes nothing a Jellyfin listing leads to (the keys as `FileKey.isPodcast` tells them).
-        func media(_ row: String) -> String { "substr(\(row).key, 1, 8) NOT IN ('podcast:', 'podcast-')" }
+        // A podcast's file changes nothing a Jellyfin listing leads to.
+        func media(_ row: String) -> String { "NOT \(MirrorIndex.isPodcastKey(row + ".key"))" }
         trigger("file", "INSERT", when: media("NEW"))
         trigger("file", "UPDATE", when: "\(media("OLD")) OR \(media("NEW"))")
         trigger("file", "DELETE", when: media("OLD"))
@@ -78,7 +78,7 @@ extension MirrorIndex {
         try database.read { db in
             var files: [(path: String, size: Int64)] = []
             let rows = try Row.fetchCursor(
-                db, sql: "SELECT path, size FROM file WHERE substr(key, 1, 8) NOT IN ('podcast:', 'podcast-')")
+                db, sql: "SELECT path, size FROM file WHERE NOT \(MirrorIndex.isPodcastKey())")
             while let row = try rows.next() { files.append((row[0], row[1])) }
             return files
         }

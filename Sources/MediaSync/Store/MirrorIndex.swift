@@ -425,8 +425,8 @@ public final class MirrorIndex: Sendable {
             let filter: String
             switch podcasts {
             case nil: filter = ""
-            case true?: filter = " WHERE \(MirrorIndex.isPodcastKey)"
-            case false?: filter = " WHERE NOT (\(MirrorIndex.isPodcastKey))"
+            case true?: filter = " WHERE \(MirrorIndex.isPodcastKey())"
+            case false?: filter = " WHERE NOT \(MirrorIndex.isPodcastKey())"
             }
             // Room for them all at once: grown by doubling, the array could be left with room for 65,000 records.
             entries.reserveCapacity(try Int.fetchOne(db, sql: "SELECT count(*) FROM file\(filter)") ?? 0)
@@ -463,10 +463,12 @@ public final class MirrorIndex: Sendable {
         }
     }
 
-    /// The records of podcasts' files, as `FileKey.isPodcast` tells them (compared by bytes: `LIKE` ignores case). The
-    /// range, which holds both prefixes (`-` and `:` are 0x2D and 0x3A), lets SQLite read them by the key's index.
-    private static let isPodcastKey =
-        "(key >= 'podcast-' AND key < 'podcast;' AND substr(key, 1, 8) IN ('podcast:', 'podcast-'))"
+    /// The SQL condition that `key` is a podcast file's, as `FileKey.isPodcast` tells them (compared by bytes: `LIKE`
+    /// ignores case). The range, which holds both prefixes (`-` and `:` are 0x2D and 0x3A), lets SQLite read them by
+    /// the key's index.
+    static func isPodcastKey(_ key: String = "key") -> String {
+        "(\(key) >= 'podcast-' AND \(key) < 'podcast;' AND substr(\(key), 1, 8) IN ('podcast:', 'podcast-'))"
+    }
 
     /// The columns ``entry(_:)`` reads, by position (a lookup by name per column was a tenth of a no-op sync).
     private static let entryColumns =

@@ -148,12 +148,13 @@ public final class MirrorSync: Sendable {
         // The feeds are fetched while the Jellyfin side is listed (each waits for its servers most of its time), into
         // a report of their own, merged after the Jellyfin side's lines.
         let dryRun = options.dryRun
+        // What the Jellyfin side's outcome depends on besides the answers and the index, for its listing memo (none
+        // while a dry run plans moves the preparation has not made).
+        let memoKey = preparation.plannedLines.isEmpty ? memoInputs(options) : nil
         async let podcastListing = only == .media ? nil : podcastSourceReporting(dryRun: dryRun)
         if only != .podcasts {
             sources[.media] = try await mediaSource(
-                only: only, dryRun: options.dryRun,
-                memoInputs: preparation.plannedLines.isEmpty ? memoInputs(options) : nil, report: &report,
-                whileListing: readHeld)
+                only: only, dryRun: dryRun, memoInputs: memoKey, report: &report, whileListing: readHeld)
             // Found where the last complete sync left it: nothing of that side is read, planned or composed.
             if let unchanged = sources[.media]?.unchanged {
                 memoUnchanged = unchanged
@@ -304,7 +305,7 @@ public final class MirrorSync: Sendable {
         }
         // What this run asked and was answered, for the next one to compare with: kept only when the Jellyfin side
         // ended where its plan meant it to (anything left to do, fail, wait or decide makes the next run list again).
-        if let log = sources[.media]?.log, log.isRegular, let inputs = memoInputs(options),
+        if let log = sources[.media]?.log, log.isRegular, let inputs = memoKey,
             MirrorSync.jellyfinSideEndedComplete(
                 report, actions: plan.actions + metadata.plan.actions, podcastRejected: podcastRejected)
         {

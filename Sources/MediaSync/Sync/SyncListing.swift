@@ -49,7 +49,7 @@ extension MirrorSync {
             // The questions the last complete sync asked, asked again: the same answers, with nothing in the index
             // changed and every held file in place, mean this side has nothing to do. Otherwise the answers are used
             // by the listing below as if it had asked them.
-            var prefetched: [String: Result<HTTPResponse, HTTPError>] = [:]
+            var prefetched: [String: Result<ListingLog.Answer, HTTPError>] = [:]
             if let memoInputs, pending.isEmpty, selections.allSatisfy({ $0.deletePlayedAfter == nil }),
                 let memo = try index.listingMemo(), memo.inputs == memoInputs
             {
@@ -178,7 +178,7 @@ extension MirrorSync {
         /// The same answers, nothing changed in the index since, and every held file in place.
         case unchanged
         /// Other answers (or errors), or a held file not as recorded: the answers, for the listing to use.
-        case changed([String: Result<HTTPResponse, HTTPError>])
+        case changed([String: Result<ListingLog.Answer, HTTPError>])
         /// Nothing was asked (the listing then asks as usual).
         case unanswered
     }
@@ -203,7 +203,7 @@ extension MirrorSync {
             return answer.response.status == exchange.status && answer.digest == exchange.digest
         }
         let filesInPlace = (try? await inPlace.value()) ?? false
-        guard same, filesInPlace else { return .changed(replayed.mapValues { $0.map(\.response) }) }
+        guard same, filesInPlace else { return .changed(replayed) }
         return .unchanged
     }
 
