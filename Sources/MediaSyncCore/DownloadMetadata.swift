@@ -14,11 +14,17 @@ public struct DownloadMetadata: Codable, Equatable, Sendable {
     public var versions: [VersionInfo]
     /// For a season: its episodes' item objects, as received (seed 000: "embedded episode item data").
     public var episodes: [JSONValue]?
+    /// For an album: its held tracks' item objects, as received, in disc and track order.
+    public var tracks: [JSONValue]?
+    /// For a playlist or a collection: its entries in its order, each pointing at the folder its files live in.
+    public var entries: [ListEntryInfo]?
 
     public init(
         itemId: String, itemType: String?, displayTitle: String, item: JSONValue?, versions: [VersionInfo],
-        episodes: [JSONValue]? = nil
+        episodes: [JSONValue]? = nil, tracks: [JSONValue]? = nil, entries: [ListEntryInfo]? = nil
     ) {
+        self.tracks = tracks
+        self.entries = entries
         self.itemId = itemId
         self.itemType = itemType
         self.displayTitle = displayTitle
@@ -56,5 +62,25 @@ public struct VersionInfo: Codable, Equatable, Sendable {
         self.downloadDate = downloadDate
         self.taskId = taskId
         self.itemId = itemId
+    }
+}
+
+/// One entry of a playlist or a collection in its `metadata.json`.
+public struct ListEntryInfo: Codable, Equatable, Sendable {
+    /// The entry's item.
+    public var itemId: String
+    /// Its Jellyfin type (`Audio`, `Movie`, `Episode`, `MusicAlbum`, `Series`…).
+    public var itemType: String?
+    /// A title for people.
+    public var displayTitle: String
+    /// The folder (relative to the root) holding the entry's files and `metadata.json`; nil while nothing of it is
+    /// held (not downloadable, or not fetched yet).
+    public var folder: String?
+
+    public init(itemId: String, itemType: String?, displayTitle: String, folder: String?) {
+        self.itemId = itemId
+        self.itemType = itemType
+        self.displayTitle = displayTitle
+        self.folder = folder
     }
 }

@@ -6,7 +6,8 @@
 /// | a version's media | `media:<itemId>:<versionId>` |
 /// | an external subtitle | `subtitle:<itemId>:<versionId>:<streamIndex>` |
 /// | an image | `image:<itemId>:<imageType>` |
-/// | a movie's, series' or season's `metadata.json` | `metadata:<itemId>` |
+/// | a movie's, series', season's, album's, playlist's or collection's `metadata.json` | `metadata:<itemId>` |
+/// | a track's lyrics | `lyrics:<itemId>` |
 /// | a podcast episode's enclosure | `podcast:<podcastId>:<episodeId>` |
 /// | an episode extra (transcript, chapters, image) | `podcast-extra:<podcastId>:<episodeId>:<what>` |
 /// | a podcast's metadata | `podcast-metadata:<podcastId>` |
@@ -42,6 +43,10 @@ public struct FileKey: RawRepresentable, Hashable, Comparable, Sendable, CustomS
         FileKey(rawValue: "metadata:\(itemId)")
     }
 
+    public static func lyrics(itemId: String) -> FileKey {
+        FileKey(rawValue: "lyrics:\(itemId)")
+    }
+
     public static func podcastEpisode(podcastId: String, episodeId: String) -> FileKey {
         FileKey(rawValue: "podcast:\(podcastId):\(episodeId)")
     }
@@ -62,6 +67,7 @@ public struct FileKey: RawRepresentable, Hashable, Comparable, Sendable, CustomS
         case subtitle(itemId: String, versionId: String, streamIndex: Int)
         case image(itemId: String, type: String)
         case metadata(itemId: String)
+        case lyrics(itemId: String)
         case podcastEpisode(podcastId: String, episodeId: String)
         case podcastExtra(podcastId: String, episodeId: String, what: String)
         case podcastMetadata(podcastId: String)
@@ -102,6 +108,8 @@ public struct FileKey: RawRepresentable, Hashable, Comparable, Sendable, CustomS
             return .image(itemId: fields[0], type: fields[1])
         case "metadata":
             return rest.isEmpty ? nil : .metadata(itemId: rest)
+        case "lyrics":
+            return rest.isEmpty || rest.contains(":") ? nil : .lyrics(itemId: rest)
         case "podcast":
             guard let fields = split(first: 1) else { return nil }
             return .podcastEpisode(podcastId: fields[0], episodeId: fields[1])

@@ -9,6 +9,14 @@
 ///                                                      Downloads/<seriesId>/Season-01/Images/Episode-<episodeId>-Primary.jpeg
 ///                                                      Downloads/<seriesId>/Season-01/<episodeId>-<versionId>.<ext>
 /// ```
+/// Music, in the same spirit (ids as names, one folder per album, every file listed in its `metadata.json`):
+///
+/// ```
+/// Downloads/<albumId>/<trackId>-<versionId>.<ext>      Downloads/<playlistId>/metadata.json
+/// Downloads/<albumId>/<trackId>.lrc                    Downloads/<playlistId>/Images/Primary.jpeg
+/// Downloads/<albumId>/Images/Primary.jpeg              (a collection: the same, by its id)
+/// Downloads/<albumId>/metadata.json
+/// ```
 /// External subtitles sit beside their media: `<media base name>.<stream index>.<language>[.forced].<format>`,
 /// e.g. `Season-01/<episodeId>-<versionId>.3.eng.srt`, which players that match subtitles by the media's
 /// base name pick up.
@@ -86,6 +94,48 @@ public enum LibraryLayout {
         seriesId: String, seasonNumber: Int, episodeId: String, versionId: String, fileExtension: String
     ) -> String {
         "\(seasonFolder(seriesId: seriesId, seasonNumber: seasonNumber))/\(episodeId)-\(versionId).\(fileExtension)"
+    }
+
+    // MARK: Music
+
+    /// An album's folder: its tracks, their lyrics, its image and its `metadata.json`. A track with no album (a loose
+    /// file in a music library) gets a folder of its own, named by its id.
+    public static func albumFolder(_ albumId: String) -> String {
+        "\(downloads)/\(albumId)"
+    }
+
+    public static func trackMedia(albumId: String, trackId: String, versionId: String, fileExtension: String) -> String
+    {
+        "\(albumFolder(albumId))/\(trackId)-\(versionId).\(fileExtension)"
+    }
+
+    public static func albumImage(albumId: String, type: ImageType) -> String {
+        "\(albumFolder(albumId))/Images/\(type.rawValue).\(imageExtension)"
+    }
+
+    /// A track's lyrics, as an LRC file beside it.
+    public static func lyrics(albumId: String, trackId: String) -> String {
+        "\(albumFolder(albumId))/\(trackId).lrc"
+    }
+
+    public static func albumMetadata(_ albumId: String) -> String {
+        "\(albumFolder(albumId))/\(metadataFile)"
+    }
+
+    // MARK: Playlists and collections
+
+    /// A playlist's or collection's folder: its `metadata.json` (its ordered entries, pointing at the folders their
+    /// files live in) and its images. The entries' files live in their own folders, held once.
+    public static func listFolder(_ listId: String) -> String {
+        "\(downloads)/\(listId)"
+    }
+
+    public static func listImage(listId: String, type: ImageType) -> String {
+        "\(listFolder(listId))/Images/\(type.rawValue).\(imageExtension)"
+    }
+
+    public static func listMetadata(_ listId: String) -> String {
+        "\(listFolder(listId))/\(metadataFile)"
     }
 
     // MARK: Subtitles

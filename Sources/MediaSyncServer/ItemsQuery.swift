@@ -15,6 +15,9 @@ public struct ItemsQuery: Sendable, Equatable {
     public var excludeItemTypes: [String]
     /// `ids`: only these items.
     public var ids: [String]
+    /// `albumArtistIds`: only items whose album artists include one of these artists (by the artist's name on the
+    /// server, so an artist's own albums, not those it only appears on).
+    public var albumArtistIds: [String] = []
     /// `searchTerm`.
     public var searchTerm: String?
     /// `fields`: extra fields to include (see ``mediaFields``).
@@ -60,6 +63,7 @@ public struct ItemsQuery: Sendable, Equatable {
         if !includeItemTypes.isEmpty { result.append(("includeItemTypes", includeItemTypes.joined(separator: ","))) }
         if !excludeItemTypes.isEmpty { result.append(("excludeItemTypes", excludeItemTypes.joined(separator: ","))) }
         if !ids.isEmpty { result.append(("ids", ids.joined(separator: ","))) }
+        if !albumArtistIds.isEmpty { result.append(("albumArtistIds", albumArtistIds.joined(separator: ","))) }
         if let searchTerm, !searchTerm.isEmpty { result.append(("searchTerm", searchTerm)) }
         if !fields.isEmpty { result.append(("fields", fields.joined(separator: ","))) }
         if let isMissing { result.append(("isMissing", isMissing ? "true" : "false")) }

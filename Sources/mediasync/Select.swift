@@ -5,9 +5,10 @@ import MediaSync
 /// `mediasync select`: keep an item offline.
 struct Select: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Select a movie, series, season or whole library to keep offline.")
+        abstract: "Select a movie, series, season, album, artist, playlist, collection or library to keep offline.")
 
-    @Argument(help: "What to select: movie, series, season or library.")
+    @Argument(
+        help: "What to select: movie, series, season, album, artist (its own albums), playlist, collection or library.")
     var kind: Selection.Kind
 
     @Argument(help: "The item's id (see `mediasync browse`).")
@@ -123,12 +124,21 @@ struct Select: AsyncParsableCommand {
             }
         }
         if let priority, priority < 1 { throw ValidationError("--priority must be at least 1") }
+        if [.album, .artist, .playlist].contains(kind),
+            quality != nil || maxBitrate != nil || videoCodec != nil || audioCodec != nil || container != nil
+        {
+            throw ValidationError(
+                "a \(kind.rawValue) is kept as the original files: a quality applies to movies and episodes")
+        }
     }
 
     func run() async throws {
         try await reportingErrors {
             let browser = ServerBrowser(session: try Session.open(config: ConfigDirectory.resolve()))
-            let expected = ["movie": "Movie", "series": "Series", "season": "Season"][kind.rawValue]
+            let expected = [
+                "movie": "Movie", "series": "Series", "season": "Season", "album": "MusicAlbum",
+                "artist": "MusicArtist", "playlist": "Playlist", "collection": "BoxSet",
+            ][kind.rawValue]
             let name: String?
             if kind == .library {
                 let views = try await browser.list(.library)

@@ -12,6 +12,7 @@ struct FileKeyTests {
         ),
         (.image(itemId: "i1", type: "Primary"), "image:i1:Primary", .image(itemId: "i1", type: "Primary"), false),
         (.metadata(itemId: "s1"), "metadata:s1", .metadata(itemId: "s1"), false),
+        (.lyrics(itemId: "t1"), "lyrics:t1", .lyrics(itemId: "t1"), false),
         (
             .podcastEpisode(podcastId: "p1", episodeId: "e1"), "podcast:p1:e1",
             .podcastEpisode(podcastId: "p1", episodeId: "e1"), true
@@ -33,7 +34,7 @@ struct FileKeyTests {
     }
 
     @Test(arguments: [
-        "", "media", "media:", "media:a", "media:a:b:c", "subtitle:a:b:x", "metadata:", "thing:a", "podcast",
+        "", "media", "media:", "media:a", "media:a:b:c", "subtitle:a:b:x", "metadata:", "thing:a", "podcast", "lyrics:", "lyrics:a:b",
     ])
     func aSpellingThisVersionDoesNotMakeHasNoParts(_ stored: String) {
         #expect(FileKey(rawValue: stored).parts == nil)

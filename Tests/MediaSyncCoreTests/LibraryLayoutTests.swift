@@ -32,6 +32,17 @@ import Testing
                 == "Downloads/s/Season-00/e-v.mp4")
     }
 
+    @Test func musicPaths() {
+        #expect(
+            LibraryLayout.trackMedia(albumId: "a", trackId: "t", versionId: "t", fileExtension: "flac")
+                == "Downloads/a/t-t.flac")
+        #expect(LibraryLayout.lyrics(albumId: "a", trackId: "t") == "Downloads/a/t.lrc")
+        #expect(LibraryLayout.albumImage(albumId: "a", type: .primary) == "Downloads/a/Images/Primary.jpeg")
+        #expect(LibraryLayout.albumMetadata("a") == "Downloads/a/metadata.json")
+        #expect(LibraryLayout.listMetadata("p") == "Downloads/p/metadata.json")
+        #expect(LibraryLayout.listImage(listId: "p", type: .primary) == "Downloads/p/Images/Primary.jpeg")
+    }
+
     @Test func subtitlesSitBesideTheirMedia() {
         let media = "Downloads/s/Season-01/e-v.mkv"
         #expect(

@@ -43,6 +43,12 @@ public protocol MediaServer: Sendable {
     func recording(into log: ListingLog) -> any MediaServer
     /// Asks these `GET`s again, a few at a time: each one's answer or error, by URL (none past a failed window).
     func replay(_ urls: [String]) async -> [String: Result<ListingLog.Answer, HTTPError>]
+    /// A playlist's entries in order, an item listed twice included, with the listing fields.
+    func playlistEntries(playlistId: String) async throws -> [BaseItem]
+    /// Every entry id of a playlist, those this user may not see included; nil where the server cannot say (10.8, 10.9).
+    func playlistItemIds(playlistId: String) async throws -> [String]?
+    /// The URL of a track's lyrics (a `LyricDto`).
+    func lyricsURL(itemId: String) throws -> String
 }
 
 extension JellyfinClient: MediaServer {
@@ -59,6 +65,10 @@ extension JellyfinClient: MediaServer {
 
     public func item(id: String) async throws -> BaseItem {
         try await item(id: id, fields: SelectionExpander.fields)
+    }
+
+    public func playlistEntries(playlistId: String) async throws -> [BaseItem] {
+        try await playlistEntries(playlistId: playlistId, fields: SelectionExpander.fields)
     }
 
     public func signInIsValid() async -> Bool {

@@ -35,7 +35,8 @@ public enum MetadataComposer {
         // Only the listed movies and episodes get their whole media sources back: a kept episode's object is written
         // as it was recorded, even if a listing this run got it abridged.
         let listed = Set(
-            items.movies.map(\.item.id) + items.series.flatMap { $0.seasons.flatMap { $0.episodes.map(\.item.id) } })
+            items.movies.map(\.item.id) + items.series.flatMap { $0.seasons.flatMap { $0.episodes.map(\.item.id) } }
+                + items.albums.flatMap { $0.tracks.map(\.item.id) })
         let items = withKeptEpisodes(items, entries: entries, previous: previous)
         let whole = Whole(abridged: items.abridgedSources.intersection(listed), fields: wholeSources)
         // Each movie's and series' files depend on nothing else: composed and signed on every core, kept in order.
@@ -84,7 +85,91 @@ public enum MetadataComposer {
                     whole: whole))
             return files
         }
-        return movieFiles.compactMap { $0 } + seriesFiles.flatMap { $0 }
+        // In order, on this thread: `previous` reads files and is not for several threads at once.
+        let albumFiles = items.albums.map { album -> Composed? in
+            albumFile(album, mediaByItem: mediaByItem, previous: previous, whole: whole)
+        }
+        let heldFolders = topFolders(of: mediaByItem)
+        let listFiles = Parallel.map(items.lists) { list -> Composed? in
+            listFile(list, mediaByItem: mediaByItem, heldFolders: heldFolders)
+        }
+        return movieFiles.compactMap { $0 } + seriesFiles.flatMap { $0 } + albumFiles.compactMap { $0 }
+            + listFiles.compactMap { $0 }
+    }
+
+    /// An album's `metadata.json`: the album, its held tracks' items and versions in disc and track order. Tracks
+    /// held in its folder that the listing no longer holds (deselected without `--delete`, not confirmed gone) stay
+    /// listed with the item object recorded before.
+    private static func albumFile(
+        _ album: AlbumEntry, mediaByItem: [String: [IndexEntry]], previous: (String) -> DownloadMetadata?,
+        whole: Whole
+    ) -> Composed? {
+        let folder = LibraryLayout.albumFolder(album.folderId) + "/"
+        var tracks = album.tracks.map(\.item)
+        let listed = Set(tracks.map(\.id))
+        // Held media in this folder of tracks the listing does not hold.
+        let kept = mediaByItem.filter { itemId, entries in
+            !listed.contains(itemId) && entries.contains { $0.file.path.hasPrefix(folder) }
+        }
+        if !kept.isEmpty, let old = previous(LibraryLayout.albumMetadata(album.folderId)) {
+            tracks += (old.tracks ?? []).compactMap { track in
+                guard let id = track["Id"]?.stringValue, kept[id] != nil else { return nil }
+                return BaseItem(track)
+            }
+        }
+        tracks.sort(by: SelectionExpander.trackOrder)
+        var versions: [VersionInfo] = []
+        var held: [JSONValue] = []
+        for track in tracks {
+            let trackVersions = versionInfos(
+                (mediaByItem[track.id] ?? []).filter { $0.file.path.hasPrefix(folder) }, itemId: track.id)
+            guard !trackVersions.isEmpty else { continue }
+            versions += trackVersions
+            held.append(track.raw)
+        }
+        guard !versions.isEmpty else { return nil }
+        let item = album.album.flatMap { $0.id == album.folderId ? $0 : nil }
+        let metadata = DownloadMetadata(
+            itemId: album.folderId, itemType: item?.type ?? "MusicAlbum",
+            displayTitle: item?.name ?? album.tracks.first?.item.album ?? album.folderId, item: item?.raw,
+            versions: versions, tracks: held)
+        return file(metadata, path: LibraryLayout.albumMetadata(album.folderId), itemId: album.folderId, whole: whole)
+    }
+
+    /// A playlist's or collection's `metadata.json`: the list's item and its entries in order, each pointing at the
+    /// folder holding its files (nil while nothing of it is held). Written once one entry is held.
+    private static func listFile(
+        _ list: ListEntry, mediaByItem: [String: [IndexEntry]], heldFolders: Set<String>
+    ) -> Composed? {
+        let entries = list.entries.map { entry -> ListEntryInfo in
+            var folder: String?
+            if let media = mediaByItem[entry.id]?.first {
+                // Where its media is: an album's, a movie's or a season's folder.
+                folder = media.file.path.split(separator: "/").dropLast().joined(separator: "/")
+            } else if heldFolders.contains(entry.id) {
+                // A series or an album of a collection: its own folder, with media held below it.
+                folder = "\(LibraryLayout.downloads)/\(entry.id)"
+            }
+            return ListEntryInfo(
+                itemId: entry.id, itemType: entry.type, displayTitle: entry.name ?? entry.id, folder: folder)
+        }
+        guard entries.contains(where: { $0.folder != nil }) else { return nil }
+        let metadata = DownloadMetadata(
+            itemId: list.item.id, itemType: list.item.type, displayTitle: list.item.name ?? list.item.id,
+            item: list.item.raw, versions: [], entries: entries)
+        return file(metadata, path: LibraryLayout.listMetadata(list.item.id), itemId: list.item.id, whole: Whole.none)
+    }
+
+    /// The folders right below `Downloads` that hold media.
+    private static func topFolders(of mediaByItem: [String: [IndexEntry]]) -> Set<String> {
+        var folders = Set<String>()
+        for entries in mediaByItem.values {
+            for entry in entries {
+                let parts = entry.file.path.split(separator: "/", maxSplits: 2)
+                if parts.count == 3, parts[0] == LibraryLayout.downloads[...] { folders.insert(String(parts[1])) }
+            }
+        }
+        return folders
     }
 
     /// The series with their kept episodes added back: media held under a series' folder whose episode the listing
@@ -197,6 +282,17 @@ public enum MetadataComposer {
         }
         add(metadata.episodes.map { "\($0.count) episodes" })
         for episode in metadata.episodes ?? [] { addObject(episode) }
+        // Albums and lists only: a movie's, series' or season's inputs are as they were.
+        if let tracks = metadata.tracks {
+            add("\(tracks.count) tracks")
+            for track in tracks { addObject(track) }
+        }
+        if let entries = metadata.entries {
+            add("\(entries.count) entries")
+            for entry in entries {
+                for field in [entry.itemId, entry.itemType, entry.displayTitle, entry.folder] { add(field) }
+            }
+        }
         return "inputs:" + SHA256.hex(input)
     }
 
@@ -222,6 +318,7 @@ public enum MetadataComposer {
             var completed = metadata
             completed.item = try completed.item.map(whole.completing)
             completed.episodes = try completed.episodes?.map(whole.completing)
+            completed.tracks = try completed.tracks?.map(whole.completing)
             return try encode(completed)
         }
     }
@@ -230,6 +327,9 @@ public enum MetadataComposer {
     struct Whole: Sendable {
         let abridged: Set<String>
         let fields: @Sendable (String) -> JSONValue?
+
+        /// Nothing to complete.
+        static let none = Whole(abridged: [], fields: { _ in nil })
 
         /// - Throws: ``SyncError`` when an abridged item's whole fields cannot be read: the file is not written (an
         ///   abridged one would count as current until the item changes), and the next sync writes it.

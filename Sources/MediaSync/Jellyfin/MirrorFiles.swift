@@ -53,12 +53,40 @@ public enum MirrorFiles {
             }
             return builder
         }
-        let count = movieParts.reduce(0) { $0 + $1.files.count } + seriesParts.reduce(0) { $0 + $1.files.count }
+        let albumParts = Parallel.map(items.albums) { album -> Builder in
+            var builder = Builder(server: server, qualities: qualities)
+            let albumId = album.folderId
+            if let item = album.album, item.id == albumId {
+                builder.images(of: item, types: [.primary]) { LibraryLayout.albumImage(albumId: albumId, type: $0) }
+            }
+            for track in album.tracks {
+                let trackId = track.item.id
+                for version in track.versions {
+                    builder.media(item: track.item, version: version) { versionId, fileExtension in
+                        LibraryLayout.trackMedia(
+                            albumId: albumId, trackId: trackId, versionId: versionId, fileExtension: fileExtension)
+                    }
+                }
+                if track.item.hasLyrics == true {
+                    builder.lyrics(of: track.item, path: LibraryLayout.lyrics(albumId: albumId, trackId: trackId))
+                }
+            }
+            return builder
+        }
+        let listParts = Parallel.map(items.lists) { list -> Builder in
+            var builder = Builder(server: server, qualities: qualities)
+            let listId = list.item.id
+            builder.images(of: list.item, types: [.primary]) { LibraryLayout.listImage(listId: listId, type: $0) }
+            return builder
+        }
+        let count = [movieParts, seriesParts, albumParts, listParts].reduce(0) { total, parts in
+            total + parts.reduce(0) { $0 + $1.files.count }
+        }
         var files: [RemoteFile] = []
         files.reserveCapacity(count)
         var rejected: [String] = []
         var keys = Set<FileKey>(minimumCapacity: count)
-        for parts in [movieParts, seriesParts] {
+        for parts in [movieParts, seriesParts, albumParts, listParts] {
             for part in parts {
                 files += part.files.lazy.filter { keys.insert($0.key).inserted }
                 rejected += part.rejected
@@ -147,6 +175,17 @@ public enum MirrorFiles {
                         signature: MirrorFiles.subtitleSignature(of: stream, item: item), itemId: item.id,
                         versionId: versionId, essential: false))
             }
+        }
+
+        /// A track's lyrics, asked for as the server's `LyricDto` and written as LRC (see `SyncDownloads`). Signed by
+        /// the track's `Etag`: a lyrics file added or changed on the server is saved with the item again.
+        mutating func lyrics(of item: BaseItem, path: String) {
+            guard let url = try? server.lyricsURL(itemId: item.id) else { return }
+            add(
+                RemoteFile(
+                    key: .lyrics(itemId: item.id), path: path, kind: .subtitle,
+                    content: .download(url: url, expectedSize: nil), signature: "lyrics:\(item.etag ?? "-")",
+                    itemId: item.id, essential: false))
         }
 
         mutating func images(

@@ -5,6 +5,10 @@ import MediaSyncServer
 public struct MirrorItems: Sendable, Equatable {
     public var movies: [MovieEntry] = []
     public var series: [SeriesEntry] = []
+    /// Albums with the tracks of them to keep (a track several selections name is held once, in its album).
+    public var albums: [AlbumEntry] = []
+    /// Playlists and collections: their entries in order (the entries' files are held in their own folders).
+    public var lists: [ListEntry] = []
     /// Items refused because an id could not safely become a path; one line each, for the report.
     public var rejected: [String] = []
     /// Selections whose item the server no longer has; one line each.
@@ -86,5 +90,44 @@ public struct EpisodeEntry: Sendable, Equatable {
     public init(item: BaseItem, versions: [MediaSource]) {
         self.item = item
         self.versions = versions
+    }
+}
+
+/// An album (or, for tracks without one, a track's own folder) and the tracks of it to keep.
+public struct AlbumEntry: Sendable, Equatable {
+    /// The folder's id: the album's, or a loose track's own.
+    public var folderId: String
+    /// The album item; nil for a loose track, or when the album could not be read.
+    public var album: BaseItem?
+    /// In disc and track order.
+    public var tracks: [TrackEntry]
+
+    public init(folderId: String, album: BaseItem?, tracks: [TrackEntry]) {
+        self.folderId = folderId
+        self.album = album
+        self.tracks = tracks
+    }
+}
+
+/// A track and the versions of it to keep.
+public struct TrackEntry: Sendable, Equatable {
+    public var item: BaseItem
+    public var versions: [MediaSource]
+
+    public init(item: BaseItem, versions: [MediaSource]) {
+        self.item = item
+        self.versions = versions
+    }
+}
+
+/// A playlist or a collection (box set) and its entries, in its order.
+public struct ListEntry: Sendable, Equatable {
+    public var item: BaseItem
+    /// The entries' items in the list's order; an item a playlist lists twice stands twice.
+    public var entries: [BaseItem]
+
+    public init(item: BaseItem, entries: [BaseItem]) {
+        self.item = item
+        self.entries = entries
     }
 }

@@ -4,7 +4,7 @@ import Foundation
 public struct Selection: Codable, Equatable, Sendable {
     /// What kind of thing was selected.
     public enum Kind: String, Codable, Sendable, CaseIterable {
-        case movie, series, season, library
+        case movie, series, season, library, album, artist, playlist, collection
     }
 
     /// The Jellyfin id of the selected item (or library view).

@@ -92,6 +92,26 @@ public struct SelectionExpander: Sendable {
                 seriesOrder.append(entry.series.id)
             }
         }
+        var albums: [String: AlbumEntry] = [:]
+        var albumOrder: [String] = []
+        var lists: [String: ListEntry] = [:]
+        var listOrder: [String] = []
+        func addAlbum(_ entry: AlbumEntry) {
+            if var existing = albums[entry.folderId] {
+                let known = Set(existing.tracks.map(\.item.id))
+                existing.tracks += entry.tracks.filter { !known.contains($0.item.id) }
+                existing.tracks.sort { SelectionExpander.trackOrder($0.item, $1.item) }
+                existing.album = existing.album ?? entry.album
+                albums[entry.folderId] = existing
+            } else {
+                albums[entry.folderId] = entry
+                albumOrder.append(entry.folderId)
+            }
+        }
+        func addList(_ entry: ListEntry) {
+            if lists[entry.item.id] == nil { listOrder.append(entry.item.id) }
+            lists[entry.item.id] = entry
+        }
         var counter = 0
         // The first selection that names an item decides its rank and, for a movie or an episode, its quality
         // (selections come by priority).
@@ -102,6 +122,29 @@ public struct SelectionExpander: Sendable {
             if media, let quality = selections[group].quality { result.qualities[id] = quality }
         }
         func rank(movie entry: MovieEntry, group: Int) { rank(entry.item.id, group: group, media: true) }
+        func rank(album entry: AlbumEntry, group: Int) {
+            if let album = entry.album { rank(album.id, group: group) }
+            for track in entry.tracks { rank(track.item.id, group: group) }
+        }
+        /// What a selection's members expanded to, put with the rest.
+        func add(_ members: Members, group: Int) {
+            for entry in members.movies {
+                addMovie(entry)
+                rank(movie: entry, group: group)
+            }
+            for entry in members.series {
+                addSeries(entry)
+                rank(series: entry, group: group)
+            }
+            for entry in members.albums {
+                addAlbum(entry)
+                rank(album: entry, group: group)
+            }
+            for entry in members.lists {
+                addList(entry)
+                rank(entry.item.id, group: group)
+            }
+        }
         func rank(series entry: SeriesEntry, group: Int) {
             rank(entry.series.id, group: group)
             for season in entry.seasons {
@@ -152,6 +195,10 @@ public struct SelectionExpander: Sendable {
                         addSeries(entry)
                         rank(series: entry, group: group)
                     }
+                case .album, .artist, .playlist, .collection:
+                    result.selectedTops.insert(selection.id)
+                    let members = try await music(selection, listed: &listed, result: &result)
+                    add(members, group: group)
                 case .library:
                     // One paged listing of everything in the library (movies, series, seasons, episodes): no
                     // request per series, and the full id listing that shows deletions. Sorted explicitly
@@ -162,7 +209,7 @@ public struct SelectionExpander: Sendable {
                     var children = try await server.items(
                         ItemsQuery(
                             parentId: selection.id, recursive: true,
-                            includeItemTypes: ["Movie", "Series", "Season", "Episode"],
+                            includeItemTypes: SelectionExpander.libraryItemTypes,
                             fields: cache == nil ? SelectionExpander.fields : SelectionExpander.lightFields,
                             sortBy: SelectionExpander.listingOrder, limit: pageSize))
                     if cache != nil { children = try await withMediaSources(children, result: &result) }
@@ -175,8 +222,13 @@ public struct SelectionExpander: Sendable {
                             members[series, default: Listed()].episodes.append(child)
                         }
                     }
+                    // Music, playlists and collections of the library (a music, playlists or box sets library, or
+                    // a mixed one): expanded as their own selections would be.
+                    let others = try await libraryMembers(
+                        children.map(overlaid), selection: selection, listed: &listed, result: &result)
+                    add(others, group: group)
                     for child in children.map(overlaid) {
-                        if child.type == "Movie" {
+                        if SelectionExpander.movieLike.contains(child.type ?? "") {
                             if wantsPlayed(child, selection: selection, result: &result),
                                 let entry = try await movie(
                                     child, allVersions: selection.allVersions, rejected: &result.rejected)
@@ -219,10 +271,12 @@ public struct SelectionExpander: Sendable {
         }
         result.movies = movieOrder.compactMap { movies[$0] }
         result.series = seriesOrder.compactMap { series[$0] }
+        result.albums = albumOrder.compactMap { albums[$0] }
+        result.lists = listOrder.compactMap { lists[$0] }
         return result
     }
 
-    private func movie(_ item: BaseItem, allVersions: Bool, rejected: inout [String]) async throws -> MovieEntry? {
+    func movie(_ item: BaseItem, allVersions: Bool, rejected: inout [String]) async throws -> MovieEntry? {
         guard SafeName.id(item.id) != nil else {
             rejected.append("movie \(item.id.debugDescription): its id cannot be a folder name; skipped")
             return nil
@@ -240,7 +294,7 @@ public struct SelectionExpander: Sendable {
     }
 
     /// - Parameter listed: the seasons and episodes when already listed; nil asks the server for them.
-    private func seriesEntry(
+    func seriesEntry(
         _ item: BaseItem, selection: Selection, seasonId: String?, listed: Listed? = nil, listedIds: inout Set<String>,
         result: inout MirrorItems
     ) async throws -> SeriesEntry? {
@@ -307,7 +361,7 @@ public struct SelectionExpander: Sendable {
         var completed = children
         var needed: [Int] = []
         for (position, child) in children.enumerated()
-        where (child.type == "Movie" || child.type == "Episode") && !child.isVirtual {
+        where SelectionExpander.hasMedia.contains(child.type ?? "") && !child.isVirtual {
             if let etag = child.etag, let entry = entries[child.id], entry.etag == etag,
                 case .object(var fields) = child.raw, case .object(let cached) = entry.fields
             {
@@ -369,7 +423,7 @@ public struct SelectionExpander: Sendable {
         return Array(episodes[start...].filter { $0.userData?.played != true }.prefix(max(0, count)))
     }
 
-    private func versions(of item: BaseItem, all: Bool, rejected: inout [String]) async throws -> [MediaSource] {
+    func versions(of item: BaseItem, all: Bool, rejected: inout [String]) async throws -> [MediaSource] {
         let name = item.name ?? item.id
         if item.canDownload == false {
             let refusal = DownloadRefusal.reason(for: item, userMayDownload: await permission.userMayDownload())

@@ -12,6 +12,8 @@ public struct ServerItem: Encodable, Sendable, Equatable {
     public var year: Int?
     public var collectionType: String?
     public var versions: Int?
+    /// An album's or a track's album artist.
+    public var artist: String?
 
     init(_ item: BaseItem) {
         id = item.id
@@ -23,6 +25,7 @@ public struct ServerItem: Encodable, Sendable, Equatable {
         year = item.productionYear
         collectionType = item.collectionType
         versions = item.mediaSources?.count
+        artist = item.albumArtist
     }
 
     /// A short detail for a table: an episode's series and `S01E02`, a season's series, a library's type, a movie's
@@ -37,6 +40,8 @@ public struct ServerItem: Encodable, Sendable, Equatable {
             return seriesName ?? ""
         case "CollectionFolder", "UserView":
             return collectionType ?? ""
+        case "MusicAlbum", "Audio":
+            return [artist, year.map(String.init)].compactMap { $0 }.joined(separator: ", ")
         default:
             var parts: [String] = []
             if let year { parts.append(String(year)) }
@@ -56,7 +61,25 @@ public struct ServerBrowser: Sendable {
 
     /// What `browse --type` lists.
     public enum ItemType: String, Sendable, CaseIterable {
-        case library, movie, series, season, episode
+        case library, movie, series, season, episode, album, artist, track, playlist, collection, musicvideo, video
+
+        /// The Jellyfin `Type` listed.
+        var jellyfinType: String {
+            switch self {
+            case .library: return "CollectionFolder"
+            case .movie: return "Movie"
+            case .series: return "Series"
+            case .season: return "Season"
+            case .episode: return "Episode"
+            case .album: return "MusicAlbum"
+            case .artist: return "MusicArtist"
+            case .track: return "Audio"
+            case .playlist: return "Playlist"
+            case .collection: return "BoxSet"
+            case .musicvideo: return "MusicVideo"
+            case .video: return "Video"
+            }
+        }
     }
 
     /// The user's libraries, or the movies, series, seasons or episodes (below `parent`, whose name contains
@@ -70,12 +93,16 @@ public struct ServerBrowser: Sendable {
             }
         case .season where parent != nil:
             items = try await session.client.seasons(seriesId: parent ?? "")
-        default:
-            let typeName =
-                ["movie": "Movie", "series": "Series", "season": "Season", "episode": "Episode"][
-                    type.rawValue] ?? ""
+        case .album, .track:
+            // An album's or a track's list in disc and track order, or albums by name.
             items = try await session.client.items(
-                ItemsQuery(parentId: parent, recursive: true, includeItemTypes: [typeName], searchTerm: search))
+                ItemsQuery(
+                    parentId: parent, recursive: true, includeItemTypes: [type.jellyfinType], searchTerm: search,
+                    sortBy: type == .track ? SelectionExpander.trackListingOrder : ["SortName"]))
+        default:
+            items = try await session.client.items(
+                ItemsQuery(
+                    parentId: parent, recursive: true, includeItemTypes: [type.jellyfinType], searchTerm: search))
         }
         return items.map(ServerItem.init)
     }

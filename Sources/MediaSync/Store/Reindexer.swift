@@ -4,8 +4,8 @@ import MediaSyncServer
 
 /// `mediasync reindex`: rebuilds the index from the tree's `metadata.json` files, so a lost or corrupt index
 /// database costs no downloads. Files are recorded with the signatures the metadata's server objects carry;
-/// selections (a movie, with all versions when it holds several; a series) and podcast subscriptions are
-/// restored, so the next sync finds everything in place.
+/// selections (a movie, with all versions when it holds several; a series' held seasons; an album; a playlist; a
+/// collection) and podcast subscriptions are restored, so the next sync finds everything in place.
 public struct Reindexer: Sendable {
     let executor: MirrorExecutor
     var root: MirrorRoot { executor.root }
@@ -72,6 +72,10 @@ public struct Reindexer: Sendable {
     private func record(folders: [String]) throws -> Result {
         var result = Result()
         let now = ISO8601DateFormatter().string(from: Date())
+        // Tracks a playlist or a collection held here names: an album holding only such tracks is there for the list,
+        // and gets no album selection of its own (which would fetch the rest of the album).
+        var listed = Set<String>()
+        var albums: [(id: String, tracks: [String])] = []
         for folder in folders where SafeName.isContained(folder) {
             let metadataPath = "\(LibraryLayout.downloads)/\(folder)/\(LibraryLayout.metadataFile)"
             guard let bytes = read(metadataPath) else { continue }
@@ -79,7 +83,16 @@ public struct Reindexer: Sendable {
                 try record(
                     metadataPath, size: Int64(bytes.count), signature: MetadataComposer.signature(of: metadata),
                     key: .metadata(itemId: metadata.itemId), itemId: metadata.itemId, &result)
-                if metadata.itemType == "Series" {
+                if metadata.entries != nil {
+                    try rebuildList(folder, metadata, &result)
+                    if let kind = Reindexer.listKind(metadata.itemType) {
+                        try index.select(Selection(id: folder, kind: kind, addedAt: now))
+                        result.selections += 1
+                        listed.formUnion((metadata.entries ?? []).map(\.itemId))
+                    }
+                } else if metadata.tracks != nil {
+                    albums.append((folder, try rebuildAlbum(folder, metadata, &result)))
+                } else if metadata.itemType == "Series" {
                     // Each season held becomes a season selection: the conservative guess, which never fetches a
                     // season the mirror did not have (a whole-series selection would).
                     let allVersions = hasSeveralVersions(metadata)
@@ -99,7 +112,64 @@ public struct Reindexer: Sendable {
                 result.skipped.append("\(metadataPath): not a mediasync metadata file")
             }
         }
+        for album in albums where !album.tracks.isEmpty && !album.tracks.allSatisfy(listed.contains) {
+            // A whole album was selected (or an artist: its albums are what the tree can show).
+            try index.select(Selection(id: album.id, kind: .album, addedAt: now))
+            result.selections += 1
+        }
         return result
+    }
+
+    /// The selection kind a list's `metadata.json` stands for.
+    static func listKind(_ itemType: String?) -> Selection.Kind? {
+        switch itemType {
+        case "Playlist": return .playlist
+        case "BoxSet": return .collection
+        default: return nil
+        }
+    }
+
+    /// Records an album's files (tracks, lyrics, image); returns the ids of the tracks held.
+    private func rebuildAlbum(_ id: String, _ metadata: DownloadMetadata, _ result: inout Result) throws -> [String] {
+        let album = metadata.item.flatMap(BaseItem.init)
+        if let album, album.id == id {
+            try recordImage(
+                LibraryLayout.albumImage(albumId: id, type: .primary), item: album, itemId: id, type: .primary, &result)
+        }
+        let tracks = (metadata.tracks ?? []).compactMap(BaseItem.init)
+        var held: [String] = []
+        for version in metadata.versions {
+            guard let trackId = version.itemId, SafeName.id(trackId) != nil,
+                SafeName.fileExtension(version.container) != nil
+            else { continue }
+            let track = tracks.first { $0.id == trackId }
+            let path = LibraryLayout.trackMedia(
+                albumId: id, trackId: trackId, versionId: version.versionId, fileExtension: version.container)
+            guard size(path) != nil else { continue }
+            try recordMedia(path, item: track, itemId: trackId, version: version, &result)
+            if !held.contains(trackId) { held.append(trackId) }
+            let lyrics = LibraryLayout.lyrics(albumId: id, trackId: trackId)
+            if let lyricsSize = size(lyrics) {
+                // Signed as a sync signs it: the track's Etag.
+                try executor.record(
+                    IndexEntry(
+                        file: LocalFile(
+                            key: .lyrics(itemId: trackId), path: lyrics, kind: .subtitle, size: lyricsSize,
+                            signature: track.map { "lyrics:\($0.etag ?? "-")" } ?? "unknown", itemId: trackId),
+                        versionId: nil, mediaSourceId: nil, container: "lrc", downloadedAt: version.downloadDate,
+                        taskId: version.taskId))
+                result.files += 1
+            }
+        }
+        return held
+    }
+
+    /// Records a playlist's or collection's image.
+    private func rebuildList(_ id: String, _ metadata: DownloadMetadata, _ result: inout Result) throws {
+        let list = metadata.item.flatMap(BaseItem.init)
+        guard let list, list.id == id else { return }
+        try recordImage(
+            LibraryLayout.listImage(listId: id, type: .primary), item: list, itemId: id, type: .primary, &result)
     }
 
     private func rebuildMovie(_ id: String, _ metadata: DownloadMetadata, _ result: inout Result) throws {

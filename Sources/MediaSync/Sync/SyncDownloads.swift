@@ -56,8 +56,10 @@ extension MirrorSync {
             }
             files = kept
         }
+        let (lyrics, others) = MirrorSync.splitLyrics(files)
         try await downloadFiles(
-            files, placer: placer, entries: entries, progress: progress, events: events, report: &report)
+            others, placer: placer, entries: entries, progress: progress, events: events, report: &report)
+        try await fetchLyrics(lyrics, entries: entries, events: events, report: &report)
         guard let server, !jobs.isEmpty else { return }
         let downloader = TranscodeDownloader(
             server: server, client: client, options: transferOptions, root: root, executor: executor, now: now)

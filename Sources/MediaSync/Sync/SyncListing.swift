@@ -121,7 +121,8 @@ extension MirrorSync {
             let gone = Set(asked.filter { !presentIds.contains($0.lowercased()) })
             var outside = Set(
                 present.filter {
-                    !tops.contains(($0.seriesId ?? $0.id).lowercased()) && !tops.contains($0.id.lowercased())
+                    !tops.contains(($0.seriesId ?? $0.albumId ?? $0.id).lowercased())
+                        && !tops.contains($0.id.lowercased())
                 }
                 .map { $0.id.lowercased() })
             for library in items.libraries where !outside.isEmpty {

@@ -77,6 +77,20 @@ public struct BaseItem: IdentifiedWireObject {
     public var canDownload: Bool? { raw["CanDownload"]?.boolValue }
     /// `ProviderIds`, such as `Tmdb` → `16859`.
     public var providerIds: [String: String] { raw["ProviderIds"]?.wireStringMap ?? [:] }
+
+    // MARK: Music
+
+    /// `AlbumId` of a track: its nearest `MusicAlbum` ancestor (absent for a loose track).
+    public var albumId: String? { raw["AlbumId"]?.stringValue }
+    /// `Album`: the album's name as the track's tags give it.
+    public var album: String? { raw["Album"]?.stringValue }
+    /// `AlbumArtist`: the first of the album artists.
+    public var albumArtist: String? { raw["AlbumArtist"]?.stringValue }
+    /// `HasLyrics` (10.9 and later; absent on 10.8, which has no lyrics).
+    public var hasLyrics: Bool? { raw["HasLyrics"]?.boolValue }
+    /// `PlaylistItemId` of a playlist entry: a per-entry id on 10.8–10.9 (made again whenever the server loads the
+    /// playlist), the item's own id from 10.10.
+    public var playlistItemId: String? { raw["PlaylistItemId"]?.stringValue }
 }
 
 extension BaseItem: WireDecodable {}
