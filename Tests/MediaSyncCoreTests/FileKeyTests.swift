@@ -34,7 +34,8 @@ struct FileKeyTests {
     }
 
     @Test(arguments: [
-        "", "media", "media:", "media:a", "media:a:b:c", "subtitle:a:b:x", "metadata:", "thing:a", "podcast", "lyrics:", "lyrics:a:b",
+        "", "media", "media:", "media:a", "media:a:b:c", "subtitle:a:b:x", "metadata:", "thing:a", "podcast", "lyrics:",
+        "lyrics:a:b",
     ])
     func aSpellingThisVersionDoesNotMakeHasNoParts(_ stored: String) {
         #expect(FileKey(rawValue: stored).parts == nil)
