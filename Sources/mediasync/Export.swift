@@ -28,8 +28,8 @@ struct Export: AsyncParsableCommand {
     @Option(help: "The layout: plain (Movies/Title (Year)/…, Shows/Series (Year)/Season 01/…, Podcasts/Show/…).")
     var layout: Layout = .plain
 
-    @Option(help: "Export only Jellyfin media or only podcasts.")
-    var only: MirrorSync.Scope?
+    @Option(help: "Export only Jellyfin's movies and shows (media), its music, or the podcasts.")
+    var only: ExportScope?
 
     @Flag(help: "Also write a relative-path .m3u8 playlist per podcast and per season, in episode order.")
     var playlists = false
@@ -152,3 +152,4 @@ extension Console {
         FileHandle.standardError.write(Data(("\r\u{1B}[K" + line).utf8))
     }
 }
+extension ExportScope: ExpressibleByArgument {}

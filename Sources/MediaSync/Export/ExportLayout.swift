@@ -85,13 +85,24 @@ public struct ExportTarget: Sendable, Equatable {
     }
 }
 
+/// What an export covers: Jellyfin's movies and shows, its music, or the podcasts (all three unless told).
+public enum ExportScope: String, Sendable, CaseIterable, Codable {
+    case media, music, podcasts
+}
+
 /// The plain layout: where each file of the mirror goes (see ``ExportNaming``). Pure.
 public enum ExportLayout {
-    public static func targets(_ source: ExportSource, scope: MirrorSync.Scope?, playlists: Bool) -> [ExportTarget] {
+    public static func targets(_ source: ExportSource, scope: ExportScope?, playlists: Bool) -> [ExportTarget] {
         var targets: [ExportTarget] = []
         if scope == nil || scope == .media {
             targets += movies(source.movies)
             targets += series(source.series, playlists: playlists)
+        }
+        if scope == nil || scope == .music {
+            targets += music(source.albums)
+        }
+        if playlists {
+            targets += lists(source, scope: scope)
         }
         if scope == nil || scope == .podcasts {
             targets += podcasts(source.podcasts, playlists: playlists)
@@ -244,6 +255,105 @@ public enum ExportLayout {
             }
             return targets
         }.flatMap { $0 }
+    }
+
+    /// `Music/Album Artist/Album (Year)/[Disc-]Track - Title.ext`, lyrics beside each track with its name, the
+    /// album's cover as `cover.jpg`.
+    static func music(_ albums: [ExportSource.Album]) -> [ExportTarget] {
+        func folder(_ album: ExportSource.Album) -> String {
+            ExportNaming.component(album.artist ?? "Unknown Artist") + "/"
+                + ExportNaming.titled(album.title, year: album.year)
+        }
+        let suffixes = ExportNaming.resolve(albums.map { ($0.id, folder($0)) })
+        return Parallel.map(albums) { album in
+            var targets: [ExportTarget] = []
+            let artist = ExportNaming.component(album.artist ?? "Unknown Artist")
+            let albumFolder =
+                "Music/" + artist + "/"
+                + ExportNaming.component(
+                    ExportNaming.titled(album.title, year: album.year), suffix: suffixes[album.id] ?? "")
+            if let cover = album.cover { targets.append(file(albumFolder + "/cover.jpg", cover, scope: "music")) }
+            let severalDiscs = Set(album.tracks.map { $0.disc ?? 1 }).count > 1
+            let stems = album.tracks.map { track in
+                (
+                    id: track.id,
+                    stem: ExportNaming.trackStem(
+                        disc: track.disc, number: track.number, title: track.title, severalDiscs: severalDiscs)
+                )
+            }
+            let trackSuffixes = ExportNaming.resolve(stems)
+            for (track, stem) in zip(album.tracks, stems) {
+                let suffix = trackSuffixes[track.id] ?? ""
+                targets.append(
+                    file(
+                        albumFolder + "/"
+                            + ExportNaming.component(
+                                stem.stem, suffix: suffix, fileExtension: track.media.fileExtension),
+                        track.media, scope: "music"))
+                if let lyrics = track.lyrics {
+                    targets.append(
+                        file(
+                            albumFolder + "/" + ExportNaming.component(stem.stem, suffix: suffix, fileExtension: "lrc"),
+                            lyrics, scope: "music"))
+                }
+            }
+            return targets
+        }.flatMap { $0 }
+    }
+
+    /// `Playlists/Name.m3u8` for each playlist and collection, its entries in its order: a track, a movie or an
+    /// episode by its file (the first version), an album or a series by all of its files. A list goes with the music
+    /// when it holds a track, with the movies and shows otherwise.
+    static func lists(_ source: ExportSource, scope: ExportScope?) -> [ExportTarget] {
+        var files: [String: [ExportPlaylist.Entry]] = [:]
+        var tracks = Set<String>()
+        for album in source.albums {
+            var all: [ExportPlaylist.Entry] = []
+            for track in album.tracks {
+                let entry = ExportPlaylist.Entry(
+                    title: track.title, seconds: track.runTimeSeconds, key: track.media.key)
+                files[track.id] = [entry]
+                tracks.insert(track.id)
+                all.append(entry)
+            }
+            files[album.id] = all
+            tracks.insert(album.id)
+        }
+        for movie in source.movies {
+            if let first = movie.versions.first {
+                files[movie.id] = [ExportPlaylist.Entry(title: movie.title, seconds: nil, key: first.media.key)]
+            }
+        }
+        for series in source.series {
+            var all: [ExportPlaylist.Entry] = []
+            for season in series.seasons {
+                for episode in season.episodes.sorted(by: {
+                    ($0.number ?? Int.max, $0.id) < ($1.number ?? Int.max, $1.id)
+                }) {
+                    guard let first = episode.versions.first else { continue }
+                    let entry = ExportPlaylist.Entry(
+                        title: episode.title ?? series.title, seconds: episode.runTimeSeconds, key: first.media.key)
+                    files[episode.id] = [entry]
+                    all.append(entry)
+                }
+            }
+            files[series.id] = all
+        }
+        let names = ExportNaming.resolve(source.lists.map { ($0.id, $0.title) }, fileExtension: "m3u8")
+        var targets: [ExportTarget] = []
+        for list in source.lists {
+            let entries = list.entries.flatMap { files[$0] ?? [] }
+            guard !entries.isEmpty else { continue }
+            let listScope: ExportScope = list.entries.contains(where: tracks.contains) ? .music : .media
+            guard scope == nil || scope == listScope else { continue }
+            targets.append(
+                ExportTarget(
+                    path: "Playlists/"
+                        + ExportNaming.component(list.title, suffix: names[list.id] ?? "", fileExtension: "m3u8"),
+                    key: "playlist:list:\(list.id)", scope: listScope.rawValue,
+                    content: .playlist(ExportPlaylist(entries))))
+        }
+        return targets
     }
 
     static func podcasts(_ podcasts: [ExportSource.Podcast], playlists: Bool) -> [ExportTarget] {

@@ -172,6 +172,14 @@ public enum ExportNaming {
         return title.isEmpty ? "\(series) - \(code)" : "\(series) - \(code) - \(title)"
     }
 
+    /// `03 - Title`, or `1-03 - Title` on an album of several discs; the title alone without a track number.
+    public static func trackStem(disc: Int?, number: Int?, title: String, severalDiscs: Bool) -> String {
+        let title = clean(title)
+        guard let number else { return title }
+        let code = severalDiscs ? "\(max(0, disc ?? 1))-\(twoDigits(number))" : twoDigits(number)
+        return title.isEmpty ? code : "\(code) - \(title)"
+    }
+
     /// `YYYY-MM-DD - Title` from an ISO 8601 publication date (its first ten characters), or the title alone.
     public static func podcastEpisodeStem(published: String?, title: String) -> String {
         guard let published, published.utf8.count >= 10 else { return title }

@@ -107,8 +107,40 @@ public struct ExportSource: Sendable, Equatable {
         }
     }
 
+    public struct Track: Sendable, Equatable {
+        public var id: String
+        public var title: String
+        /// Disc and track numbers, as tagged.
+        public var disc: Int?
+        public var number: Int?
+        public var runTimeSeconds: Int?
+        public var media: File
+        public var lyrics: File?
+    }
+
+    public struct Album: Sendable, Equatable {
+        public var id: String
+        public var title: String
+        /// The album artist (the first of them), as the server names it.
+        public var artist: String?
+        public var year: Int?
+        public var cover: File?
+        /// In disc and track order.
+        public var tracks: [Track]
+    }
+
+    /// A playlist or a collection: its entries' item ids, in its order.
+    public struct List: Sendable, Equatable {
+        public var id: String
+        public var title: String
+        public var isPlaylist: Bool
+        public var entries: [String]
+    }
+
     public var movies: [Movie] = []
     public var series: [Series] = []
+    public var albums: [Album] = []
+    public var lists: [List] = []
     public var podcasts: [Podcast] = []
     /// Indexed files that could not be exported (missing or damaged in the mirror, metadata unreadable).
     public var problems: [String] = []
@@ -136,6 +168,8 @@ private struct Assembler: Sendable {
         case series(ExportSource.Series)
         case season(seriesId: String, ExportSource.Season)
         case podcast(ExportSource.Podcast)
+        case album(ExportSource.Album)
+        case list(ExportSource.List)
         case nothing
     }
 
@@ -187,6 +221,32 @@ private struct Assembler: Sendable {
         return versions
     }
 
+    /// An album's `metadata.json` (or a loose track's, which has no album item).
+    func album(tracks values: [JSONValue], document: JSONValue, entry: IndexEntry) -> Piece {
+        var problems: [String] = []
+        let item = document["item"].flatMap(BaseItem.init)
+        let id = document["itemId"]?.stringValue ?? entry.file.itemId
+        var tracks: [ExportSource.Track] = []
+        for track in values.compactMap(BaseItem.init) {
+            // The track's first version held: tracks have one.
+            guard let held = (mediaKeys[track.id] ?? []).min(by: { $0.file.key < $1.file.key }),
+                let media = file(held.file.key, &problems)
+            else { continue }
+            let lyrics = byKey[.lyrics(itemId: track.id)] == nil ? nil : file(.lyrics(itemId: track.id), &problems)
+            tracks.append(
+                ExportSource.Track(
+                    id: track.id, title: track.name ?? track.id, disc: track.parentIndexNumber,
+                    number: track.indexNumber, runTimeSeconds: track.runTimeTicks.map { Int($0 / 10_000_000) },
+                    media: media, lyrics: lyrics))
+        }
+        let first = values.first.flatMap(BaseItem.init)
+        let album = ExportSource.Album(
+            id: id, title: item?.name ?? first?.album ?? document["displayTitle"]?.stringValue ?? id,
+            artist: item?.albumArtist ?? first?.albumArtist, year: item?.productionYear ?? first?.productionYear,
+            cover: item == nil ? nil : file(.image(itemId: id, type: "Primary"), &problems), tracks: tracks)
+        return Piece(kind: .album(album), problems: problems)
+    }
+
     /// One metadata document, read through the byte-level parser into JSONValue keeping only the members the export
     /// reads: JSONDecoder on these documents (the server's whole item objects) was most of a no-op export's time,
     /// and building every member of them most of what was left.
@@ -215,6 +275,9 @@ private struct Assembler: Sendable {
             let podcast = ExportSource.Podcast(
                 id: podcastId, title: document["podcastTitle"]?.stringValue ?? podcastId, episodes: episodes)
             return Piece(kind: .podcast(podcast), problems: problems)
+        }
+        if let tracks = document["tracks"]?.arrayValue {
+            return album(tracks: tracks, document: document, entry: entry)
         }
         guard let item = document["item"].flatMap(BaseItem.init) else { return failed("not an item's metadata") }
         let displayTitle = document["displayTitle"]?.stringValue ?? item.id
@@ -249,6 +312,11 @@ private struct Assembler: Sendable {
                 number: item.indexNumber ?? 0, poster: file(.image(itemId: item.id, type: "Primary"), &problems),
                 episodes: episodes)
             return Piece(kind: .season(seriesId: seriesId, season), problems: problems)
+        case "Playlist", "BoxSet":
+            let entries = (document["entries"]?.arrayValue ?? []).compactMap { $0["itemId"]?.stringValue }
+            let list = ExportSource.List(
+                id: item.id, title: item.name ?? displayTitle, isPlaylist: item.type == "Playlist", entries: entries)
+            return Piece(kind: .list(list), problems: problems)
         default:
             return Piece(kind: .nothing, problems: problems)
         }
@@ -261,7 +329,7 @@ extension ExportSource {
     static let metadataKeys: Set<String> = [
         "item", "itemType", "displayTitle", "episodes", "podcastID", "podcastTitle", "episodeID", "title",
         "published", "Id", "Name", "ProductionYear", "IndexNumber", "IndexNumberEnd", "RunTimeTicks", "SeriesId",
-        "MediaSources",
+        "MediaSources", "tracks", "entries", "itemId", "Type", "AlbumArtist", "Album", "ParentIndexNumber",
     ]
 
     /// Reads the mirror at `root` through its index and metadata files; `stat` gives each file's size and identity
@@ -306,6 +374,8 @@ extension ExportSource {
             case .series(let series): seriesById[series.id] = series
             case .season(let seriesId, let season): seasons.append((seriesId, season))
             case .podcast(let podcast): source.podcasts.append(podcast)
+            case .album(let album): source.albums.append(album)
+            case .list(let list): source.lists.append(list)
             case .nothing: break
             }
         }
@@ -319,6 +389,8 @@ extension ExportSource {
             return series
         }.filter { !$0.seasons.isEmpty }.sorted { $0.id < $1.id }
         source.podcasts = source.podcasts.filter { !$0.episodes.isEmpty }.sorted { $0.id < $1.id }
+        source.albums = source.albums.filter { !$0.tracks.isEmpty }.sorted { $0.id < $1.id }
+        source.lists = source.lists.sorted { $0.id < $1.id }
         return source
     }
 }

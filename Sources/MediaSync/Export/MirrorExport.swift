@@ -9,7 +9,7 @@ import MediaSyncHTTP
 /// What `mediasync export` is asked to do.
 public struct ExportOptions: Sendable, Equatable {
     /// Only Jellyfin media or only podcasts; nil for both.
-    public var only: MirrorSync.Scope?
+    public var only: ExportScope?
     /// Also write an `.m3u8` per podcast and per season.
     public var playlists: Bool
     /// Remove exported files whose source left the mirror.
@@ -26,7 +26,7 @@ public struct ExportOptions: Sendable, Equatable {
     public var concurrency: Int?
 
     public init(
-        only: MirrorSync.Scope? = nil, playlists: Bool = false, delete: Bool = false, maxDelete: Int? = nil,
+        only: ExportScope? = nil, playlists: Bool = false, delete: Bool = false, maxDelete: Int? = nil,
         dryRun: Bool = false, copyOnly: Bool = false, assumeFAT32: Bool = false, concurrency: Int? = nil
     ) {
         self.concurrency = concurrency
@@ -160,7 +160,7 @@ public struct MirrorExport: Sendable {
             facts.reserveCapacity(paths.count)
             for (path, fact) in zip(paths, found) where fact != .missing { facts[path] = fact }
         }
-        let scopes: Set<String> = options.only.map { [$0.rawValue] } ?? ["media", "podcasts"]
+        let scopes = Set((options.only.map { [$0] } ?? ExportScope.allCases).map(\.rawValue))
         let plan = ExportPlanner.plan(
             targets: targets, manifest: manifest, facts: facts,
             maximumFileSize: options.assumeFAT32
