@@ -55,6 +55,28 @@ extension JellyfinClient {
         }
     }
 
+    /// The URL of a track transcoded by the server (`<server>/Audio/{id}/universal?…`, `UniversalAudioController`).
+    ///
+    /// No `Container` is sent: no file plays as it is, so the answer is always a transcode to `container`, whose
+    /// extension the file is kept under (a track that already fits is fetched as the original instead). `AudioCodec`
+    /// and `TranscodingContainer` agree (ffmpeg picks its muxer from the container); `TranscodingProtocol=http` asks
+    /// for one progressive file, never an HLS playlist; `AudioBitRate` and `MaxStreamingBitrate` the cap (the
+    /// controller passes `AudioBitRate ?? MaxStreamingBitrate` to the encoder, v10.10.7 L258). The token is not in it.
+    /// - Throws: ``JellyfinError`` of kind ``JellyfinError/Kind/invalidID`` for an unusable id, or not signed in.
+    public func universalAudioURL(
+        itemId: String, mediaSourceId: String, codec: String, container: String, maxBitrate: Int
+    ) throws -> String {
+        let segment = try JellyfinID.pathSegment(itemId, role: "item id")
+        return url(
+            "/Audio/\(segment)/universal",
+            query: [
+                ("UserId", try requireUserId()), ("DeviceId", identity.deviceId),
+                ("MediaSourceId", try JellyfinID.validate(mediaSourceId, role: "media source id")),
+                ("AudioCodec", codec), ("TranscodingContainer", container), ("TranscodingProtocol", "http"),
+                ("MaxStreamingBitrate", String(maxBitrate)), ("AudioBitRate", String(maxBitrate)),
+            ])
+    }
+
     /// The URL of a track's lyrics (`<server>/Audio/{id}/Lyrics`, 10.9 and later): a `LyricDto`.
     /// - Throws: ``JellyfinError`` of kind ``JellyfinError/Kind/invalidID`` for an unusable id.
     public func lyricsURL(itemId: String) throws -> String {

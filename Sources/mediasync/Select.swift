@@ -51,7 +51,9 @@ struct Select: AsyncParsableCommand {
     @Option(name: .customLong("video-codec"), help: "A transcode's video codec: h264 (default) or hevc.")
     var videoCodec: String?
 
-    @Option(name: .customLong("audio-codec"), help: "A transcode's audio codec: aac (default), mp3 or ac3.")
+    @Option(
+        name: .customLong("audio-codec"),
+        help: "A transcode's audio codec: aac (default), mp3 or ac3; for tracks aac (default), mp3 or opus.")
     var audioCodec: String?
 
     @Option(help: "A transcode's container: ts (default: the segments as they come), mp4 or mkv (remuxed by ffmpeg).")
@@ -110,7 +112,12 @@ struct Select: AsyncParsableCommand {
     }
 
     func validate() throws {
-        _ = try chosenQuality()
+        if !Select.trackKinds.contains(kind) && kind != .library {
+            _ = try chosenQuality()
+        } else if kind == .library, (try? chosenQuality()) == nil, (try? chosenAudioQuality()) == nil {
+            // A music library's caps are an audio quality, another library's a video one (known once it is read).
+            _ = try chosenQuality()
+        }
         guard SafeName.id(id) != nil else { throw ValidationError("\(id.debugDescription) is not an item id") }
         if season != nil && kind != .series { throw ValidationError("--season applies to a series") }
         if let nextUnplayed, nextUnplayed < 1 { throw ValidationError("--next-unplayed must be at least 1") }
@@ -124,12 +131,31 @@ struct Select: AsyncParsableCommand {
             }
         }
         if let priority, priority < 1 { throw ValidationError("--priority must be at least 1") }
-        if [.album, .artist, .playlist].contains(kind),
-            quality != nil || maxBitrate != nil || videoCodec != nil || audioCodec != nil || container != nil
-        {
-            throw ValidationError(
-                "a \(kind.rawValue) is kept as the original files: a quality applies to movies and episodes")
+        if Select.trackKinds.contains(kind) {
+            _ = try chosenAudioQuality()
         }
+    }
+
+    /// Selections of tracks only: their caps are an audio quality.
+    static let trackKinds: Set<Selection.Kind> = [.album, .artist, .playlist]
+
+    /// The audio quality asked for tracks: nil for the original files.
+    func chosenAudioQuality() throws -> AudioQuality? {
+        guard maxBitrate != nil || audioCodec != nil || quality != nil || videoCodec != nil || container != nil else {
+            return nil
+        }
+        guard quality == nil, videoCodec == nil, container == nil else {
+            throw ValidationError("tracks take --max-bitrate and --audio-codec (aac, mp3 or opus) only")
+        }
+        guard let maxBitrate else { throw ValidationError("give --max-bitrate (examples: 128k, 256k)") }
+        guard let bits = Quality.bitrate(maxBitrate) else {
+            throw ValidationError("\(maxBitrate.debugDescription) is not a bit rate of 64k or more (examples: 128k, 256k)")
+        }
+        let codec = (audioCodec ?? "aac").lowercased()
+        guard AudioQuality.codecs.contains(codec) else {
+            throw ValidationError("--audio-codec takes aac, mp3 or opus for tracks")
+        }
+        return AudioQuality(codec: codec, maxBitrate: bits)
     }
 
     func run() async throws {
@@ -140,12 +166,14 @@ struct Select: AsyncParsableCommand {
                 "artist": "MusicArtist", "playlist": "Playlist", "collection": "BoxSet",
             ][kind.rawValue]
             let name: String?
+            var forTracks = Select.trackKinds.contains(kind)
             if kind == .library {
                 let views = try await browser.list(.library)
                 guard let view = views.first(where: { $0.id == id }) else {
                     throw SyncError.notFound("no library with id \(id) (see `mediasync browse`)")
                 }
                 name = view.name
+                forTracks = view.collectionType == "music"
             } else {
                 let item = try await browser.item(id: id)
                 guard item.type == expected else {
@@ -154,7 +182,8 @@ struct Select: AsyncParsableCommand {
                 }
                 name = item.name
             }
-            let chosen = try chosenQuality()
+            let audio = forTracks ? try chosenAudioQuality() : nil
+            let chosen = forTracks ? nil : try chosenQuality()
             if let chosen, chosen.container != "ts", Remuxer.locate() == nil {
                 throw SyncError.configuration(
                     "ffmpeg is not installed (Debian: `apt install ffmpeg`): a transcode can only be kept as MPEG-TS "
@@ -166,7 +195,7 @@ struct Select: AsyncParsableCommand {
                     id: id, kind: kind, allVersions: allVersions, season: season, nextUnplayed: nextUnplayed,
                     name: name, addedAt: ISO8601DateFormatter().string(from: Date()), priority: priority,
                     deletePlayedAfter: deletePlayed ? after.flatMap(TimeText.duration) ?? 86_400 : nil,
-                    quality: chosen))
+                    quality: chosen, audioQuality: audio))
             print("Selected \(kind.rawValue) \(name ?? id). Run `mediasync sync` to download it.")
         }
     }
@@ -216,7 +245,15 @@ struct Selections: AsyncParsableCommand {
                         options.append("played leave after \(TimeText.format(duration: after))")
                     }
                     if let priority = selection.priority { options.append("priority \(priority)") }
-                    options.append("quality \(selection.quality?.description ?? "original")")
+                    if let audio = selection.audioQuality {
+                        options.append("tracks \(audio.description)")
+                    } else {
+                        if let audio = selection.audioQuality {
+                        options.append("tracks \(audio.description)")
+                    } else {
+                        options.append("quality \(selection.quality?.description ?? "original")")
+                    }
+                    }
                     return [
                         selection.id, selection.kind.rawValue, selection.name ?? "",
                         options.joined(separator: ", "),

@@ -49,6 +49,8 @@ public protocol MediaServer: Sendable {
     func playlistItemIds(playlistId: String) async throws -> [String]?
     /// The URL of a track's lyrics (a `LyricDto`).
     func lyricsURL(itemId: String) throws -> String
+    /// The URL of a track's transcode at this quality (the server's universal audio endpoint).
+    func universalAudioURL(itemId: String, mediaSourceId: String, quality: AudioQuality) throws -> String
 }
 
 extension JellyfinClient: MediaServer {
@@ -65,6 +67,12 @@ extension JellyfinClient: MediaServer {
 
     public func item(id: String) async throws -> BaseItem {
         try await item(id: id, fields: SelectionExpander.fields)
+    }
+
+    public func universalAudioURL(itemId: String, mediaSourceId: String, quality: AudioQuality) throws -> String {
+        try universalAudioURL(
+            itemId: itemId, mediaSourceId: mediaSourceId, codec: quality.codec, container: quality.container,
+            maxBitrate: quality.maxBitrate)
     }
 
     public func playlistEntries(playlistId: String) async throws -> [BaseItem] {

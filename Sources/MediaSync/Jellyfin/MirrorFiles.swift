@@ -13,6 +13,7 @@ public enum MirrorFiles {
         // Each movie's and series' files depend on nothing else: built on every core, then put together in order
         // (the first file of a key kept, as one builder would).
         let qualities = items.qualities
+        let audioQualities = items.audioQualities
         let movieParts = Parallel.map(items.movies) { movie -> Builder in
             var builder = Builder(server: server, qualities: qualities)
             let id = movie.item.id
@@ -54,7 +55,7 @@ public enum MirrorFiles {
             return builder
         }
         let albumParts = Parallel.map(items.albums) { album -> Builder in
-            var builder = Builder(server: server, qualities: qualities)
+            var builder = Builder(server: server, qualities: qualities, audioQualities: audioQualities)
             let albumId = album.folderId
             if let item = album.album, item.id == albumId {
                 builder.images(of: item, types: [.primary]) { LibraryLayout.albumImage(albumId: albumId, type: $0) }
@@ -95,6 +96,11 @@ public enum MirrorFiles {
         return (files, rejected)
     }
 
+    /// Whether a planned or held track is the server's transcode (its signature carries the audio quality).
+    static func isAudioTranscode(signature: String) -> Bool {
+        signature.contains("|aq:")
+    }
+
     /// The signature of a version: a different MediaSource `ETag` or `Size` means the file changed on the server.
     public static func signature(of version: MediaSource) -> String {
         "etag:\(version.etag ?? "-")|size:\(version.size.map(String.init) ?? "-")"
@@ -125,6 +131,7 @@ public enum MirrorFiles {
     private struct Builder {
         let server: any MediaServer
         let qualities: [String: Quality]
+        var audioQualities: [String: AudioQuality] = [:]
         var files: [RemoteFile] = []
         var rejected: [String] = []
 
@@ -142,19 +149,31 @@ public enum MirrorFiles {
             let quality = qualities[item.id]
             // A transcode is planned as the container it will have, its size as bit rate × runtime; the quality is
             // in its signature, so a changed quality fetches it again and an unchanged one costs no request.
-            let fileExtension = quality?.container ?? MediaExtension.fromContainer(version.container ?? item.container)
+            // A track at a quality it does not already have: the server's transcode, in the container asked for.
+            let audio = audioQualities[item.id].flatMap { $0.fits(version) ? nil : $0 }
+            let fileExtension =
+                quality?.container ?? audio?.container
+                ?? MediaExtension.fromContainer(version.container ?? item.container)
             let mediaPath = path(versionId, fileExtension)
-            let signature = MirrorFiles.signature(of: version) + (quality.map { "|" + $0.signature } ?? "")
+            let signature =
+                MirrorFiles.signature(of: version) + (quality.map { "|" + $0.signature } ?? "")
+                + (audio.map { "|" + $0.signature } ?? "")
             do {
-                let url = try server.downloadURL(mediaSourceId: versionId)
+                let url =
+                    try audio.map {
+                        try server.universalAudioURL(itemId: item.id, mediaSourceId: versionId, quality: $0)
+                    } ?? server.downloadURL(mediaSourceId: versionId)
                 // `Size` comes from the server's database and can be stale (a file replaced before the server's next
                 // scan): a download of another size is checked against what the server serves (MirrorSync).
                 add(
                     RemoteFile(
                         key: .media(itemId: item.id, versionId: versionId), path: mediaPath, kind: .media,
-                        content: .download(url: url, expectedSize: quality == nil ? version.size : nil),
+                        content: .download(url: url, expectedSize: quality == nil && audio == nil ? version.size : nil),
                         signature: signature, itemId: item.id, versionId: versionId, essential: true,
-                        sizeHint: quality?.estimatedBytes(runtimeTicks: version.runTimeTicks ?? item.runTimeTicks)))
+                        sizeHint: quality?.estimatedBytes(runtimeTicks: version.runTimeTicks ?? item.runTimeTicks)
+                            ?? audio?.estimatedBytes(
+                                runtimeTicks: version.runTimeTicks ?? item.runTimeTicks,
+                                channels: version.mediaStreams.first { $0.type == "Audio" }?.raw["Channels"]?.intValue.map { Int($0) })))
             } catch {
                 rejected.append("\(item.name ?? item.id): \(error)")
                 return

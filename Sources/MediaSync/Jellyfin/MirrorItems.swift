@@ -34,6 +34,8 @@ public struct MirrorItems: Sendable, Equatable {
     /// The quality each movie and episode of a quality-capped selection is kept at (by item id); absent: the
     /// original.
     public var qualities: [String: Quality] = [:]
+    /// The quality each track of a quality-capped selection is kept at (by item id); absent: the original.
+    public var audioQualities: [String: AudioQuality] = [:]
     /// Media sources asked for by id in this expansion, to cache (see ``MediaSourceCache``).
     public var mediaSourceUpdates: [String: MediaSourceCache.Entry] = [:]
     /// Movies and episodes whose media sources came from the cache abridged to what planning reads

@@ -27,13 +27,16 @@ public struct Selection: Codable, Equatable, Sendable {
     public var deletePlayedAfter: TimeInterval?
     /// The quality its movies and episodes are kept at; nil for the original files.
     public var quality: Quality?
+    /// The quality its tracks are kept at; nil for the original files.
+    public var audioQuality: AudioQuality?
 
     public init(
         id: String, kind: Kind, allVersions: Bool = false, season: Int? = nil, nextUnplayed: Int? = nil,
         name: String? = nil, addedAt: String, priority: Int? = nil, deletePlayedAfter: TimeInterval? = nil,
-        quality: Quality? = nil
+        quality: Quality? = nil, audioQuality: AudioQuality? = nil
     ) {
         self.quality = quality
+        self.audioQuality = audioQuality
         self.priority = priority
         self.deletePlayedAfter = deletePlayedAfter
         self.id = id

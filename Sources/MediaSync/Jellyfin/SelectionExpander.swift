@@ -124,7 +124,13 @@ public struct SelectionExpander: Sendable {
         func rank(movie entry: MovieEntry, group: Int) { rank(entry.item.id, group: group, media: true) }
         func rank(album entry: AlbumEntry, group: Int) {
             if let album = entry.album { rank(album.id, group: group) }
-            for track in entry.tracks { rank(track.item.id, group: group) }
+            for track in entry.tracks {
+                // The first selection that names a track decides its quality, as for movies and episodes.
+                if result.ranks[track.item.id] == nil, let quality = selections[group].audioQuality {
+                    result.audioQualities[track.item.id] = quality
+                }
+                rank(track.item.id, group: group)
+            }
         }
         /// What a selection's members expanded to, put with the rest.
         func add(_ members: Members, group: Int) {

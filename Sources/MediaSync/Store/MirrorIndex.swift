@@ -238,6 +238,10 @@ public final class MirrorIndex: Sendable {
         migrator.registerMigration("v12-listing-memo") { db in
             try db.execute(sql: ListingMemo.schema)
         }
+        migrator.registerMigration("v13-audio-quality") { db in
+            // The quality a selection's tracks are kept at (JSON), beside its movies' and episodes'.
+            try db.execute(sql: "ALTER TABLE selection ADD COLUMN audioQuality TEXT")
+        }
         return migrator
     }
 
@@ -270,10 +274,14 @@ public final class MirrorIndex: Sendable {
                 let quality = (row["quality"] as String?).flatMap {
                     try? JSONDecoder().decode(Quality.self, from: Data($0.utf8))
                 }
+                let audioQuality = (row["audioQuality"] as String?).flatMap {
+                    try? JSONDecoder().decode(AudioQuality.self, from: Data($0.utf8))
+                }
                 return Selection(
                     id: row["id"], kind: kind, allVersions: row["allVersions"], season: row["season"],
                     nextUnplayed: row["nextUnplayed"], name: row["name"], addedAt: row["addedAt"],
-                    priority: row["priority"], deletePlayedAfter: seconds.map { TimeInterval($0) }, quality: quality)
+                    priority: row["priority"], deletePlayedAfter: seconds.map { TimeInterval($0) }, quality: quality,
+                    audioQuality: audioQuality)
             }
         }
     }
@@ -288,18 +296,19 @@ public final class MirrorIndex: Sendable {
                 sql: """
                     INSERT INTO selection
                         (id, kind, allVersions, season, nextUnplayed, name, addedAt, priority, deletePlayedAfter,
-                        quality, seq)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM selection))
+                        quality, audioQuality, seq)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM selection))
                     ON CONFLICT(id) DO UPDATE SET kind = excluded.kind, allVersions = excluded.allVersions,
                         season = excluded.season, nextUnplayed = excluded.nextUnplayed, name = excluded.name,
                         priority = excluded.priority, deletePlayedAfter = excluded.deletePlayedAfter,
-                        quality = excluded.quality
+                        quality = excluded.quality, audioQuality = excluded.audioQuality
                     """,
                 arguments: [
                     selection.id, selection.kind.rawValue, selection.allVersions, selection.season,
                     selection.nextUnplayed, selection.name, selection.addedAt, selection.priority,
                     selection.deletePlayedAfter.map { Int64($0) },
                     try selection.quality.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) },
+                    try selection.audioQuality.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) },
                 ])
         }
     }

@@ -286,9 +286,14 @@ extension MirrorSync {
         }
         // The served bytes are the truth: recorded with the size received, the validator they came with and their
         // content hash, whatever the server's MediaSource Size says (it stays stale until the server's next scan).
+        // A track the server transcoded has no validator of its own: it is marked as a transcode (`isStatic: false`),
+        // with the quality asked for.
+        let transcoded = file.kind == .media && MirrorFiles.isAudioTranscode(signature: file.signature)
         var placed = entry(
             for: file, path: path, size: success.size, container: container, previous: nil,
-            validator: success.validator ?? success.etag ?? success.lastModified)
+            validator: transcoded
+                ? Quality.transcodeValidatorPrefix + (file.signature.split(separator: "|").last.map(String.init) ?? "")
+                : success.validator ?? success.etag ?? success.lastModified)
         placed.contentHash = success.contentHash
         try executor.record(placed)
         // An enclosure a tracking service redirects: the URL the bytes came from names the episode too (a phone
