@@ -149,7 +149,8 @@ struct Select: AsyncParsableCommand {
         }
         guard let maxBitrate else { throw ValidationError("give --max-bitrate (examples: 128k, 256k)") }
         guard let bits = Quality.bitrate(maxBitrate) else {
-            throw ValidationError("\(maxBitrate.debugDescription) is not a bit rate of 64k or more (examples: 128k, 256k)")
+            throw ValidationError(
+                "\(maxBitrate.debugDescription) is not a bit rate of 64k or more (examples: 128k, 256k)")
         }
         let codec = (audioCodec ?? "aac").lowercased()
         guard AudioQuality.codecs.contains(codec) else {
@@ -249,10 +250,10 @@ struct Selections: AsyncParsableCommand {
                         options.append("tracks \(audio.description)")
                     } else {
                         if let audio = selection.audioQuality {
-                        options.append("tracks \(audio.description)")
-                    } else {
-                        options.append("quality \(selection.quality?.description ?? "original")")
-                    }
+                            options.append("tracks \(audio.description)")
+                        } else {
+                            options.append("quality \(selection.quality?.description ?? "original")")
+                        }
                     }
                     return [
                         selection.id, selection.kind.rawValue, selection.name ?? "",

@@ -173,7 +173,8 @@ public enum MirrorFiles {
                         sizeHint: quality?.estimatedBytes(runtimeTicks: version.runTimeTicks ?? item.runTimeTicks)
                             ?? audio?.estimatedBytes(
                                 runtimeTicks: version.runTimeTicks ?? item.runTimeTicks,
-                                channels: version.mediaStreams.first { $0.type == "Audio" }?.raw["Channels"]?.intValue.map { Int($0) })))
+                                channels: version.mediaStreams.first { $0.type == "Audio" }?.raw["Channels"]?.intValue
+                                    .map { Int($0) })))
             } catch {
                 rejected.append("\(item.name ?? item.id): \(error)")
                 return
