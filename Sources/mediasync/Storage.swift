@@ -200,10 +200,11 @@ struct Reindex: AsyncParsableCommand {
 /// `mediasync ls`: the local library, searched and filtered.
 struct List: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "ls", abstract: "List the local library: movies, series, episodes, podcasts, podcast episodes.")
+        commandName: "ls",
+        abstract: "List the local library: movies, series, episodes, albums, tracks, podcasts, podcast episodes.")
 
     enum Kind: String, ExpressibleByArgument, CaseIterable {
-        case movie, series, episode, podcast
+        case movie, series, episode, album, track, podcast
         case podcastEpisode = "podcast-episode"
     }
 

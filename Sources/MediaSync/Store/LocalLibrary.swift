@@ -2,8 +2,8 @@ import Foundation
 import MediaSyncCore
 import MediaSyncServer
 
-/// The local library for `mediasync ls` (seed 003's list, search and filters): movies, series, episodes,
-/// podcasts and podcast episodes, read from the index and the tree's metadata files — no server needed.
+/// The local library for `mediasync ls` (seed 003's list, search and filters): movies, series, episodes, albums,
+/// tracks, podcasts and podcast episodes, read from the index and the tree's metadata files — no server needed.
 public struct LocalLibrary: Sendable {
     let root: MirrorRoot
     let index: MirrorIndex
@@ -15,7 +15,7 @@ public struct LocalLibrary: Sendable {
 
     /// One listed thing.
     public struct Item: Codable, Sendable, Equatable {
-        /// `movie`, `series`, `episode`, `podcast` or `podcast-episode`.
+        /// `movie` (music and home videos too), `series`, `episode`, `album`, `track`, `podcast` or `podcast-episode`.
         public var type: String
         public var id: String
         public var title: String
@@ -60,8 +60,24 @@ public struct LocalLibrary: Sendable {
                             season: nil, episode: nil, downloaded: complete, bytes: bytes))
                 }
             } else if let metadata = try? JSONDecoder().decode(DownloadMetadata.self, from: data) {
+                if let tracks = metadata.tracks {
+                    // An album (or a loose track's folder): the album, then its tracks by disc and number.
+                    let held = tracks.compactMap(BaseItem.init).map { ($0, state($0.id)) }
+                    items.append(
+                        Item(
+                            type: "album", id: metadata.itemId, title: metadata.displayTitle, parent: nil, season: nil,
+                            episode: nil, downloaded: held.allSatisfy(\.1.0), bytes: held.reduce(0) { $0 + $1.1.1 }))
+                    for (track, (complete, bytes)) in held {
+                        items.append(
+                            Item(
+                                type: "track", id: track.id, title: track.name ?? track.id,
+                                parent: metadata.displayTitle, season: track.parentIndexNumber,
+                                episode: track.indexNumber, downloaded: complete, bytes: bytes))
+                    }
+                    continue
+                }
                 switch metadata.itemType {
-                case "Movie":
+                case "Movie", "MusicVideo", "Video":
                     let (complete, bytes) = state(metadata.itemId)
                     items.append(
                         Item(
