@@ -101,6 +101,7 @@ extension TestServer {
 
         if let response = userDataResponse(request) { return response }
         if let response = transcodeResponse(request) { return response }
+        if let response = musicResponse(request, ignoreRange: ignoreRange) { return response }
 
         // Everything below requires a token.
         let known: [[String]] = [

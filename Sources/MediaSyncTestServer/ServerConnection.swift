@@ -197,7 +197,10 @@ final class ServerConnection: @unchecked Sendable {
         for (name, value) in response.headers {
             head += "\(name): \(value)\r\n"
         }
-        if !response.suppressContentLength {
+        let chunked = response.chunked && !isHead && !response.suppressContentLength
+        if chunked {
+            head += "Transfer-Encoding: chunked\r\n"
+        } else if !response.suppressContentLength {
             head += "Content-Length: \(response.bodyRange.count)\r\n"
         }
         if !keepAlive && cut == nil {
@@ -210,7 +213,7 @@ final class ServerConnection: @unchecked Sendable {
         if isHead || response.suppressContentLength { range = range.lowerBound..<range.lowerBound }
         if let cut {
             let limited = range.lowerBound..<min(range.upperBound, range.lowerBound + cut.afterBytes)
-            _ = sendBody(response.body, range: limited)
+            _ = sendBody(response.body, range: limited, chunked: chunked, last: false)
             switch cut {
             case .reset:
                 closedByReset = true
@@ -225,7 +228,7 @@ final class ServerConnection: @unchecked Sendable {
             }
             return false
         }
-        return sendBody(response.body, range: range)
+        return sendBody(response.body, range: range, chunked: chunked, last: true)
     }
 
     /// Stays silent for `seconds`, returning early when the server shuts down or the client has gone (a killed
@@ -249,8 +252,9 @@ final class ServerConnection: @unchecked Sendable {
         return false
     }
 
-    /// Sends `range` of `body` in chunks, pacing to the server's throttle.
-    private func sendBody(_ body: [UInt8], range: Range<Int>) -> Bool {
+    /// Sends `range` of `body` in chunks, pacing to the server's throttle. `chunked` frames each piece as an HTTP/1.1
+    /// chunk (only the payload counts as body bytes), and `last` then ends the body with the zero-length chunk.
+    private func sendBody(_ body: [UInt8], range: Range<Int>, chunked: Bool = false, last: Bool = true) -> Bool {
         var offset = range.lowerBound
         let start = Date()
         var sent = 0
@@ -260,7 +264,9 @@ final class ServerConnection: @unchecked Sendable {
             var chunk = ServerConnection.chunkSize
             if let rate { chunk = max(1, min(chunk, rate / 20)) }
             let n = min(chunk, range.upperBound - offset)
+            if chunked, !sendAll(Array((String(n, radix: 16) + "\r\n").utf8)) { return false }
             guard sendAll(body, range: offset..<(offset + n), body: true) else { return false }
+            if chunked, !sendAll([13, 10]) { return false }
             offset += n
             sent += n
             if let rate {
@@ -268,6 +274,7 @@ final class ServerConnection: @unchecked Sendable {
                 if due > 0, !server.interruptibleSleep(due) { return false }
             }
         }
+        if chunked, last { return sendAll(Array("0\r\n\r\n".utf8)) }
         return true
     }
 }
