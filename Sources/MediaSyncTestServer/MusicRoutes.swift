@@ -2,8 +2,8 @@ import Foundation
 import MediaSyncCore
 import MediaSyncJSON
 
-/// The music routes: `GET /Playlists/{id}/Items`, `GET /Playlists/{id}` (10.10+), `GET /Audio/{id}/Lyrics` (10.9+)
-/// and `GET|HEAD /Audio/{id}/universal`, modelled per version from Jellyfin's code at v10.8.13, v10.9.11, v10.10.7
+/// The music routes: `GET /Playlists/{id}/Items`, `GET /Playlists/{id}` (10.10+), `GET /Audio/{id}/Lyrics` (10.9+),
+/// `GET|HEAD /Audio/{id}/universal` and `GET /Items/{id}/File`, modelled per version from Jellyfin's code at v10.8.13, v10.9.11, v10.10.7
 /// and v10.11.11 (`PlaylistsController`, `LyricsController`, `UniversalAudioController`).
 extension TestServer {
     /// Answers the music routes; nil when the request is none of them (or the version has no such route: then the
@@ -47,6 +47,12 @@ extension TestServer {
             default: return methodNotAllowed("DELETE, GET, POST")
             }
             return authorized(request) { self.lyrics(request, itemId: c[0], library: $0) }
+        }
+        if let c = route.match(["items", "*", "file"]) {
+            guard method == "GET" else { return methodNotAllowed("GET") }
+            return authorized(request) {
+                self.originalFile(request, itemId: c[0], library: $0, ignoreRange: ignoreRange)
+            }
         }
         if let c = route.match(["audio", "*", "universal"]) {
             guard method == "GET" || method == "HEAD" else { return methodNotAllowed("GET, HEAD") }
@@ -239,6 +245,24 @@ extension TestServer {
             }
         }
         return .members([JSONMember("Metadata", .members(metadata)), JSONMember("Lyrics", .array(lines))])
+    }
+
+    // MARK: Original file
+
+    /// `GET /Items/{id}/File`: the item's file with range support and no Download permission needed
+    /// (`PhysicalFile(item.Path, mime, true)`); 10.8 looks the item up without the user (LibraryController v10.8.13
+    /// L104–118), 10.9+ answer `NotFound()` for an item the user may not see (v10.9.11 L98–111, v10.10.7 L98–112).
+    func originalFile(_ request: RecordedRequest, itemId: String, library: TestLibrary, ignoreRange: Bool)
+        -> HTTPResponse
+    {
+        guard let item = library.item(withId: TestServer.normalizeID(itemId)),
+            profile == .v10_8 || !library.isInaccessible(item),
+            let source = item.mediaSources.first(where: { $0.path == item.path }) ?? item.mediaSources.first
+        else { return problem(404) }
+        let file = ServedFile(
+            contents: mediaBytes(source, library: library), lastModified: source.lastModified,
+            contentType: TestServer.mimeType(forPath: source.path), etag: nil, contentDispositionFilename: nil)
+        return file.response(method: request.method, headers: request.headers, ignoreRange: ignoreRange)
     }
 
     // MARK: Universal audio

@@ -22,7 +22,8 @@ import MediaSyncJSON
 ///   `/Users/{id}/Items/{id}`, `/Shows/{id}/Seasons`, `/Shows/{id}/Episodes`, `GET|POST /Items/{id}/PlaybackInfo`,
 ///   `GET|HEAD /Items/{id}/Download`, `/Videos/{id}/{mediaSourceId}/Subtitles/{index}[/{ticks}]/Stream.{srt|vtt}`;
 ///   with music (``TestLibrary/addMusic(_:)``): `GET /Playlists/{id}/Items`, `GET /Playlists/{id}` (10.10+),
-///   `GET /Audio/{id}/Lyrics` (10.9+), `GET|HEAD /Audio/{id}/universal` (see `MusicRoutes.swift`).
+///   `GET /Audio/{id}/Lyrics` (10.9+), `GET|HEAD /Audio/{id}/universal`, `GET /Items/{id}/File` (see
+///   `MusicRoutes.swift`).
 public final class TestServer: @unchecked Sendable {
     /// Mutable server state; always accessed under `lock`.
     struct State {

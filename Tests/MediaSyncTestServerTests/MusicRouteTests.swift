@@ -459,6 +459,14 @@ import Testing
         let tooFast = try Self.get(server, "\(path)&MaxStreamingBitrate=500000&AudioCodec=mp3")
         #expect(tooFast.headers["accept-ranges"] == "none")
         #expect(tooFast.headers["content-type"] == "audio/mpeg")
+        // `/Items/{id}/File` serves the file without the Download permission.
+        server.updateLibrary { $0.userMayDownload = false }
+        let file = try Self.get(server, "/Items/\(flac.id)/File", headers: [("Range", "bytes=0-99")])
+        #expect(file.status == 206)
+        #expect(file.headers["content-type"] == "audio/flac")
+        #expect(TestSupport.same(file.body, Array(bytes[0..<100])))
+        #expect(try Self.get(server, "/Items/\(flac.id)/Download").status == 403)
+        server.updateLibrary { $0.userMayDownload = true }
         // Downloads are the same bytes.
         let download = try Self.get(server, "/Items/\(flac.id)/Download")
         #expect(download.headers["content-type"] == "audio/flac")
@@ -531,6 +539,29 @@ import Testing
                 codec: "mp3", requested: nil, sourceBitrate: 384_000, inputChannels: 6, maxChannels: 2,
                 profile: .v10_9) == 256_000)
         #expect(try TestSupport.request(server, base).status == 401)
+    }
+
+    /// A transcode cut short by a fault ends without its last chunk: a client sees the body is incomplete.
+    @Test func aTruncatedTranscodeLacksItsLastChunk() throws {
+        let (server, library) = try Self.makeServer()
+        defer { server.shutdown() }
+        let track = library.tracks[0]
+        let path = "/Audio/\(track.id)/universal"
+        let query = "?AudioCodec=mp3&TranscodingContainer=mp3"
+        let whole = try Self.get(server, path + query)
+        server.inject(.truncate(afterBytes: 1000), path: path)
+        let connection = try RawHTTPConnection(port: server.port)
+        try connection.sendRequest("GET", path + query, headers: [TestSupport.authHeader(library.accessToken)])
+        let head = try connection.readHead()
+        #expect(head.status == 200)
+        #expect(head.headers["transfer-encoding"] == "chunked")
+        let rest = connection.readUntilEnd()
+        #expect(rest.end == 0)
+        // One chunk header, then 1,000 bytes of the body and nothing more.
+        let text = String(decoding: rest.bytes.prefix(16), as: UTF8.self)
+        let sizeLine = try #require(text.split(separator: "\r\n").first)
+        #expect(Int(sizeLine, radix: 16) ?? 0 > 1000)
+        #expect(TestSupport.same(Array(rest.bytes.dropFirst(sizeLine.count + 2)), Array(whole.body.prefix(1000))))
     }
 
     @Test(arguments: JellyfinProfile.allCases)
