@@ -12,6 +12,10 @@ struct HTTPResponse: Sendable {
     var representationSize: Int?
     /// When true, no Content-Length is sent (304, 1xx, 204).
     var suppressContentLength: Bool = false
+    /// When true the body goes out with `Transfer-Encoding: chunked` and no Content-Length: a stream whose length
+    /// the server does not know, as Kestrel sends a progressive transcode (`ProgressiveFileStream` cannot tell its
+    /// length).
+    var chunked: Bool = false
 
     init(status: Int, headers: [(String, String)] = [], body: [UInt8] = [], representationSize: Int? = nil) {
         self.status = status

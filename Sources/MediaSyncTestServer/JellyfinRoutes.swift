@@ -101,6 +101,7 @@ extension TestServer {
 
         if let response = userDataResponse(request) { return response }
         if let response = transcodeResponse(request) { return response }
+        if let response = musicResponse(request, ignoreRange: ignoreRange) { return response }
 
         // Everything below requires a token.
         let known: [[String]] = [
@@ -144,7 +145,7 @@ extension TestServer {
         }
         if match(["userviews"]) != nil || match(["users", "*", "views"]) != nil, isGet {
             let views = library.views.filter { !library.inaccessibleViews.contains($0.id) }.map {
-                JellyfinDTO.item($0, library: library, fields: [], allFields: false)
+                JellyfinDTO.item($0, library: library, fields: [], allFields: false, profile: profile)
             }
             return .json(JellyfinDTO.queryResult(views, total: views.count, startIndex: 0))
         }
@@ -162,7 +163,7 @@ extension TestServer {
                 return .empty(404)
             }
             if !item.isFolder && !item.mediaSources.isEmpty { counters.built(1) }
-            return .json(JellyfinDTO.item(item, library: library, fields: [], allFields: true))
+            return .json(JellyfinDTO.item(item, library: library, fields: [], allFields: true, profile: profile))
         }
         if let c = match(["shows", "*", "seasons"]), isGet {
             return seasons(request, seriesId: c[0], library: library)
@@ -188,8 +189,9 @@ extension TestServer {
                         "MediaSources",
                         .array(
                             sources.map { source in
-                                let dto = JellyfinDTO.mediaSource(source, item: item)
-                                guard let deviceProfile else { return dto }
+                                let dto = JellyfinDTO.mediaSource(source, item: item, profile: profile)
+                                // A track's source is answered as it is: the profile logic models video only.
+                                guard let deviceProfile, source.audio == nil else { return dto }
                                 return applyingProfile(
                                     dto, source: source, item: item, profile: deviceProfile,
                                     playSession: playSession, request: request)
@@ -353,7 +355,8 @@ extension TestServer {
         let lower = min(start, count)
         let upper = limit.map { min(count, lower + $0) } ?? count
         let items = slice(lower..<upper)
-        let dtos = items.map { JellyfinDTO.item($0, library: library, fields: fields) }
+        let profile = self.profile
+        let dtos = items.map { JellyfinDTO.item($0, library: library, fields: fields, profile: profile) }
         if fields.contains("mediasources") {
             counters.built(items.filter { !$0.isFolder && !$0.mediaSources.isEmpty }.count)
         }
@@ -362,7 +365,7 @@ extension TestServer {
 
     func itemsQuery(_ request: RecordedRequest, userId: String?, library: TestLibrary) -> HTTPResponse {
         if let userId, TestServer.normalizeID(userId) != library.userId { return .empty(404) }
-        if let parent = request.queryValue("parentId").map(TestServer.normalizeID), !parent.isEmpty {
+        if let parent = effectiveQuery(request, library: library).parentId {
             // An unknown parent: `GetParentItem` throws ArgumentException, which ExceptionMiddleware answers with
             // 400 and its generic text (LibraryManager.GetParentItem L2456–2460, ExceptionMiddleware L96–98, v10.10.7).
             guard let folder = library.item(withId: parent) else {
@@ -415,36 +418,76 @@ extension TestServer {
         return response
     }
 
+    /// What an `/Items` query asks for once `ItemsController.GetItems` has rewritten it: a query for exactly
+    /// `BoxSet` (and on 10.8 exactly `Playlist`) drops its parent (v10.8.13 L246–251; v10.9.11 L270–274, v10.10.7
+    /// L272–276, v10.11.11 L274–278), and a parent whose `CollectionType` is `playlists` makes it recursive for
+    /// playlists (v10.8.13 L267, v10.10.7 L292).
+    struct EffectiveQuery {
+        var parentId: String?
+        var recursive: Bool
+        var includeTypes: [String]
+    }
+
+    func effectiveQuery(_ request: RecordedRequest, library: TestLibrary) -> EffectiveQuery {
+        var query = EffectiveQuery(
+            parentId: request.queryValue("parentId").map(TestServer.normalizeID).flatMap { $0.isEmpty ? nil : $0 },
+            recursive: TestServer.flag(request.queryValue("recursive")) ?? false,
+            includeTypes: TestServer.list(request.queryValue("includeItemTypes")).map { $0.lowercased() })
+        if query.includeTypes == ["boxset"] || (profile == .v10_8 && query.includeTypes == ["playlist"]) {
+            query.parentId = nil
+        }
+        if let parent = query.parentId, library.item(withId: parent)?.collectionType == "playlists" {
+            query.recursive = true
+            query.includeTypes = ["playlist"]
+        }
+        return query
+    }
+
     /// The candidates of an `/Items` query, filtered and ordered, without paging (see ``LibraryLookup/Listing``).
     func listingCandidates(_ request: RecordedRequest, library: TestLibrary) -> LibraryLookup.Listing {
-        let recursive = TestServer.flag(request.queryValue("recursive")) ?? false
+        let effective = effectiveQuery(request, library: library)
+        let recursive = effective.recursive
+        let profile = self.profile
         // Candidates are positions in the views, then the items (`views.count` and up), not copies.
         let views = library.views
         let items = library.items
         func read<Value>(_ ref: Int, _ get: (TestItem) -> Value) -> Value {
             ref < views.count ? get(views[ref]) : get(items[ref - views.count])
         }
+        let positions = library.lookup.tables(for: library).position
         var candidates: [Int]
+        // A playlist's or box set's children come in its own order, which no `SortBy` means keeping.
+        var presorted = false
         let ids = TestServer.list(request.queryValue("ids")).map(TestServer.normalizeID)
         if !ids.isEmpty {
             let wanted = Set(ids)
             candidates = (0..<(views.count + items.count)).filter { wanted.contains(read($0, \.id)) }
             // Ids and a parent together: the parent filters the ids (`recursive=true`: below it, by the library's
             // top parent; `LibraryManager.GetItemsResult` L1469–1476 and `SetTopParentIdsOrAncestors`, v10.10.7).
-            if let parent = request.queryValue("parentId").map(TestServer.normalizeID), !parent.isEmpty {
+            if let parent = effective.parentId {
                 let below = Set((recursive ? library.descendants(of: parent) : library.children(of: parent)).map(\.id))
                     .union(library.items.filter { $0.isAlternateVersion && $0.parentId == parent }.map(\.id))
                 candidates = candidates.filter { below.contains(read($0, \.id)) }
             }
-        } else if let parent = request.queryValue("parentId").map(TestServer.normalizeID), !parent.isEmpty {
+        } else if let parent = effective.parentId, let container = library.item(withId: parent),
+            container.type == "Playlist" || container.type == "BoxSet"
+        {
+            presorted = true
+            candidates = linkedCandidates(container, recursive: recursive, library: library).compactMap {
+                positions[$0.id].map { $0 + views.count }
+            }
+        } else if let parent = effective.parentId {
             candidates = (recursive ? library.descendantPositions(of: parent) : library.childPositions(of: parent))
                 .map { $0 + views.count }
         } else if recursive {
-            candidates = items.indices.filter { !items[$0].isAlternateVersion }.map { $0 + views.count }
+            // Below the user's libraries (`AddUserToQuery` sets their `TopParentIds`, LibraryManager L1519–1543,
+            // v10.10.7): a by-name artist, which has no parent, is not in them.
+            candidates = items.indices.filter { !items[$0].isAlternateVersion && items[$0].parentId != nil }
+                .map { $0 + views.count }
         } else {
             candidates = Array(views.indices)
         }
-        let include = Set(TestServer.list(request.queryValue("includeItemTypes")).map { $0.lowercased() })
+        let include = Set(effective.includeTypes)
         if !include.isEmpty { candidates = candidates.filter { include.contains(read($0, \.type).lowercased()) } }
         let exclude = Set(TestServer.list(request.queryValue("excludeItemTypes")).map { $0.lowercased() })
         if !exclude.isEmpty { candidates = candidates.filter { !exclude.contains(read($0, \.type).lowercased()) } }
@@ -454,44 +497,41 @@ extension TestServer {
         if let played = TestServer.flag(request.queryValue("isPlayed")) {
             candidates = candidates.filter { read($0, \.played) == played }
         }
+        candidates = filteredByArtists(candidates, request: request, library: library, read: read)
         var sortBy = TestServer.list(request.queryValue("sortBy")).map { $0.lowercased() }
+        var orders = TestServer.list(request.queryValue("sortOrder")).map { $0.lowercased().hasPrefix("desc") }
+        if sortBy.isEmpty, !TestServer.list(request.queryValue("artistIds")).isEmpty, include == ["musicalbum"],
+            effective.includeTypes.count == 1
+        {
+            // Albums of an artist: `ProductionYear` descending, then `SortName` (ItemsController v10.8.13 L478–484,
+            // v10.9.11 L508–514, v10.10.7 L511–517, v10.11.11 L513–519). `AlbumArtistIds` does not do this.
+            sortBy = ["productionyear", "sortname"]
+            orders = [true, false]
+        }
+        if presorted, sortBy.isEmpty { return LibraryLookup.Listing(candidates: candidates, tieRuns: []) }
         if profile == .v10_11 {
             // 10.11 orders by SortName without sortBy, and adds Name after a first SortName (ApplyOrder, v10.11.11).
             if sortBy.isEmpty {
                 sortBy = ["sortname"]
             } else if sortBy.first == "sortname" {
                 sortBy.insert("name", at: 1)
+                if !orders.isEmpty { orders.insert(orders[0], at: 1) }
             }
         }
         guard !sortBy.isEmpty else { return LibraryLookup.Listing(candidates: candidates, tieRuns: []) }
+        // Each key's order: the one given at its place, else the first given, else ascending
+        // (`RequestHelpers.GetOrderBy`, v10.8.13 L29–53).
+        let descending = sortBy.indices.map { $0 < orders.count ? orders[$0] : (orders.first ?? false) }
+        // Every key descending reverses the whole order, ties included (as before per-key orders were read).
+        let reverseAll = descending.allSatisfy { $0 }
         // Ties: library order (10.8–10.10's SQLite), or any order (10.11: the runs of equal keys are shuffled per
         // request). Each item's keys are made once, and positions are sorted, not the items.
-        struct Keys {
-            var sortName: String
-            var name: String
-            var dateCreated: Date
-        }
-        let wantsSortName = sortBy.contains("sortname")
-        let keys = candidates.map { ref in
-            read(ref) { item in
-                Keys(
-                    sortName: wantsSortName ? JellyfinDTO.sortName(item) : "", name: item.name,
-                    dateCreated: item.dateCreated)
-            }
-        }
+        let keys = candidates.map { ref in read(ref) { SortKeys($0, wantsSortName: sortBy.contains("sortname")) } }
         /// -1, 0 or 1 by the keys asked for.
-        func compare(_ a: Keys, _ b: Keys) -> Int {
-            for key in sortBy {
-                switch key {
-                case "sortname":
-                    if a.sortName != b.sortName { return a.sortName < b.sortName ? -1 : 1 }
-                case "name":
-                    if a.name != b.name { return a.name < b.name ? -1 : 1 }
-                case "datecreated":
-                    if a.dateCreated != b.dateCreated { return a.dateCreated < b.dateCreated ? -1 : 1 }
-                default:
-                    continue
-                }
+        func compare(_ a: SortKeys, _ b: SortKeys) -> Int {
+            for (index, key) in sortBy.enumerated() {
+                let order = a.compare(b, by: key)
+                if order != 0 { return descending[index] && !reverseAll ? -order : order }
             }
             return 0
         }
@@ -499,13 +539,116 @@ extension TestServer {
             let order = compare(keys[$0], keys[$1])
             return order != 0 ? order < 0 : $0 < $1
         }
-        if (request.queryValue("sortOrder") ?? "").lowercased().hasPrefix("desc") { order.reverse() }
+        if reverseAll { order.reverse() }
         var tieRuns: [Int] = []
         for (position, candidate) in order.enumerated()
         where position == 0 || compare(keys[order[position - 1]], keys[candidate]) != 0 {
             tieRuns.append(position)
         }
         return LibraryLookup.Listing(candidates: order.map { candidates[$0] }, tieRuns: tieRuns)
+    }
+
+    /// One item's sort keys (`ItemSortBy` names, lowercased); a missing number sorts first, as SQLite's NULL.
+    struct SortKeys {
+        var sortName: String
+        var name: String
+        var dateCreated: Date
+        var productionYear: Int
+        var indexNumber: Int
+        var parentIndexNumber: Int
+
+        init(_ item: TestItem, wantsSortName: Bool) {
+            sortName = wantsSortName ? JellyfinDTO.sortName(item) : ""
+            name = item.name
+            dateCreated = item.dateCreated
+            productionYear = item.productionYear ?? Int.min
+            indexNumber = item.indexNumber ?? Int.min
+            parentIndexNumber = item.parentIndexNumber ?? Int.min
+        }
+
+        /// -1, 0 or 1 by one key; 0 for a key not modelled.
+        func compare(_ other: SortKeys, by key: String) -> Int {
+            func order<T: Comparable>(_ a: T, _ b: T) -> Int { a == b ? 0 : a < b ? -1 : 1 }
+            switch key {
+            case "sortname": return order(sortName, other.sortName)
+            case "name": return order(name, other.name)
+            case "datecreated": return order(dateCreated, other.dateCreated)
+            // PremiereDate is generated as 1 January of the production year.
+            case "productionyear", "premieredate": return order(productionYear, other.productionYear)
+            case "indexnumber": return order(indexNumber, other.indexNumber)
+            case "parentindexnumber": return order(parentIndexNumber, other.parentIndexNumber)
+            default: return 0
+            }
+        }
+    }
+
+    /// A playlist's or box set's children as `ParentId=<it>` lists them: its linked items the user may see, each once
+    /// (`Folder.GetChildren`); a playlist's in its stored order and only those that are not folders
+    /// (`Playlist.GetPlayableItems`, v10.10.7), a box set's in its `DisplayOrder` (`BoxSet.GetChildren`: 10.8/10.9
+    /// `SortName`, else ProductionYear, PremiereDate, SortName, v10.8.13 L115–133; 10.10+ that sort name, `Default`
+    /// the stored order, an unknown name PremiereDate, v10.10.7 L115–134). Recursive adds the descendants of a box
+    /// set's items (`GetRecursiveChildren`, sorted the same way).
+    func linkedCandidates(_ container: TestItem, recursive: Bool, library: TestLibrary) -> [TestItem] {
+        var children = library.visibleLinkedItems(of: container)
+        if container.type == "Playlist" { return children.filter { !$0.isFolder } }
+        if recursive {
+            var seen = Set(children.map(\.id))
+            children += children.flatMap { library.descendants(of: $0.id) }.filter { seen.insert($0.id).inserted }
+        }
+        let displayOrder = container.displayOrder ?? "PremiereDate"
+        var keys: [String]
+        if profile == .v10_8 || profile == .v10_9 {
+            keys =
+                displayOrder.lowercased() == "sortname" ? ["sortname"] : ["productionyear", "premieredate", "sortname"]
+        } else {
+            let known = ["SortName", "Name", "DateCreated", "PremiereDate", "ProductionYear", "Default"]
+            keys = known.contains(displayOrder) ? [displayOrder.lowercased()] : ["premieredate"]
+            if keys == ["default"] { return children }
+        }
+        let sortKeys = children.map { SortKeys($0, wantsSortName: true) }
+        return children.indices.sorted { a, b in
+            for key in keys {
+                let order = sortKeys[a].compare(sortKeys[b], by: key)
+                if order != 0 { return order < 0 }
+            }
+            return a < b
+        }.map { children[$0] }
+    }
+
+    /// `ArtistIds` (the name among `Artists` or `AlbumArtists`), `AlbumArtistIds` (among `AlbumArtists`),
+    /// `ContributingArtistIds` (among `Artists` and not `AlbumArtists`), several ids OR-ed, matched by the named
+    /// item's clean name, not its id (SqliteItemRepository v10.10.7 L3562–3610, BaseItemRepository v10.11.11
+    /// L2109–2133); and `AlbumIds`, by album name (v10.10.7 L3612–3626). Different parameters are AND-ed here (10.8–10.10
+    /// bind one SQL parameter name for all three, so combining them is not modelled).
+    func filteredByArtists(
+        _ candidates: [Int], request: RecordedRequest, library: TestLibrary, read: (Int, (TestItem) -> Bool) -> Bool
+    ) -> [Int] {
+        func names(_ parameter: String) -> [String]? {
+            let ids = TestServer.list(request.queryValue(parameter)).map(TestServer.normalizeID)
+            guard !ids.isEmpty else { return nil }
+            return ids.compactMap { library.item(withId: $0).map { TestLibrary.cleanName($0.name) } }
+        }
+        var result = candidates
+        func contains(_ list: [String], _ name: String) -> Bool { list.contains { TestLibrary.cleanName($0) == name } }
+        if let wanted = names("artistIds") {
+            result = result.filter { ref in
+                read(ref) { item in wanted.contains { contains(item.artists, $0) || contains(item.albumArtists, $0) } }
+            }
+        }
+        if let wanted = names("albumArtistIds") {
+            result = result.filter { ref in read(ref) { item in wanted.contains { contains(item.albumArtists, $0) } } }
+        }
+        if let wanted = names("contributingArtistIds") {
+            result = result.filter { ref in
+                read(ref) { item in wanted.contains { contains(item.artists, $0) && !contains(item.albumArtists, $0) } }
+            }
+        }
+        let albumIds = TestServer.list(request.queryValue("albumIds")).map(TestServer.normalizeID)
+        if !albumIds.isEmpty {
+            let albumNames = Set(albumIds.compactMap { library.item(withId: $0)?.name })
+            result = result.filter { ref in read(ref) { item in item.album.map { albumNames.contains($0) } ?? false } }
+        }
+        return result
     }
 
     func seasons(_ request: RecordedRequest, seriesId: String, library: TestLibrary) -> HTTPResponse {
@@ -590,6 +733,12 @@ extension TestServer {
         case "webm": return "video/webm"
         case "ts": return "video/mp2t"
         case "mp3": return "audio/mpeg"
+        // Audio types from Jellyfin's `MimeTypes` (v10.10.7 L89–101), else ASP.NET's extension table.
+        case "flac": return "audio/flac"
+        case "aac": return "audio/aac"
+        case "m4a", "m4b": return "audio/mp4"
+        case "ogg", "oga", "opus": return "audio/ogg"
+        case "wav": return "audio/wav"
         default: return "application/octet-stream"
         }
     }

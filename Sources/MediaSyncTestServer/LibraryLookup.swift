@@ -13,6 +13,9 @@ final class LibraryLookup: @unchecked Sendable {
         var unplayed: [String: Int] = [:]
         /// Positions of the items naming each series (its seasons and episodes), in library order.
         var bySeries: [String: [Int]] = [:]
+        /// The `MusicArtist` for each clean name (``TestLibrary/cleanName(_:)``): a folder artist before a by-name one
+        /// (`CreateItemByName` orders by `IsAccessedByName`, LibraryManager L960–999, v10.8.13), else the first.
+        var artistByName: [String: Int] = [:]
     }
 
     /// One `/Items` query's filtered and ordered candidates, made for its first page and read by every later page
@@ -70,6 +73,14 @@ final class LibraryLookup: @unchecked Sendable {
                 built.children[parent, default: []].append(position)
             }
             if let series = item.seriesId { built.bySeries[series, default: []].append(position) }
+            if item.type == "MusicArtist" {
+                let key = TestLibrary.cleanName(item.name)
+                if let known = built.artistByName[key] {
+                    if library.items[known].parentId == nil, item.parentId != nil { built.artistByName[key] = position }
+                } else {
+                    built.artistByName[key] = position
+                }
+            }
         }
         for item in library.items where !item.isFolder && !item.played && !item.isAlternateVersion {
             var parent = item.parentId
@@ -118,6 +129,35 @@ extension TestLibrary {
     /// Unplayed, listed, non-folder descendants of a folder.
     func unplayedCount(of id: String) -> Int {
         lookup.tables(for: self).unplayed[id] ?? 0
+    }
+
+    /// The `MusicArtist` named `name` (any case and accents), if there is one.
+    func artist(named name: String) -> TestItem? {
+        lookup.tables(for: self).artistByName[TestLibrary.cleanName(name)].map { items[$0] }
+    }
+
+    /// A name as Jellyfin compares artists: its `CleanName`, lower case without diacritics (`GetCleanValue`,
+    /// SqliteItemRepository, v10.8.13).
+    static func cleanName(_ name: String) -> String {
+        name.folding(options: [.diacriticInsensitive, .caseInsensitive], locale: Locale(identifier: "en_US_POSIX"))
+            .lowercased()
+    }
+
+    /// The items a playlist or box set links to, in stored order; entries whose item is gone are skipped
+    /// (`Folder.GetLinkedChildrenInfos`, v10.8.13 L1558–1563). Each comes with its entry.
+    func linkedEntries(of container: TestItem) -> [(entry: TestLinkedChild, item: TestItem)] {
+        let tables = lookup.tables(for: self)
+        return container.linkedChildren.compactMap { entry in
+            tables.position[entry.itemId].map { (entry, items[$0]) }
+        }
+    }
+
+    /// The distinct items a playlist or box set links to that the user may see, first occurrence first: `GetChildren`
+    /// collects them in a dictionary by id and filters linked children per user (`Folder.AddChildren`, v10.10.7;
+    /// `FilterLinkedChildrenPerUser`, Playlist.cs L63, BoxSet.cs L27, v10.8.13).
+    func visibleLinkedItems(of container: TestItem) -> [TestItem] {
+        var seen = Set<String>()
+        return linkedEntries(of: container).map(\.item).filter { !isInaccessible($0) && seen.insert($0.id).inserted }
     }
 
     /// Whether the item lies below a library the user may no longer access.

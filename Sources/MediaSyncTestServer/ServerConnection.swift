@@ -197,7 +197,10 @@ final class ServerConnection: @unchecked Sendable {
         for (name, value) in response.headers {
             head += "\(name): \(value)\r\n"
         }
-        if !response.suppressContentLength {
+        let chunked = response.chunked && !isHead && !response.suppressContentLength
+        if chunked {
+            head += "Transfer-Encoding: chunked\r\n"
+        } else if !response.suppressContentLength {
             head += "Content-Length: \(response.bodyRange.count)\r\n"
         }
         if !keepAlive && cut == nil {
@@ -209,8 +212,13 @@ final class ServerConnection: @unchecked Sendable {
         var range = response.bodyRange
         if isHead || response.suppressContentLength { range = range.lowerBound..<range.lowerBound }
         if let cut {
-            let limited = range.lowerBound..<min(range.upperBound, range.lowerBound + cut.afterBytes)
-            _ = sendBody(response.body, range: limited)
+            if chunked {
+                // Framed as the whole body would be, cut inside a chunk: no last chunk follows.
+                _ = sendBody(response.body, range: range, chunked: true, limit: cut.afterBytes)
+            } else {
+                _ = sendBody(
+                    response.body, range: range.lowerBound..<min(range.upperBound, range.lowerBound + cut.afterBytes))
+            }
             switch cut {
             case .reset:
                 closedByReset = true
@@ -225,7 +233,7 @@ final class ServerConnection: @unchecked Sendable {
             }
             return false
         }
-        return sendBody(response.body, range: range)
+        return sendBody(response.body, range: range, chunked: chunked)
     }
 
     /// Stays silent for `seconds`, returning early when the server shuts down or the client has gone (a killed
@@ -249,8 +257,10 @@ final class ServerConnection: @unchecked Sendable {
         return false
     }
 
-    /// Sends `range` of `body` in chunks, pacing to the server's throttle.
-    private func sendBody(_ body: [UInt8], range: Range<Int>) -> Bool {
+    /// Sends `range` of `body` in chunks, pacing to the server's throttle. `chunked` frames each piece as an HTTP/1.1
+    /// chunk (only the payload counts as body bytes) and ends with the zero-length chunk; with `limit` it stops after
+    /// that many payload bytes, inside the chunk they fall in.
+    private func sendBody(_ body: [UInt8], range: Range<Int>, chunked: Bool = false, limit: Int? = nil) -> Bool {
         var offset = range.lowerBound
         let start = Date()
         var sent = 0
@@ -260,7 +270,11 @@ final class ServerConnection: @unchecked Sendable {
             var chunk = ServerConnection.chunkSize
             if let rate { chunk = max(1, min(chunk, rate / 20)) }
             let n = min(chunk, range.upperBound - offset)
-            guard sendAll(body, range: offset..<(offset + n), body: true) else { return false }
+            let allowed = limit.map { max(0, min(n, $0 - sent)) } ?? n
+            if chunked, !sendAll(Array((String(n, radix: 16) + "\r\n").utf8)) { return false }
+            guard sendAll(body, range: offset..<(offset + allowed), body: true) else { return false }
+            if allowed < n { return false }
+            if chunked, !sendAll([13, 10]) { return false }
             offset += n
             sent += n
             if let rate {
@@ -268,6 +282,8 @@ final class ServerConnection: @unchecked Sendable {
                 if due > 0, !server.interruptibleSleep(due) { return false }
             }
         }
+        if limit != nil { return false }
+        if chunked { return sendAll(Array("0\r\n\r\n".utf8)) }
         return true
     }
 }

@@ -6,6 +6,7 @@ import MediaSyncCore
 /// Layout: two CollectionFolder views (`movies`, `tvshows`); movies under the movies view; series under
 /// the tvshows view, seasons under series, episodes under seasons. Movie 0 has two versions: its own
 /// MediaSource (id = movie id) and a second one whose id is a separate hidden item (`isAlternateVersion`).
+/// Music, playlists and box sets are added on request (`music:` or ``addMusic(_:)``, see `TestLibrary+Music.swift`).
 public struct TestLibrary: Sendable, Equatable {
     /// Login name accepted by `/Users/AuthenticateByName`.
     public var userName = "demo"
@@ -26,7 +27,9 @@ public struct TestLibrary: Sendable, Equatable {
     /// Library views the user may no longer access (an administrator took the library away): they leave
     /// `/UserViews`, a listing below them answers 401 with a text body, their items answer 404 by id and on
     /// Download, and `/Users/Me` still answers 200 (`ItemsController.GetItems` L298–306, v10.10.7).
-    public var inaccessibleViews: Set<String> = []
+    public var inaccessibleViews: Set<String> = [] {
+        didSet { lookup = LibraryLookup() }
+    }
     /// The user's `Policy.EnableContentDownloading`: without it Download answers 403 with an empty body before
     /// the item is looked up (`[Authorize(Policy = Policies.Download)]` on `LibraryController.GetDownload` L662).
     public var userMayDownload = true
@@ -35,7 +38,8 @@ public struct TestLibrary: Sendable, Equatable {
     public var userMayTranscode = true
     /// The seed everything is derived from.
     public var seed: UInt64
-    /// The two library views (CollectionFolders): movies first, then tvshows.
+    /// The library views: movies first, then tvshows (CollectionFolders); with music then `music`, the playlists
+    /// folder and `boxsets`.
     public var views: [TestItem] {
         didSet { lookup = LibraryLookup() }
     }
@@ -43,6 +47,10 @@ public struct TestLibrary: Sendable, Equatable {
     public var items: [TestItem] {
         didSet { lookup = LibraryLookup() }
     }
+    /// The ids of the music special cases, once ``addMusic(_:)`` ran.
+    public var musicIds: MusicIds?
+    /// Playlist loads so far (see ``reloadPlaylists()``): 10.8/10.9's `PlaylistItemId`s are derived from it.
+    public var playlistLoads = 0
     /// Indexes over `items`, rebuilt lazily after any change.
     var lookup = LibraryLookup()
 
@@ -55,9 +63,10 @@ public struct TestLibrary: Sendable, Equatable {
     /// - Parameters:
     ///   - mediaSize: base file size; each media source gets `mediaSize` plus a small per-item extra.
     ///   - seed: changes every id, tag and byte.
+    ///   - music: music, playlists and box sets to add (none by default; see ``addMusic(_:)``).
     public init(
         movies: Int = 2, series: Int = 1, seasonsPerSeries: Int = 2, episodesPerSeason: Int = 3,
-        mediaSize: Int = 64 * 1024, seed: UInt64 = 1
+        mediaSize: Int = 64 * 1024, seed: UInt64 = 1, music: MusicSpec? = nil
     ) {
         self.seed = seed
         func id(_ label: String) -> String { SplitMix64.hexID(seed: seed, label: label) }
@@ -175,6 +184,7 @@ public struct TestLibrary: Sendable, Equatable {
             }
         }
         self.items = items
+        if let music { addMusic(music) }
     }
 
     // MARK: Queries

@@ -1,6 +1,6 @@
 import Foundation
 
-/// One downloadable version (MediaSource) of a video item in the generated library.
+/// One downloadable version (MediaSource) of a video or audio item in the generated library.
 public struct TestMediaSource: Sendable, Equatable {
     /// MediaSource id (32 lowercase hex chars). Equal to the id of the item that *is* this version.
     public var id: String
@@ -8,7 +8,7 @@ public struct TestMediaSource: Sendable, Equatable {
     public var name: String
     /// Server-side file path.
     public var path: String
-    /// Container, `mkv`.
+    /// Container: `mkv`, or a track's `flac` / `mp3`.
     public var container: String
     /// File size in bytes; equals `mediaBytes(forMediaSourceId:)?.count`.
     public var size: Int
@@ -29,6 +29,8 @@ public struct TestMediaSource: Sendable, Equatable {
     /// `VideoType`: `VideoFile`, or `Dvd` / `BluRay` for a disc folder, which cannot be downloaded
     /// (`Video.CanDownload` L316–324: `CanDownload` false, Download answers 400, v10.10.7).
     public var videoType = "VideoFile"
+    /// A track's audio stream; nil for a video (whose streams are H.264, AC-3 and an SRT file).
+    public var audio: TestAudioStream?
 
     /// Creates a media source.
     public init(
@@ -49,4 +51,25 @@ public struct TestMediaSource: Sendable, Equatable {
 
     /// The file name `/Download` announces in Content-Disposition: `<Name>.<container>`.
     public var downloadFilename: String { "\(name).\(container)" }
+}
+
+/// The one audio stream of a track's file.
+public struct TestAudioStream: Sendable, Equatable {
+    /// `flac` or `mp3`.
+    public var codec: String
+    public var channels: Int
+    public var sampleRate: Int
+    /// Bits per second; also the media source's `Bitrate`, which universal audio compares with
+    /// `MaxStreamingBitrate`.
+    public var bitRate: Int
+    /// Bits per sample of a lossless stream.
+    public var bitDepth: Int?
+
+    public init(codec: String, channels: Int = 2, sampleRate: Int = 44_100, bitRate: Int, bitDepth: Int? = nil) {
+        self.codec = codec
+        self.channels = channels
+        self.sampleRate = sampleRate
+        self.bitRate = bitRate
+        self.bitDepth = bitDepth
+    }
 }

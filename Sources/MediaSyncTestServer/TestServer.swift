@@ -20,7 +20,10 @@ import MediaSyncJSON
 /// - with `Authorization: MediaBrowser ..., Token="..."` (else 401, empty body): `GET /System/Info`, `/Users/Me`,
 ///   `/Users/{id}`, `/UserViews`, `/Users/{id}/Views`, `/Items`, `/Users/{id}/Items`, `/Items/{id}`,
 ///   `/Users/{id}/Items/{id}`, `/Shows/{id}/Seasons`, `/Shows/{id}/Episodes`, `GET|POST /Items/{id}/PlaybackInfo`,
-///   `GET|HEAD /Items/{id}/Download`, `/Videos/{id}/{mediaSourceId}/Subtitles/{index}[/{ticks}]/Stream.{srt|vtt}`.
+///   `GET|HEAD /Items/{id}/Download`, `/Videos/{id}/{mediaSourceId}/Subtitles/{index}[/{ticks}]/Stream.{srt|vtt}`;
+///   with music (``TestLibrary/addMusic(_:)``): `GET /Playlists/{id}/Items`, `GET /Playlists/{id}` (10.10+),
+///   `GET /Audio/{id}/Lyrics` (10.9+), `GET|HEAD /Audio/{id}/universal`, `GET /Items/{id}/File` (see
+///   `MusicRoutes.swift`).
 public final class TestServer: @unchecked Sendable {
     /// Mutable server state; always accessed under `lock`.
     struct State {
@@ -175,6 +178,11 @@ public final class TestServer: @unchecked Sendable {
         lock.lock()
         change(&state.library)
         lock.unlock()
+    }
+
+    /// A new load of every playlist (``TestLibrary/reloadPlaylists()``): on 10.8/10.9 every `PlaylistItemId` changes.
+    public func reloadPlaylists() {
+        updateLibrary { $0.reloadPlaylists() }
     }
 
     /// Which Jellyfin version the server answers like (routes, methods, `Version`, errors, listing order).

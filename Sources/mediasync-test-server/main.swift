@@ -19,17 +19,33 @@ struct Options {
     var control = false
     var mediaSourceCost = 0.0
     var profile = JellyfinProfile.newest
+    var musicArtists = 0
+    var albumsPerArtist = 2
+    var discsPerAlbum = 1
+    var tracksPerAlbum = 6
+    var trackSize: Int?
+    var musicExtras = true
 }
 
 let usage = """
     usage: mediasync-test-server [--port N] [--fixtures DIR] [--movies N] [--series N] [--media-size BYTES] [--files DIR]
                                  [--media-sizes BYTES,BYTES,...] [--throttle BYTES-PER-SECOND] [--request-log FILE] [--control]
                                  [--jellyfin 10.8|10.9|10.10|10.11] [--media-source-cost SECONDS]
+                                 [--music-artists N] [--albums-per-artist N] [--discs-per-album N] [--tracks-per-album N]
+                                 [--track-size BYTES] [--no-music-extras]
 
       --media-sizes      sizes given to the media sources in library order, repeated as needed (mixed sizes)
       --jellyfin         answer like this Jellyfin version (routes, methods, Version, errors, listing order;
                          default 10.11)
       --media-source-cost  seconds each item's media sources cost to build in a listing (a 10.11 server's cost)
+      --music-artists    folder artists with albums (0, the default: no music, playlists or collections); with
+                         N > 0 the library also has a Music library, a playlists folder with one playlist and a
+                         Collections library with one box set, a guest artist and an artist without albums
+      --albums-per-artist  albums of each artist (default 2)
+      --discs-per-album  discs of each album (default 1)
+      --tracks-per-album tracks of each disc (default 6); the library has artists x albums x discs x tracks tracks
+      --track-size       base size of a track's file (default: --media-size)
+      --no-music-extras  only artists, albums and tracks (no two-disc album, guest, lyrics, playlist, box set)
       --throttle         cap each response body at this rate (0: unlimited)
       --request-log      append one JSON line per finished response: method, path, range, status, body bytes
                          planned and sent, start and end on CLOCK_MONOTONIC (nanoseconds)
@@ -78,6 +94,12 @@ func parseOptions(_ arguments: [String]) -> Options {
             let name = value(argument)
             guard let profile = JellyfinProfile(rawValue: name) else { fail("invalid value for --jellyfin: \(name)") }
             options.profile = profile
+        case "--music-artists": options.musicArtists = integer(argument)
+        case "--albums-per-artist": options.albumsPerArtist = integer(argument)
+        case "--discs-per-album": options.discsPerAlbum = integer(argument)
+        case "--tracks-per-album": options.tracksPerAlbum = integer(argument)
+        case "--track-size": options.trackSize = integer(argument)
+        case "--no-music-extras": options.musicExtras = false
         case "--media-sizes":
             let text = value(argument)
             let sizes = text.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
@@ -138,6 +160,13 @@ func serveFiles(from directory: String, on server: TestServer) -> Int {
 
 let options = parseOptions(Array(CommandLine.arguments.dropFirst()))
 var library = TestLibrary(movies: options.movies, series: options.series, mediaSize: options.mediaSize)
+if options.musicArtists > 0 {
+    library.addMusic(
+        TestLibrary.MusicSpec(
+            artists: options.musicArtists, albumsPerArtist: options.albumsPerArtist,
+            discsPerAlbum: options.discsPerAlbum, tracksPerDisc: options.tracksPerAlbum,
+            mediaSize: options.trackSize ?? options.mediaSize, extras: options.musicExtras))
+}
 if !options.mediaSizes.isEmpty {
     for (number, source) in library.allMediaSources.enumerated() {
         let size = options.mediaSizes[number % options.mediaSizes.count]

@@ -118,9 +118,12 @@ final class RawHTTPConnection {
         }
     }
 
-    /// Reads a full response (Content-Length delimited; HEAD/304 have no body).
+    /// Reads a full response (Content-Length delimited or chunked; HEAD/304 have no body).
     func readResponse(isHead: Bool = false) throws -> RawResponse {
         let (status, headers) = try readHead()
+        if !isHead, (headers["transfer-encoding"] ?? "").lowercased().contains("chunked") {
+            return RawResponse(status: status, headers: headers, body: try readChunkedBody())
+        }
         var length = Int(headers["content-length"] ?? "0") ?? 0
         if isHead || status == 304 || status < 200 { length = 0 }
         while buffer.count < length {
@@ -130,6 +133,39 @@ final class RawHTTPConnection {
         let body = Array(buffer[0..<length])
         buffer.removeFirst(length)
         return RawResponse(status: status, headers: headers, body: body)
+    }
+
+    /// Reads a chunked body up to its zero-length chunk (trailers skipped).
+    func readChunkedBody() throws -> [UInt8] {
+        var body: [UInt8] = []
+        while true {
+            let line = try readLine()
+            guard let size = Int(line.split(separator: ";").first.map(String.init) ?? "", radix: 16), size >= 0 else {
+                throw RawHTTPError(description: "bad chunk size line \(line)")
+            }
+            if size == 0 {
+                while try !readLine().isEmpty {}
+                return body
+            }
+            while buffer.count < size + 2 {
+                let n = receiveMore()
+                guard n > 0 else { throw RawHTTPError(description: "chunk ended early (\(n))") }
+            }
+            body.append(contentsOf: buffer[0..<size])
+            buffer.removeFirst(size + 2)
+        }
+    }
+
+    private func readLine() throws -> String {
+        while true {
+            if let end = find([13, 10]) {
+                let line = String(decoding: buffer[0..<end], as: UTF8.self)
+                buffer.removeFirst(end + 2)
+                return line
+            }
+            let n = receiveMore()
+            guard n > 0 else { throw RawHTTPError(description: "connection ended in a chunk line (\(n))") }
+        }
     }
 
     /// Reads until EOF or error; returns the bytes after what was already consumed and the end reason
