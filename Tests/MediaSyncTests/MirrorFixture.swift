@@ -27,6 +27,14 @@ struct MirrorFixture {
         client = anonymous.signedIn(result)
     }
 
+    /// The same server, client and root, with another index (one rebuilt by `reindex`).
+    init(reusing other: MirrorFixture, index: MirrorIndex) {
+        server = other.server
+        client = other.client
+        root = other.root
+        self.index = index
+    }
+
     func sync(delete: Bool = false) async throws -> SyncReport {
         try await sync(SyncOptions(delete: delete))
     }
