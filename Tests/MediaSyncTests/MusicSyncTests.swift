@@ -272,4 +272,50 @@ import Testing
         #expect(next.downloaded.isEmpty, "\(next.downloaded)")
         #expect(fixture.tree() == before)
     }
+
+    @Test func aTrackGoneOnTheServerIsOneLineAndTheRestIsSynced() async throws {
+        let library = Self.library()
+        let ids = try Self.ids(library)
+        let albumId = try #require(ids.twoDiscAlbumId)
+        let tracks = library.tracks(ofAlbum: albumId)
+        let gone = try #require(tracks.last)
+        let fixture = try await MirrorFixture(library: library)
+        defer { fixture.tearDown() }
+        // Its file went missing on the server: Download answers 404 to every attempt.
+        fixture.server.inject(.status(404), path: "/Items/\(gone.mediaSources[0].id)/Download", count: 100)
+        try fixture.select(.album, albumId)
+        let report = try await fixture.sync()
+        #expect(report.failed.count == 1, "\(report.failed)")
+        #expect(report.failed.first?.path.contains(gone.id) == true)
+        let media = fixture.tree().filter { $0.hasPrefix("Downloads/\(albumId)/") && $0.hasSuffix(".flac") }
+        #expect(media.count == tracks.count - 1)
+        // The album's metadata.json lists the tracks held, and nothing is left at a final path for the one missing.
+        let metadata = try Self.metadata(fixture, "Downloads/\(albumId)/metadata.json")
+        #expect(!(metadata.tracks ?? []).contains { $0["Id"]?.stringValue == gone.id })
+        // Once the server has it again, the next sync fetches it.
+        fixture.server.clearFaults()
+        let next = try await fixture.sync()
+        #expect(next.failed.isEmpty, "\(next.failed)")
+        #expect(next.downloaded.contains { $0.contains(gone.id) })
+    }
+
+    @Test func anAlbumOfTwoThousandTracksIsListedPageByPage() async throws {
+        var library = Self.library()
+        let artist = try #require(library.musicArtists.first { $0.name == "Test Artist 1" })
+        let added = library.addAlbum(toArtist: artist.id, name: "Box", tracks: 2_000, mediaSize: 16)
+        let albumId = try #require(added)
+        let fixture = try await MirrorFixture(library: library)
+        defer { fixture.tearDown() }
+        try fixture.select(.album, albumId)
+        let report = try await fixture.sync(SyncOptions(), listingPageSize: 300)
+        #expect(report.failed.isEmpty, "\(report.failed.prefix(3))")
+        let metadata = try Self.metadata(fixture, "Downloads/\(albumId)/metadata.json")
+        #expect(metadata.tracks?.count == 2_000)
+        let numbers = (metadata.tracks ?? []).compactMap { $0["IndexNumber"]?.intValue }
+        #expect(numbers == numbers.sorted())
+        let pages = fixture.server.allRequests.filter {
+            $0.path == "/Items" && $0.queryValue("parentId")?.lowercased() == albumId
+        }
+        #expect(pages.count >= 7, "2,000 tracks in pages of 300")
+    }
 }
