@@ -10,8 +10,10 @@
 # Reports the median wall time of each and the ratio, user+system CPU of each, mediasync's peak RSS, and (one run
 # under `strace -c -f`, not timed) the system calls per placed file.
 #
-# Options: --movies N, --series N, --media-size BYTES, --rounds N (or the environment variables of the same name).
+# Options: --movies N, --series N, --media-size BYTES, --rounds N, --music-artists N, --albums-per-artist N,
+# --tracks-per-album N (or the environment variables of the same name).
 # 100,000 items, planning and bookkeeping only: --movies 50000 --series 5556 --media-size 16.
+# 20,000 tracks (the music library selected too): --movies 0 --series 0 --music-artists 100 (20 albums of 10 each).
 # Environment: ROUNDS (default 5), MOVIES (2000), SERIES (200), MEDIA_SIZE (2000), DURABLE (0), SWIFT_SCRATCH
 # (default <repo>/.build-benchsync), MEDIASYNC_BIN_DIR (use these binaries, no build), BENCH_KEEP=1 (keep scratch),
 # STRACE=0 (skip the system-call count).
@@ -78,7 +80,7 @@ seen = set()
 for line in open(log):
     r = json.loads(line)
     p = r["path"]
-    if r["method"] == "GET" and r["status"] == 200 and re.search(r"/Download$|/Images/|/Subtitles/", p) and p not in seen:
+    if r["method"] == "GET" and r["status"] == 200 and re.search(r"/Download$|/Images/|/Subtitles/|/Lyrics$", p) and p not in seen:
         seen.add(p)
         paths.append(p)
 with open(cfg, "w") as f:
@@ -134,7 +136,7 @@ cc=$(printf '%s\n' "${curl_cpu[@]}" | sort -n | awk '{a[NR]=$1} END {print a[int
 rss=$(printf '%s\n' "${ms_rss[@]}" | sort -n | tail -1)
 echo
 echo "== first sync: mediasync vs curl --parallel --parallel-max 4 ($ROUNDS rounds, alternating) =="
-printf '%-28s %s\n' "library" "--movies $MOVIES --series $SERIES --media-size $MEDIA_SIZE; $files files placed, $urls downloads"
+printf '%-28s %s\n' "library" "--movies $MOVIES --series $SERIES --music-artists $MUSIC_ARTISTS ($ALBUMS_PER_ARTIST x $TRACKS_PER_ALBUM) --media-size $MEDIA_SIZE; $files files placed, $urls downloads"
 printf '%-28s %s\n' "mediasync wall (ms)" "${ms_wall[*]}  median $(ms_secs "$mw") s; cpu median $mc s; peak RSS $rss KB"
 printf '%-28s %s\n' "curl wall (ms)" "${curl_wall[*]}  median $(ms_secs "$cw") s; cpu median $cc s"
 printf '%-28s %s\n' "system calls" "$syscalls_line"

@@ -27,8 +27,9 @@
 # strace shows every recvfrom() whose data starts with "HTTP/1.1 304").
 #
 # Options (or the environment variables of the same name): --movies N, --series N, --media-size BYTES, --feeds N,
-# --rounds N.
+# --rounds N, --music-artists N, --albums-per-artist N, --tracks-per-album N.
 # 100,000 items: --movies 50000 --series 5556 (50,000 + 5,556 x 9 = 100,004).
+# 20,000 tracks (the music library selected too): --movies 0 --series 0 --music-artists 100 (20 albums of 10 each).
 #
 # Environment:
 #   ROUNDS          rounds of a timed no-op sync and curl (default 3)

@@ -16,16 +16,18 @@
 #   ms_start_server ARGS...       the test server on 127.0.0.1 with ARGS; sets $server (pid), $base, $user, $password,
 #                                 $token
 #   ms_start_library_server ARGS...  ms_start_server with the generated library of ms_library_defaults ($MOVIES,
-#                                 $SERIES, $MEDIA_SIZE) and ARGS; sets $items (a series is 9: itself, 2 seasons,
-#                                 6 episodes)
+#                                 $SERIES, $MEDIA_SIZE; music when $MUSIC_ARTISTS > 0: that many artists of
+#                                 $ALBUMS_PER_ARTIST albums of $TRACKS_PER_ALBUM tracks, without the extras) and
+#                                 ARGS; sets $items (a series is 9: itself, 2 seasons, 6 episodes; a track is 1)
 #   ms_login_and_select_libraries signs in ($MEDIASYNC_ROOT, $MEDIASYNC_CONFIG_DIR) and selects the movies and tvshows
-#                                 views
+#                                 views, and the music view when there is music
 #   ms_select_all_movies_and_series  signs in and selects every movie (all versions) and every series
 #   ms_test_rows NAME TSV_ENV FILTER  builds the tests (unless SKIP_BUILD=1), runs the FILTER suites with TSV_ENV
 #                                 naming a file they append rows to; sets $rows, $status and $work/test.log
 #   ms_failing_expectations       prints the failing expectations of $work/test.log when $status is not 0
-#   ms_size_options ARGS...       sets MOVIES, SERIES, MEDIA_SIZE, ROUNDS and FEEDS from --movies N, --series N,
-#                                 --media-size BYTES, --rounds N and --feeds N (call it before the defaults)
+#   ms_size_options ARGS...       sets MOVIES, SERIES, MEDIA_SIZE, ROUNDS, FEEDS and the music's size from --movies N,
+#                                 --series N, --media-size BYTES, --rounds N, --feeds N, --music-artists N,
+#                                 --albums-per-artist N and --tracks-per-album N (call it before the defaults)
 #   ms_now_ns, ms_ms_since T0, ms_median N..., ms_secs MS
 #
 # The caller sets -euo pipefail.
@@ -41,6 +43,9 @@ ms_library_defaults() {
     MOVIES=${MOVIES:-5000}
     SERIES=${SERIES:-556}
     MEDIA_SIZE=${MEDIA_SIZE:-2000}
+    MUSIC_ARTISTS=${MUSIC_ARTISTS:-0}
+    ALBUMS_PER_ARTIST=${ALBUMS_PER_ARTIST:-20}
+    TRACKS_PER_ALBUM=${TRACKS_PER_ALBUM:-10}
     BENCH_KEEP=${BENCH_KEEP:-0}
 }
 
@@ -131,8 +136,13 @@ ms_start_server() {
 # The test server with the library the benchmarks generate (sized by ms_library_defaults) and the caller's ARGS.
 # shellcheck disable=SC2120 # called without ARGS too
 ms_start_library_server() {
-    ms_start_server --movies "$MOVIES" --series "$SERIES" --media-size "$MEDIA_SIZE" "$@"
-    items=$((MOVIES + SERIES * 9))
+    local music=()
+    if [ "${MUSIC_ARTISTS:-0}" -gt 0 ]; then
+        music=(--music-artists "$MUSIC_ARTISTS" --albums-per-artist "$ALBUMS_PER_ARTIST"
+            --tracks-per-album "$TRACKS_PER_ALBUM" --no-music-extras)
+    fi
+    ms_start_server --movies "$MOVIES" --series "$SERIES" --media-size "$MEDIA_SIZE" "${music[@]}" "$@"
+    items=$((MOVIES + SERIES * 9 + ${MUSIC_ARTISTS:-0} * ALBUMS_PER_ARTIST * TRACKS_PER_ALBUM))
 }
 
 ms_login() {
@@ -150,6 +160,11 @@ pick = lambda kind: next(v["id"] for v in views if v.get("collectionType") == ki
 print(pick("movies"), pick("tvshows"))' "$work/views.json")
     timeout 60 "$ms" select library "$movies_view" >&2
     timeout 60 "$ms" select library "$shows_view" >&2
+    local music_view
+    music_view=$(python3 -c '
+import json, sys
+print(next((v["id"] for v in json.load(open(sys.argv[1])) if v.get("collectionType") == "music"), ""))' "$work/views.json")
+    if [ -n "$music_view" ]; then timeout 60 "$ms" select library "$music_view" >&2; fi
 }
 
 ms_select_all_movies_and_series() {
@@ -198,8 +213,12 @@ ms_size_options() {
             --media-size) MEDIA_SIZE=$2 ;;
             --rounds) ROUNDS=$2 ;;
             --feeds) FEEDS=$2 ;;
+            --music-artists) MUSIC_ARTISTS=$2 ;;
+            --albums-per-artist) ALBUMS_PER_ARTIST=$2 ;;
+            --tracks-per-album) TRACKS_PER_ALBUM=$2 ;;
             *)
-                ms_log "unknown option $1 (options: --movies N --series N --media-size BYTES --rounds N --feeds N)"
+                ms_log "unknown option $1 (options: --movies N --series N --media-size BYTES --rounds N --feeds N" \
+                    "--music-artists N --albums-per-artist N --tracks-per-album N)"
                 exit 2
                 ;;
         esac
