@@ -103,6 +103,7 @@ struct Sync: AsyncParsableCommand {
         for line in report.rejected { Console.error("rejected: \(line)") }
         for line in report.gone { Console.error("gone: \(line)") }
         for line in report.keptUnconfirmed { Console.error("kept: \(line)") }
+        for line in report.restarted { Console.error("restarted: \(line)") }
         for line in report.pathsForgotten {
             Console.error("forgotten: the index had \(line), which is not under this root")
         }

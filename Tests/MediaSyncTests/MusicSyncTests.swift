@@ -318,4 +318,36 @@ import Testing
         }
         #expect(pages.count >= 7, "2,000 tracks in pages of 300")
     }
+
+    @Test func aTranscodeThatBreaksOffStartsOverAndTheReportSaysSo() async throws {
+        let library = Self.library()
+        let ids = try Self.ids(library)
+        let albumId = try #require(ids.twoDiscAlbumId)
+        let track = try #require(library.tracks(ofAlbum: albumId).first)
+        let fixture = try await MirrorFixture(library: library)
+        defer { fixture.tearDown() }
+        // The first answer of one track's transcode is cut after 500 bytes.
+        fixture.server.inject(.resetAfter(bytes: 500), path: "/Audio/\(track.id)/universal")
+        try fixture.index.select(
+            Selection(
+                id: albumId, kind: .album, addedAt: "2026-01-01T00:00:00Z",
+                audioQuality: AudioQuality(codec: "mp3", maxBitrate: 128_000)))
+        let report = try await fixture.sync()
+        #expect(report.failed.isEmpty, "\(report.failed)")
+        #expect(report.restarted.count == 1, "\(report.restarted)")
+        #expect(report.restarted.first?.contains(track.id) == true)
+        // The whole transcode is in place: as long as the one the server sends in one go.
+        let path = try #require(fixture.tree().first { $0.contains("/\(track.id)-") && $0.hasSuffix(".mp3") })
+        let held = try #require(fixture.bytes(path))
+        let requests = fixture.server.allRequests.filter { $0.path == "/Audio/\(track.id)/universal" }
+        #expect(requests.count == 2)
+        // mp3 at 128 kbit/s (within the stereo cap) for the track's length.
+        let source = track.mediaSources[0]
+        let length = Int(Int64(128_000) * source.runTimeTicks / 80_000_000)
+        #expect(
+            held
+                == TestServer.transcodedAudio(
+                    sourceId: source.id, codec: "mp3", container: "mp3", bitrate: 128_000, startTicks: 0,
+                    count: length))
+    }
 }

@@ -50,7 +50,7 @@ public struct StorageQueries: Sendable {
     public struct Usage: Codable, Sendable, Equatable {
         public struct Entry: Codable, Sendable, Equatable {
             public var id: String
-            /// `Movie`, `Series` or `Podcast`.
+            /// `Movie`, `Series`, `MusicAlbum`, `Playlist`, `BoxSet` (as its `metadata.json` says) or `Podcast`.
             public var type: String
             public var title: String
             public var files: Int

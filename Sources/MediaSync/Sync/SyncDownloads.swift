@@ -222,6 +222,13 @@ extension MirrorSync {
                 case .success(let path):
                     report.downloaded.append(path)
                     report.bytesDownloaded += success.size
+                    if success.attempts > 1, success.resumedFrom == 0,
+                        MirrorFiles.isAudioTranscode(signature: file.signature)
+                    {
+                        report.restarted.append(
+                            "\(path): the transcode broke off and was fetched again from the start (a transcode "
+                                + "cannot be resumed)")
+                    }
                 case .failure(let error):
                     report.failed.append(
                         SyncReport.Failure(path: file.path, message: "\(error)", essential: file.essential))

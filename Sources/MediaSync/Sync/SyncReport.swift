@@ -51,6 +51,9 @@ public struct SyncReport: Codable, Sendable, Equatable {
     public var deletionAborted: String?
     /// Files the index had at a stale path and that were found where they should be (only the index changed).
     public var repaired: [String] = []
+    /// Transcodes that broke off and were fetched again from the start (a server's transcode cannot be resumed),
+    /// one line each.
+    public var restarted: [String] = []
     /// Index rows whose absolute path (an older version's, another root's) was made relative (seed 001).
     public var pathsRepaired = 0
     /// Index rows with an absolute path that could not be placed under the root: forgotten, fetched again.
