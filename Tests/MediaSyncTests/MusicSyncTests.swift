@@ -350,4 +350,34 @@ import Testing
                     sourceId: source.id, codec: "mp3", container: "mp3", bitrate: 128_000, startTicks: 0,
                     count: length))
     }
+
+    @Test func aMusicLibraryAtAQualityDecidesTheSameFromItsCache() async throws {
+        let library = Self.library()
+        let ids = try Self.ids(library)
+        let fixture = try await MirrorFixture(library: library)
+        defer { fixture.tearDown() }
+        // mp3 within 320 kbit/s: the mp3 albums fit (kept as they are), the flac ones are transcoded.
+        try fixture.index.select(
+            Selection(
+                id: ids.musicViewId, kind: .library, addedAt: "2026-01-01T00:00:00Z",
+                audioQuality: AudioQuality(codec: "mp3", maxBitrate: 320_000)))
+        let first = try await fixture.sync()
+        #expect(first.failed.isEmpty, "\(first.failed)")
+        let flacTracks = library.tracks.filter { $0.mediaSources.first?.container == "flac" }
+        let mp3Tracks = library.tracks.filter { $0.mediaSources.first?.container == "mp3" }
+        #expect(!flacTracks.isEmpty && !mp3Tracks.isEmpty)
+        let universal = { fixture.server.allRequests.filter { $0.path.lowercased().hasSuffix("/universal") }.count }
+        #expect(universal() == flacTracks.count)
+        // The next listings read the tracks' media sources from the index's cache (the selection saved again makes
+        // the index forget its listing memo, so the library is listed): the same decisions, nothing fetched.
+        let selection = try #require(try fixture.index.selections().first)
+        try fixture.index.select(selection)
+        let second = try await fixture.sync()
+        #expect(!second.listingUnchanged)
+        #expect(second.downloaded.isEmpty, "\(second.downloaded.prefix(3))")
+        try fixture.index.select(selection)
+        let third = try await fixture.sync()
+        #expect(third.downloaded.isEmpty && third.written.isEmpty)
+        #expect(universal() == flacTracks.count)
+    }
 }

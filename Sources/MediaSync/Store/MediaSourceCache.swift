@@ -33,11 +33,14 @@ public struct MediaSourceCache: Sendable, Equatable {
     static let planningKeys: Set<String> = [
         "MediaSources", "MediaStreams", "Id", "Name", "Container", "Size", "ETag", "Protocol", "IsRemote",
         "RunTimeTicks", "Type", "Index", "Codec", "Language", "Title", "Path", "IsForced", "IsExternal", "IsDefault",
+        // Whether a track already fits an audio quality (`AudioQuality.fits`): its bit rate, codec and channels.
+        "Bitrate", "BitRate", "Channels",
     ]
 
     /// What a sync loads of an item's cached fields: ``planningKeys`` at every depth, of each version only its
-    /// subtitle streams (a version's file and subtitles are planned from them; its video and audio streams are
-    /// never read), and not the item's own `MediaStreams` (the default version's streams again).
+    /// subtitle streams (a version's file and subtitles are planned from them; a video's video and audio streams are
+    /// never read) and, for a version without video (a track), its audio streams (what an audio quality is decided
+    /// by), and not the item's own `MediaStreams` (the default version's streams again).
     static func planningCopy(of fields: JSONValue) -> JSONValue {
         let kept = fields.keeping(planningKeys)
         guard case .object(var members) = kept else { return kept }
@@ -47,7 +50,10 @@ public struct MediaSourceCache: Sendable, Equatable {
                 sources.map { source in
                     guard case .object(var version) = source, case .array(let streams)? = version["MediaStreams"]
                     else { return source }
-                    version["MediaStreams"] = .array(streams.filter { MediaStream(unchecked: $0).isSubtitle })
+                    let typed = streams.map { MediaStream(unchecked: $0) }
+                    let isAudioOnly = !typed.contains { $0.type == "Video" }
+                    version["MediaStreams"] = .array(
+                        zip(streams, typed).filter { $1.isSubtitle || (isAudioOnly && $1.type == "Audio") }.map(\.0))
                     return .object(version)
                 })
         }
