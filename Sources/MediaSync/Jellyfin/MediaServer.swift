@@ -83,16 +83,40 @@ extension JellyfinClient: MediaServer {
         (try? await currentUser()) != nil
     }
 
+    /// Asked in batches of ``JellyfinClient/idsPerRequest`` ids, ``JellyfinClient/pageWindow`` batches in flight (a
+    /// first sync of a 20,000-track library asks 200), answers kept in the batches' order.
     public func fullItems(ids: [String]) async throws -> [BaseItem] {
-        var found: [BaseItem] = []
-        var start = 0
-        while start < ids.count {
-            let batch = Array(ids[start..<min(ids.count, start + JellyfinClient.idsPerRequest)])
-            start += batch.count
-            found += try await items(
-                ItemsQuery(ids: batch, fields: SelectionExpander.fields, limit: JellyfinClient.idsPerRequest))
+        let batches = stride(from: 0, to: ids.count, by: JellyfinClient.idsPerRequest).map {
+            Array(ids[$0..<min(ids.count, $0 + JellyfinClient.idsPerRequest)])
         }
-        return found
+        guard batches.count > 1 else {
+            guard let only = batches.first else { return [] }
+            return try await items(
+                ItemsQuery(ids: only, fields: SelectionExpander.fields, limit: JellyfinClient.idsPerRequest))
+        }
+        var answers = [[BaseItem]](repeating: [], count: batches.count)
+        try await withThrowingTaskGroup(of: (Int, [BaseItem]).self) { group in
+            var next = 0
+            func ask() {
+                let position = next
+                let batch = batches[position]
+                next += 1
+                group.addTask {
+                    (
+                        position,
+                        try await self.items(
+                            ItemsQuery(
+                                ids: batch, fields: SelectionExpander.fields, limit: JellyfinClient.idsPerRequest))
+                    )
+                }
+            }
+            while next < min(batches.count, JellyfinClient.pageWindow) { ask() }
+            for try await (position, found) in group {
+                answers[position] = found
+                if next < batches.count { ask() }
+            }
+        }
+        return answers.flatMap { $0 }
     }
 
     public func playStateRoutes() async -> PlayStateRoutes {

@@ -85,11 +85,16 @@ public enum MetadataComposer {
                     whole: whole))
             return files
         }
+        // The item ids with media in each folder right below `Downloads`, found in one pass (an album asks for its own).
+        let heldByFolder =
+            items.albums.isEmpty && items.lists.isEmpty ? [:] : itemsByTopFolder(mediaByItem)
         // In order, on this thread: `previous` reads files and is not for several threads at once.
         let albumFiles = items.albums.map { album -> Composed? in
-            albumFile(album, mediaByItem: mediaByItem, previous: previous, whole: whole)
+            albumFile(
+                album, mediaByItem: mediaByItem, heldHere: heldByFolder[album.folderId] ?? [], previous: previous,
+                whole: whole)
         }
-        let heldFolders = topFolders(of: mediaByItem)
+        let heldFolders = Set(heldByFolder.keys)
         let listFiles = Parallel.map(items.lists) { list -> Composed? in
             listFile(list, mediaByItem: mediaByItem, heldFolders: heldFolders)
         }
@@ -101,19 +106,16 @@ public enum MetadataComposer {
     /// held in its folder that the listing no longer holds (deselected without `--delete`, not confirmed gone) stay
     /// listed with the item object recorded before.
     private static func albumFile(
-        _ album: AlbumEntry, mediaByItem: [String: [IndexEntry]], previous: (String) -> DownloadMetadata?,
-        whole: Whole
+        _ album: AlbumEntry, mediaByItem: [String: [IndexEntry]], heldHere: Set<String>,
+        previous: (String) -> DownloadMetadata?, whole: Whole
     ) -> Composed? {
         let folder = LibraryLayout.albumFolder(album.folderId) + "/"
         var tracks = album.tracks.map(\.item)
-        let listed = Set(tracks.map(\.id))
         // Held media in this folder of tracks the listing does not hold.
-        let kept = mediaByItem.filter { itemId, entries in
-            !listed.contains(itemId) && entries.contains { $0.file.path.hasPrefix(folder) }
-        }
+        let kept = heldHere.subtracting(tracks.map(\.id))
         if !kept.isEmpty, let old = previous(LibraryLayout.albumMetadata(album.folderId)) {
             tracks += (old.tracks ?? []).compactMap { track in
-                guard let id = track["Id"]?.stringValue, kept[id] != nil else { return nil }
+                guard let id = track["Id"]?.stringValue, kept.contains(id) else { return nil }
                 return BaseItem(track)
             }
         }
@@ -160,13 +162,15 @@ public enum MetadataComposer {
         return file(metadata, path: LibraryLayout.listMetadata(list.item.id), itemId: list.item.id, whole: Whole.none)
     }
 
-    /// The folders right below `Downloads` that hold media.
-    private static func topFolders(of mediaByItem: [String: [IndexEntry]]) -> Set<String> {
-        var folders = Set<String>()
-        for entries in mediaByItem.values {
+    /// The folders right below `Downloads` that hold media, with the items whose media they hold.
+    private static func itemsByTopFolder(_ mediaByItem: [String: [IndexEntry]]) -> [String: Set<String>] {
+        var folders: [String: Set<String>] = [:]
+        for (itemId, entries) in mediaByItem {
             for entry in entries {
                 let parts = entry.file.path.split(separator: "/", maxSplits: 2)
-                if parts.count == 3, parts[0] == LibraryLayout.downloads[...] { folders.insert(String(parts[1])) }
+                if parts.count == 3, parts[0] == LibraryLayout.downloads[...] {
+                    folders[String(parts[1]), default: []].insert(itemId)
+                }
             }
         }
         return folders
