@@ -399,3 +399,132 @@ import Testing
         #expect(RouteTable.match(method: "GET", path: path) == expected)
     }
 }
+
+/// A mirror made on disk and indexed by `reindex`: what the test server's music does not make (a music video, a home
+/// video, a loose track, an album whose item the sync could not read), and a track held as a transcode.
+@Suite struct HandMadeMusicMirrorTests {
+    static let artistId = "aaaa0000000000000000000000000001"
+    static var artist: [String: Any] { ["Name": "Solo Artist", "Id": artistId] }
+
+    /// Writes `Downloads/<folder>/metadata.json` and each media file named by its versions.
+    static func write(
+        _ root: MirrorRoot, folder: String, itemType: String, item: [String: Any]?, tracks: [[String: Any]]? = nil,
+        media: [(itemId: String, file: String)]
+    ) throws {
+        let directory = root.path + "/Downloads/\(folder)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        var versions: [[String: Any]] = []
+        for (itemId, file) in media {
+            try Data(repeating: 7, count: 500).write(to: URL(fileURLWithPath: directory + "/" + file))
+            let name = (file as NSString).deletingPathExtension
+            versions.append([
+                "versionId": String(name.split(separator: "-").last ?? ""),
+                "container": (file as NSString).pathExtension,
+                "isStatic": true, "mediaSourceId": itemId, "downloadDate": "2026-01-01T00:00:00Z", "taskId": "t",
+                "itemId": itemId,
+            ])
+        }
+        var metadata: [String: Any] = [
+            "itemId": folder, "itemType": itemType, "displayTitle": folder, "versions": versions,
+        ]
+        if let item { metadata["item"] = item }
+        if let tracks { metadata["tracks"] = tracks }
+        try JSONSerialization.data(withJSONObject: metadata).write(
+            to: URL(fileURLWithPath: directory + "/metadata.json"))
+    }
+
+    static func track(_ id: String, name: String, albumId: String?, number: Int) -> [String: Any] {
+        var track: [String: Any] = [
+            "Name": name, "Id": id, "Type": "Audio", "IndexNumber": number, "RunTimeTicks": 1_800_000_000,
+            "AlbumArtist": "Solo Artist", "AlbumArtists": [artist], "Artists": ["Solo Artist"], "ArtistItems": [artist],
+            "MediaType": "Audio",
+        ]
+        if let albumId {
+            track["AlbumId"] = albumId
+            track["Album"] = "Lost Album"
+        }
+        return track
+    }
+
+    @Test func videosALooseTrackAndAnAlbumWithoutItsItemAreListed() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("serve-music-\(UUID().uuidString)")
+            .path
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let root = MirrorRoot(path: folder + "/root")
+        try root.prepare()
+        let musicVideo = "bbbb0000000000000000000000000001"
+        let homeVideo = "bbbb0000000000000000000000000002"
+        try Self.write(
+            root, folder: musicVideo, itemType: "MusicVideo",
+            item: ["Name": "A Clip", "Id": musicVideo, "Type": "MusicVideo"],
+            media: [(musicVideo, "\(musicVideo)-\(musicVideo).mp4")])
+        try Self.write(
+            root, folder: homeVideo, itemType: "Video", item: ["Name": "Holidays", "Id": homeVideo, "Type": "Video"],
+            media: [(homeVideo, "\(homeVideo)-\(homeVideo).mkv")])
+        let loose = "cccc0000000000000000000000000001"
+        try Self.write(
+            root, folder: loose, itemType: "MusicAlbum", item: nil,
+            tracks: [Self.track(loose, name: "Single", albumId: nil, number: 1)],
+            media: [(loose, "\(loose)-\(loose).mp3")])
+        let album = "dddd0000000000000000000000000001"
+        let (first, second) = ("eeee0000000000000000000000000001", "eeee0000000000000000000000000002")
+        try Self.write(
+            root, folder: album, itemType: "MusicAlbum", item: nil,
+            tracks: [
+                Self.track(second, name: "Second", albumId: album, number: 2),
+                Self.track(first, name: "First", albumId: album, number: 1),
+            ],
+            media: [(first, "\(first)-\(first).flac"), (second, "\(second)-\(second).flac")])
+        _ = try Mirror.rebuildIndex(root)
+        let index = try MirrorIndex(path: root.indexPath)
+        let catalog = try Catalog.build(root: root, index: index, serverId: "s1")
+
+        let views = Dictionary(
+            catalog.views.map { ($0.raw["CollectionType"]?.stringValue ?? "", $0) }, uniquingKeysWith: { a, _ in a })
+        #expect(Set(views.keys) == ["musicvideos", "homevideos", "music"])
+        #expect(catalog.children[views["musicvideos"]?.id ?? ""] == [musicVideo])
+        #expect(catalog.children[views["homevideos"]?.id ?? ""] == [homeVideo])
+        #expect(catalog.item(musicVideo)?.type == "MusicVideo" && catalog.item(homeVideo)?.type == "Video")
+        // The loose track stands in the music view; the album is made of what its tracks say of it.
+        let music = try #require(views["music"]?.id)
+        #expect(Set(catalog.children[music] ?? []) == [loose, album])
+        #expect(catalog.item(loose)?.parentId == music)
+        let made = try #require(catalog.item(album))
+        #expect(made.type == "MusicAlbum" && made.name == "Lost Album" && made.isFolder)
+        #expect(made.runTimeTicks == 3_600_000_000)
+        let tracks = try ItemQuery(RequestQuery("ParentId=\(album)")).select(catalog) { _ in UserState() }
+        #expect(tracks.items.map(\.id) == [first, second])
+        // The artist holds both, by the id its pairs give.
+        let artistId = Self.artistId
+        #expect(catalog.item(artistId)?.type == "MusicArtist")
+        #expect(Set(catalog.children[artistId] ?? []) == [loose, album])
+    }
+
+    @Test func aTranscodedTrackSaysItsOwnCodec() throws {
+        #expect(MusicCatalog.transcode(validator: "transcode:aq:opus/128000")?.codec == "opus")
+        #expect(MusicCatalog.transcode(validator: "transcode:aq:opus/128000")?.bitrate == 128_000)
+        #expect(MusicCatalog.transcode(validator: "transcode:v:720p") == nil)
+        #expect(MusicCatalog.transcode(validator: "\"etag\"") == nil)
+        let stream: JSONObject = [
+            "Codec": .string("flac"), "BitRate": .number(1_000_000), "BitDepth": .number(16), "Type": .string("Audio"),
+            "Index": .number(0),
+        ]
+        let source: JSONObject = [
+            "Id": .string("t1"), "Container": .string("flac"), "Bitrate": .number(1_000_000),
+            "MediaStreams": .array([.object(stream)]),
+        ]
+        let item = CatalogItem(
+            id: "t1", type: "Audio", name: "t", raw: ["Id": .string("t1"), "MediaSources": .array([.object(source)])])
+        let version = HeldVersion(
+            id: "t1", container: "ogg", file: ItemQueryTests.file, subtitles: [], transcodeCodec: "opus",
+            transcodeBitrate: 128_000)
+        let dto = JellyfinDTO(serverId: "s", serverName: "n", version: "10.10.7", userId: "u", userName: "n")
+        let answered = dto.mediaSource(item, version)
+        #expect(answered["Container"]?.stringValue == "ogg")
+        #expect(answered["Bitrate"]?.intValue == 128_000)
+        let audio = answered["MediaStreams"]?.arrayValue?.first
+        #expect(audio?["Codec"]?.stringValue == "opus")
+        #expect(audio?["BitRate"]?.intValue == 128_000)
+        #expect(audio?["BitDepth"] == nil)
+    }
+}
