@@ -555,7 +555,7 @@ struct ServeResponder: HTTPResponder {
     /// A held file, whole or one range of it, streamed from the disk (never read into memory whole). The file is
     /// opened first and the headers describe the open file, so a file a `sync` replaced since the catalog was read
     /// is answered as it is now.
-    func file(_ catalogued: HeldFile, contentType: String, _ call: Call) async throws -> Response {
+    private func file(_ catalogued: HeldFile, contentType: String, _ call: Call) async throws -> Response {
         guard let open = OpenFile(path: catalogued.path) else { throw ServeFailure(.notFound, "not held") }
         let held = open.held(path: catalogued.path)
         var headers = HTTPFields()
