@@ -51,12 +51,21 @@ public struct HeldVersion: Sendable, Equatable {
     public var container: String
     public var file: HeldFile
     public var subtitles: [HeldSubtitle]
+    /// For a track held as the server's transcode (`mediasync select … --quality`): the codec and the highest bit
+    /// rate asked for (the upstream `MediaStreams` describe the original file, not this one). Nil for an original.
+    public var transcodeCodec: String?
+    public var transcodeBitrate: Int64?
 
-    public init(id: String, container: String, file: HeldFile, subtitles: [HeldSubtitle]) {
+    public init(
+        id: String, container: String, file: HeldFile, subtitles: [HeldSubtitle], transcodeCodec: String? = nil,
+        transcodeBitrate: Int64? = nil
+    ) {
         self.id = id
         self.container = container
         self.file = file
         self.subtitles = subtitles
+        self.transcodeCodec = transcodeCodec
+        self.transcodeBitrate = transcodeBitrate
     }
 }
 
@@ -64,13 +73,15 @@ public struct HeldVersion: Sendable, Equatable {
 /// what the mirror holds of it.
 public struct CatalogItem: Sendable, Equatable {
     public var id: String
-    /// Jellyfin's `Type`: `CollectionFolder`, `Movie`, `Series`, `Season`, `Episode`, `MusicAlbum`, `Audio`.
+    /// Jellyfin's `Type`: `CollectionFolder`, `UserView`, `Movie`, `MusicVideo`, `Video`, `Series`, `Season`,
+    /// `Episode`, `MusicAlbum`, `Audio`, `MusicArtist`, `Playlist`, `BoxSet`.
     public var type: String
     public var name: String
     /// For sorting: `SortName` as the server gave it, else the name; lowercased.
     public var sortName: String
-    /// The parent in `serve`'s tree: a view for a movie, series or podcast; the series for a season; the season for
-    /// an episode; the podcast for a podcast episode; nil for a view.
+    /// The parent in `serve`'s tree: a view for a movie, series, podcast, album, playlist or box set; the series for a
+    /// season; the season for an episode; the podcast for a podcast episode; the album for a track (the music view
+    /// for a track without one); nil for a view and for an artist (see ``Catalog/init(views:items:entries:problems:)``).
     public var parentId: String?
     /// The view (collection folder) the item is in.
     public var viewId: String?
@@ -91,15 +102,18 @@ public struct CatalogItem: Sendable, Equatable {
     /// The id the mirror keeps played state under: the item's id, except for a podcast episode, which `serve`
     /// answers under an id of its own (clients read every id as a GUID; a feed's episode id is not one).
     public var markId: String
+    /// A track's lyrics, held beside it as LRC (`Downloads/<album>/<track>.lrc`).
+    public var lyrics: HeldFile?
 
     public init(
         id: String, type: String, name: String, sortName: String? = nil, parentId: String? = nil,
         viewId: String? = nil, seriesId: String? = nil, seasonId: String? = nil, indexNumber: Int? = nil,
         parentIndexNumber: Int? = nil, dateCreated: String? = nil, premiereDate: String? = nil,
         runTimeTicks: Int64? = nil, isFolder: Bool = false, raw: JSONObject = JSONObject(),
-        versions: [HeldVersion] = [], images: [String: HeldFile] = [:], markId: String? = nil
+        versions: [HeldVersion] = [], images: [String: HeldFile] = [:], markId: String? = nil, lyrics: HeldFile? = nil
     ) {
         self.id = id
+        self.lyrics = lyrics
         self.markId = markId ?? id
         self.type = type
         self.name = name
@@ -201,22 +215,49 @@ public final class MetadataDocuments: Sendable {
 /// when the index changes, never read per request.
 public struct Catalog: Sendable {
     public private(set) var items: [String: CatalogItem] = [:]
-    /// The views, in the order they are listed (movies, shows, podcasts).
+    /// The views, in the order they are listed (movies, shows, music, music videos, home videos, podcasts,
+    /// collections, playlists).
     public private(set) var views: [CatalogItem] = []
-    /// Child ids by parent id.
+    /// Child ids by parent id. A playlist's or box set's children are its entries in its order (an item it lists
+    /// twice stands twice); an artist's are the albums (and tracks without one) it is an album artist of.
     public private(set) var children: [String: [String]] = [:]
+    /// The artists (`MusicArtist`) by the view they belong to: listed by a recursive query of that view, but no
+    /// view's children (the view's children are its albums).
+    public private(set) var artistsByView: [String: [String]] = [:]
     /// Problems met while reading (unreadable metadata), for the log.
     public private(set) var problems: [String] = []
 
     public init() {}
 
-    /// A catalog of exactly these items (views first): for tests and for ``build(root:index:serverId:)``.
-    public init(views: [CatalogItem], items: [CatalogItem], problems: [String] = []) {
+    /// A catalog of exactly these items (views first): for tests and for ``build(root:index:serverId:documents:)``.
+    /// - Parameter entries: the entries of each playlist and box set, in its order (ids of items here).
+    public init(
+        views: [CatalogItem], items: [CatalogItem], entries: [String: [String]] = [:], problems: [String] = []
+    ) {
         self.views = views
         self.problems = problems
         for item in views + items {
             self.items[item.id] = item
             if let parent = item.parentId { children[parent, default: []].append(item.id) }
+        }
+        // A playlist's or box set's children are its linked children in their order (`Playlist.GetChildren`,
+        // `BoxSet.GetChildren`, v10.10.7).
+        for (list, ids) in entries.sorted(by: { $0.key < $1.key }) where self.items[list] != nil {
+            children[list, default: []] += ids.filter { self.items[$0] != nil }
+        }
+        // An artist holds the albums it is album artist of, as a folder artist holds its album folders (Jellyfin's
+        // `MusicArtistResolver` layout); a track without an album counts as one. Matched by name, as Jellyfin
+        // matches artists (`ItemValues.CleanValue`, `SqliteItemRepository` v10.10.7 L3578–3592).
+        var byName: [String: [String]] = [:]
+        for item in items where item.type == "MusicAlbum" || (item.type == "Audio" && item.parentId == item.viewId) {
+            for name in Set(item.albumArtistNames) {
+                byName["\(item.viewId ?? ""):\(name)", default: []].append(item.id)
+            }
+        }
+        for artist in items where artist.type == "MusicArtist" {
+            let key = "\(artist.viewId ?? ""):\(artist.name.lowercased())"
+            children[artist.id] = byName[key] ?? []
+            if let view = artist.viewId { artistsByView[view, default: []].append(artist.id) }
         }
     }
 
@@ -224,17 +265,31 @@ public struct Catalog: Sendable {
         items[id] ?? items[id.lowercased()] ?? items[ServeIds.plain(id)]
     }
 
-    /// Every item under `id` at any depth.
+    /// Every item under `id` at any depth, each once.
     public func descendants(of id: String) -> [CatalogItem] {
         var result: [CatalogItem] = []
-        var stack = children[id] ?? []
+        var seen = Set<String>()
+        var stack = Array((children[id] ?? []).reversed())
         while let next = stack.popLast() {
-            guard let item = items[next] else { continue }
+            guard seen.insert(next).inserted, let item = items[next] else { continue }
             result.append(item)
-            stack.append(contentsOf: children[next] ?? [])
+            stack.append(contentsOf: (children[next] ?? []).reversed())
         }
         return result
     }
+
+    /// What a query with `ParentId` = `parent` looks at: its children, or with `recursive` everything under it. A
+    /// playlist's or box set's entries keep their order and repeats, each followed by what is under it; a view's
+    /// recursive members include its artists.
+    public func members(of parent: CatalogItem, recursive: Bool) -> [CatalogItem] {
+        let direct = (children[parent.id] ?? []).compactMap { items[$0] }
+        guard recursive else { return direct }
+        if parent.isList { return direct.flatMap { [$0] + descendants(of: $0.id) } }
+        return descendants(of: parent.id) + (artistsByView[parent.id] ?? []).compactMap { items[$0] }
+    }
+
+    /// The view ids, to tell a view from an item.
+    public var viewIds: Set<String> { Set(views.map(\.id)) }
 
     /// The id `serve` answers a podcast under (32 hex digits, stable).
     public static func podcastId(serverId: String, podcastId: String) -> String {
@@ -253,9 +308,10 @@ public struct Catalog: Sendable {
 }
 
 extension Catalog {
-    /// Reads what the mirror at `root` holds through its index: the media, images and subtitles on disk, and the
-    /// `metadata.json` files that describe them. Only what is held is listed: a movie or an episode with a media file,
-    /// a season with such an episode, a series with such a season, a podcast with an episode on disk.
+    /// Reads what the mirror at `root` holds through its index: the media, images, subtitles and lyrics on disk, and
+    /// the `metadata.json` files that describe them. Only what is held is listed: a movie, music video, home video,
+    /// episode or track with a media file, a season with such an episode, a series with such a season, an album with
+    /// such a track, a podcast with an episode on disk, a playlist or box set with such an entry.
     /// - Parameter documents: parsed `metadata.json` files kept from the last build, so a rebuild reads again only
     ///   the files that changed.
     public static func build(
@@ -267,10 +323,13 @@ extension Catalog {
         var images: [String: [String: HeldFile]] = [:]
         var podcastEpisodes: [String: [String: HeldFile]] = [:]
         var podcastImages: [String: [String: HeldFile]] = [:]
+        var lyrics: [String: HeldFile] = [:]
         var metadata: [IndexEntry] = []
         for entry in entries {
             switch entry.file.key.parts {
             case .media(let itemId, _): media[itemId, default: []].append(entry)
+            case .lyrics(let itemId):
+                if let held = held(root, entry) { lyrics[itemId] = held }
             case .subtitle(let itemId, _, _): subtitles[itemId, default: []].append(entry)
             case .image(let itemId, let type):
                 if let held = held(root, entry) { images[itemId, default: [:]][type] = held }
@@ -285,7 +344,9 @@ extension Catalog {
         var problems: [String] = []
         let movieView = viewId(serverId: serverId, collectionType: "movies")
         let showView = viewId(serverId: serverId, collectionType: "tvshows")
+        // The podcasts' view keeps the id it had before music was served; the music library has its own.
         let musicView = viewId(serverId: serverId, collectionType: "music")
+        let views = MusicViews(serverId: serverId)
 
         func versions(of raw: JSONObject, id: String) -> [HeldVersion] {
             let sources = raw["MediaSources"]?.arrayValue ?? []
@@ -310,19 +371,22 @@ extension Catalog {
                             file: file))
                 }
                 // The primary version (its id is the item's) first, as Jellyfin lists MediaSources.
+                let transcode = MusicCatalog.transcode(validator: entry.validator)
                 let version = HeldVersion(
-                    id: versionId, container: container, file: file, subtitles: held.sorted { $0.index < $1.index })
+                    id: versionId, container: container, file: file, subtitles: held.sorted { $0.index < $1.index },
+                    transcodeCodec: transcode?.codec, transcodeBitrate: transcode?.bitrate)
                 if versionId == id { result.insert(version, at: 0) } else { result.append(version) }
             }
             return result
         }
 
-        var movies: [CatalogItem] = []
         var seriesById: [String: CatalogItem] = [:]
         var seasons: [CatalogItem] = []
         var episodes: [CatalogItem] = []
         var podcasts: [CatalogItem] = []
         var audio: [CatalogItem] = []
+        var videos: [String: [CatalogItem]] = [:]
+        var music = MusicCatalog(views: views, images: images, lyrics: lyrics)
         let documents = documents ?? MetadataDocuments()
         documents.beginPass()
         defer { documents.endPass() }
@@ -367,14 +431,27 @@ extension Catalog {
                         dateCreated: newest, isFolder: true, raw: ["AlbumArtist": .string(title)]))
                 continue
             }
+            // An album's (or a loose track's) folder: its held tracks.
+            if let tracks = document["tracks"]?.arrayValue {
+                let folderId = document["itemId"]?.stringValue ?? entry.file.itemId
+                music.addAlbum(
+                    folderId: folderId, album: document["item"]?.objectValue, tracks: tracks, versions: versions)
+                continue
+            }
             guard let item = document["item"]?.objectValue, let id = item["Id"]?.stringValue else { continue }
-            switch document["itemType"]?.stringValue ?? item["Type"]?.stringValue {
-            case "Movie":
+            let type = document["itemType"]?.stringValue ?? item["Type"]?.stringValue
+            switch type {
+            case "Movie", "MusicVideo", "Video":
+                // Music videos and home videos are kept as movies are, each kind in a view of its own.
+                let view = type == "Movie" ? movieView : type == "MusicVideo" ? views.musicVideos : views.homeVideos
                 let held = versions(of: item, id: id)
                 if !held.isEmpty {
-                    movies.append(
-                        catalogItem(item, id: id, parent: movieView, view: movieView, versions: held, images: images))
+                    videos[view, default: []].append(
+                        catalogItem(item, id: id, parent: view, view: view, versions: held, images: images))
                 }
+            case "Playlist", "BoxSet":
+                let entries = (document["entries"]?.arrayValue ?? []).compactMap { $0["itemId"]?.stringValue }
+                music.addList(item, id: id, entries: entries)
             case "Series":
                 seriesById[id] = catalogItem(
                     item, id: id, parent: showView, view: showView, versions: [], images: images)
@@ -408,36 +485,51 @@ extension Catalog {
         let shownSeasons = seasons.filter { heldSeasons.contains($0.id) }
         let shownEpisodes = episodes.filter { heldSeasons.contains($0.parentId ?? "") }
 
-        var views: [CatalogItem] = []
-        func view(_ id: String, _ name: String, _ collectionType: String, _ members: [CatalogItem]) {
+        let movies = videos[movieView] ?? []
+        let shownPodcasts = podcasts.filter { podcast in audio.contains { $0.parentId == podcast.id } }
+        let shown = music.finished()
+        let listed =
+            movies + (videos[views.musicVideos] ?? []) + (videos[views.homeVideos] ?? []) + series
+            + shownSeasons + shownEpisodes + shown + shownPodcasts + audio
+        let lists = music.lists(among: listed)
+
+        var viewItems: [CatalogItem] = []
+        func view(
+            _ id: String, _ name: String, _ collectionType: String, _ members: [CatalogItem],
+            type: String = "CollectionFolder"
+        ) {
             guard !members.isEmpty else { return }
-            views.append(
+            viewItems.append(
                 CatalogItem(
-                    id: id, type: "CollectionFolder", name: name, dateCreated: members.compactMap(\.dateCreated).max(),
+                    id: id, type: type, name: name, dateCreated: members.compactMap(\.dateCreated).max(),
                     isFolder: true, raw: ["CollectionType": .string(collectionType)]))
         }
         view(movieView, "Movies", "movies", movies)
         view(showView, "Shows", "tvshows", series)
-        view(
-            musicView, "Podcasts", "music", podcasts.filter { podcast in audio.contains { $0.parentId == podcast.id } })
-        let shownPodcasts = podcasts.filter { podcast in audio.contains { $0.parentId == podcast.id } }
-        return Catalog(
-            views: views, items: movies + series + shownSeasons + shownEpisodes + shownPodcasts + audio,
-            problems: problems)
+        view(views.music, "Music", "music", shown.filter { $0.parentId == views.music })
+        view(views.musicVideos, "Music Videos", "musicvideos", videos[views.musicVideos] ?? [])
+        view(views.homeVideos, "Home Videos", "homevideos", videos[views.homeVideos] ?? [])
+        view(musicView, "Podcasts", "music", shownPodcasts)
+        view(views.boxSets, "Collections", "boxsets", lists.items.filter { $0.type == "BoxSet" })
+        // The playlists folder is listed as a `UserView` (`UserViewManager.GetUserViews` makes a named view of a
+        // user-specific `playlists` folder: `UserView.IsUserSpecific`, v10.10.7).
+        view(views.playlists, "Playlists", "playlists", lists.items.filter { $0.type == "Playlist" }, type: "UserView")
+        return Catalog(views: viewItems, items: listed + lists.items, entries: lists.entries, problems: problems)
     }
 
-    private static func catalogItem(
+    static func catalogItem(
         _ raw: JSONObject, id: String, parent: String, view: String, versions: [HeldVersion],
         images: [String: [String: HeldFile]]
     ) -> CatalogItem {
         let type = raw["Type"]?.stringValue ?? "Movie"
+        let folders: Set<String> = ["Series", "Season", "MusicAlbum", "Playlist", "BoxSet"]
         return CatalogItem(
             id: id, type: type, name: raw["Name"]?.stringValue ?? id, sortName: raw["SortName"]?.stringValue,
             parentId: parent, viewId: view, seriesId: raw["SeriesId"]?.stringValue,
             seasonId: raw["SeasonId"]?.stringValue, indexNumber: raw["IndexNumber"]?.intValue.map { Int($0) },
             parentIndexNumber: raw["ParentIndexNumber"]?.intValue.map { Int($0) },
             dateCreated: raw["DateCreated"]?.stringValue, premiereDate: raw["PremiereDate"]?.stringValue,
-            runTimeTicks: raw["RunTimeTicks"]?.intValue, isFolder: type == "Series" || type == "Season", raw: raw,
+            runTimeTicks: raw["RunTimeTicks"]?.intValue, isFolder: folders.contains(type), raw: raw,
             versions: versions, images: images[id] ?? [:])
     }
 

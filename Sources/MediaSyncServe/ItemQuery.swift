@@ -37,6 +37,29 @@ public struct ItemQuery: Sendable, Equatable {
     public var years: Set<Int64> = []
     /// `Genres` (pipe-delimited, as Jellyfin binds it), lowercased; empty: any.
     public var genres: Set<String> = []
+    /// `ArtistIds` (an item whose artists or album artists name one of them), `AlbumArtistIds` (album artists),
+    /// `ContributingArtistIds` (artists but not album artists), `ExcludeArtistIds`, `AlbumIds` (tracks of the albums of
+    /// those names), as sent: matched by the artist's and album's name, as `SqliteItemRepository.GetWhereClauses`
+    /// matches them (v10.10.7 L3562–3625).
+    public var artistIds: [String] = []
+    public var albumArtistIds: [String] = []
+    public var contributingArtistIds: [String] = []
+    public var excludeArtistIds: [String] = []
+    public var albumIds: [String] = []
+    /// `ParentIndexNumber` and `IndexNumber` (a disc's tracks, a season's episodes).
+    public var parentIndexNumber: Int?
+    public var indexNumber: Int?
+
+    /// The names the artist and album filters name, resolved from the catalog by ``select(_:state:)``.
+    struct Names: Equatable {
+        var artists: Set<String>?
+        var albumArtists: Set<String>?
+        var contributing: Set<String>?
+        var excluded: Set<String> = []
+        var albums: Set<String>?
+    }
+
+    var names = Names()
 
     public init() {}
 
@@ -66,6 +89,13 @@ public struct ItemQuery: Sendable, Equatable {
             (query.nonEmpty("Genres") ?? "").split(separator: "|").map {
                 $0.trimmingCharacters(in: .whitespaces).lowercased()
             }.filter { !$0.isEmpty })
+        artistIds = query.list("ArtistIds")
+        albumArtistIds = query.list("AlbumArtistIds")
+        contributingArtistIds = query.list("ContributingArtistIds")
+        excludeArtistIds = query.list("ExcludeArtistIds")
+        albumIds = query.list("AlbumIds")
+        parentIndexNumber = query.int("ParentIndexNumber")
+        indexNumber = query.int("IndexNumber")
     }
 
     /// Why a query cannot be answered.
@@ -81,34 +111,68 @@ public struct ItemQuery: Sendable, Equatable {
         var query = self
         // A series id as clients send it (with dashes, any case) names the catalog's series.
         if let asked = seriesId { query.seriesId = catalog.item(asked)?.id ?? asked }
-        return try query.selectNormalised(catalog, state: state)
-    }
-
-    private func selectNormalised(_ catalog: Catalog, state: (CatalogItem) -> UserState) throws(Refusal) -> (
-        items: [CatalogItem], total: Int
-    ) {
+        query.resolveNames(catalog)
+        // `IncludeItemTypes=BoxSet` alone looks at the whole library, whatever `ParentId` says
+        // (`ItemsController.GetItems`, v10.10.7 L180–184).
+        if includeTypes == ["boxset"] { query.parentId = nil }
+        var parent: CatalogItem?
+        if let parentId = query.parentId {
+            guard let found = catalog.item(parentId) else { throw .unknownParent }
+            parent = found
+            // The playlists folder lists its playlists, recursively (L197–201).
+            if found.raw["CollectionType"]?.stringValue == "playlists" {
+                query.recursive = true
+                query.includeTypes = ["playlist"]
+            }
+        }
         var candidates: [CatalogItem]
         if !ids.isEmpty {
             candidates = ids.compactMap { catalog.item($0) }
-        } else if let parentId {
-            guard let parent = catalog.item(parentId) else { throw .unknownParent }
-            candidates =
-                recursive
-                ? catalog.descendants(of: parent.id)
-                : (catalog.children[parent.id] ?? []).compactMap { catalog.items[$0] }
-        } else if recursive {
-            candidates = catalog.items.values.filter { $0.type != "CollectionFolder" }
+        } else if let parent {
+            candidates = catalog.members(of: parent, recursive: query.recursive)
+        } else if query.recursive {
+            let views = catalog.viewIds
+            candidates = catalog.items.values.filter { !views.contains($0.id) }
         } else {
             candidates = catalog.views
         }
+        if query.sortBy.isEmpty, !query.artistIds.isEmpty, query.includeTypes == ["musicalbum"] {
+            // Albums by artist, newest first (`ItemsController.GetItems` L418–424).
+            query.sortBy = ["productionyear", "sortname"]
+            query.descending = [true, false]
+        }
+        // A playlist's or box set's entries keep their order unless a sort is asked for (`Playlist.IsPreSorted`;
+        // `UserViewBuilder.SortAndPage` sorts only by the `OrderBy` given, v10.10.7).
+        let keepOrder = !ids.isEmpty || (parent?.isList ?? false)
+        return query.page(candidates, catalog: catalog, keepOrder: keepOrder, state: state)
+    }
+
+    /// `candidates` filtered by this query, sorted (unless `keepOrder` and no sort was asked for), and the page.
+    public func page(
+        _ candidates: [CatalogItem], catalog: Catalog, keepOrder: Bool = false, state: (CatalogItem) -> UserState
+    ) -> (items: [CatalogItem], total: Int) {
         let excluded = Set(excludeIds.compactMap { catalog.item($0)?.id })
         let matched = candidates.filter { item in
             !excluded.contains(item.id) && matches(item, state: state(item))
         }
-        let sorted = ids.isEmpty || !sortBy.isEmpty ? sort(matched, state: state) : matched
+        let sorted = !keepOrder || !sortBy.isEmpty ? sort(matched, state: state) : matched
         let start = min(startIndex, sorted.count)
         let end = limit.map { min(sorted.count, start + $0) } ?? sorted.count
         return (Array(sorted[start..<end]), sorted.count)
+    }
+
+    /// Reads the artist and album filters' ids as the names they stand for (an id that names nothing here matches
+    /// nothing, as the SQL's sub-select finds no name).
+    mutating func resolveNames(_ catalog: Catalog) {
+        func resolved(_ ids: [String]) -> Set<String>? {
+            guard !ids.isEmpty else { return nil }
+            return Set(ids.compactMap { catalog.item($0)?.name.lowercased() })
+        }
+        names.artists = resolved(artistIds)
+        names.albumArtists = resolved(albumArtistIds)
+        names.contributing = resolved(contributingArtistIds)
+        names.excluded = resolved(excludeArtistIds) ?? []
+        names.albums = albumIds.isEmpty ? nil : Set(albumIds.compactMap { catalog.item($0)?.name })
     }
 
     func matches(_ item: CatalogItem, state: UserState) -> Bool {
@@ -132,6 +196,9 @@ public struct ItemQuery: Sendable, Equatable {
             let own = (item.raw["Genres"]?.arrayValue ?? []).compactMap { $0.stringValue?.lowercased() }
             if !own.contains(where: genres.contains) { return false }
         }
+        if let parentIndexNumber, item.parentIndexNumber != parentIndexNumber { return false }
+        if let indexNumber, item.indexNumber != indexNumber { return false }
+        if names != Names() && !matchesNames(item) { return false }
         for filter in filters {
             switch filter {
             case "isplayed": if !state.played { return false }
@@ -143,6 +210,21 @@ public struct ItemQuery: Sendable, Equatable {
             default: break
             }
         }
+        return true
+    }
+
+    /// The artist and album filters (`ArtistIds`: item values of type 0 or 1, `AlbumArtistIds`: type 1,
+    /// `ContributingArtistIds`: type 0 and not type 1, `AlbumIds`: the track's `Album`).
+    func matchesNames(_ item: CatalogItem) -> Bool {
+        let album = Set(item.albumArtistNames)
+        let track = Set(item.trackArtistNames)
+        if let wanted = names.artists, wanted.isDisjoint(with: album.union(track)) { return false }
+        if let wanted = names.albumArtists, wanted.isDisjoint(with: album) { return false }
+        if let wanted = names.contributing, !wanted.contains(where: { track.contains($0) && !album.contains($0) }) {
+            return false
+        }
+        if !names.excluded.isDisjoint(with: album.union(track)) { return false }
+        if let wanted = names.albums, !wanted.contains(item.raw["Album"]?.stringValue ?? "") { return false }
         return true
     }
 
@@ -169,6 +251,9 @@ public struct ItemQuery: Sendable, Equatable {
         _ key: String, _ left: CatalogItem, _ right: CatalogItem, _ leftState: UserState?,
         _ rightState: UserState?
     ) -> Int {
+        func trackOnly(_ item: CatalogItem, _ value: String?) -> String? {
+            item.type == "Audio" ? value?.lowercased() : nil
+        }
         func order<T: Comparable>(_ a: T?, _ b: T?) -> Int {
             switch (a, b) {
             case (nil, nil): return 0
@@ -187,6 +272,14 @@ public struct ItemQuery: Sendable, Equatable {
         case "dateplayed", "datelastcontentadded":
             return order(leftState?.lastPlayed, rightState?.lastPlayed)
         case "playcount": return order(leftState?.playCount, rightState?.playCount)
+        // `AlbumComparer`, `AlbumArtistComparer`, `ArtistComparer` (v10.10.7): a track's album, the first album
+        // artist, a track's first artist, without case.
+        case "album":
+            return order(
+                trackOnly(left, left.raw["Album"]?.stringValue), trackOnly(right, right.raw["Album"]?.stringValue))
+        case "albumartist": return order(left.albumArtistNames.first, right.albumArtistNames.first)
+        case "artist":
+            return order(trackOnly(left, left.trackArtistNames.first), trackOnly(right, right.trackArtistNames.first))
         default: return 0
         }
     }

@@ -165,8 +165,27 @@ struct JellyfinDTO: Sendable {
             (item.raw["MediaSources"]?.arrayValue ?? []).first { $0["Id"]?.stringValue == version.id }?.objectValue
             ?? JSONObject()
         var streams = (upstream["MediaStreams"]?.arrayValue ?? []).compactMap(\.objectValue).filter { stream in
-            // External subtitles the mirror does not hold are left out; embedded streams are in the file.
-            !(stream["IsExternal"]?.boolValue ?? false)
+            // External subtitles the mirror does not hold are left out; embedded streams are in the file. A track's
+            // `Lyric` stream (10.9+) stays when its lyrics are held (`/Audio/{id}/Lyrics` answers them), else not.
+            if stream["Type"]?.stringValue == "Lyric" { return item.lyrics != nil }
+            return !(stream["IsExternal"]?.boolValue ?? false)
+        }.map { stream in
+            var stream = stream
+            stream["Path"] = nil
+            return stream
+        }
+        if let codec = version.transcodeCodec {
+            // A transcode the mirror holds: its audio is the codec asked for, at most the bit rate asked for (the
+            // upstream stream describes the original file).
+            streams = streams.map { stream in
+                guard stream["Type"]?.stringValue == "Audio" else { return stream }
+                var stream = stream
+                stream["Codec"] = .string(codec)
+                stream["BitRate"] = version.transcodeBitrate.map { Self.number($0) }
+                stream["BitDepth"] = nil
+                stream["DisplayTitle"] = nil
+                return stream
+            }
         }
         for subtitle in version.subtitles {
             var stream =
@@ -224,7 +243,10 @@ struct JellyfinDTO: Sendable {
             ("MediaStreams", .array(streams.map { .object($0) })), ("MediaAttachments", .array([])),
             ("Formats", .array([])),
         ]
-        if let bitrate = upstream["Bitrate"] { members.append(("Bitrate", bitrate)) }
+        if let bitrate = version.transcodeCodec == nil ? upstream["Bitrate"] : version.transcodeBitrate.map(Self.number)
+        {
+            members.append(("Bitrate", bitrate))
+        }
         members += [("RequiredHttpHeaders", .object(JSONObject())), ("TranscodingSubProtocol", .string("http"))]
         for key in ["DefaultAudioStreamIndex", "DefaultSubtitleStreamIndex"] {
             if let value = upstream[key] { members.append((key, value)) }
@@ -253,7 +275,7 @@ struct JellyfinDTO: Sendable {
             object["Type"] = .string(item.type)
             object.merge(item.raw)
             switch item.type {
-            case "CollectionFolder": object["MediaType"] = .string("Unknown")
+            case "CollectionFolder", "UserView", "MusicArtist": object["MediaType"] = .string("Unknown")
             case "MusicAlbum":
                 // `BaseItemDto.MediaType` is always sent, "Unknown" for a folder.
                 object["MediaType"] = .string("Unknown")

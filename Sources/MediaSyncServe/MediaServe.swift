@@ -91,10 +91,20 @@ public final class MediaServe: Sendable {
     /// Problems met reading the mirror (unreadable metadata), for the log.
     public var problems: [String] { state.catalog().problems }
 
-    /// How many movies, series, episodes, podcasts and podcast episodes are listed.
+    /// How many of each kind are listed, by Jellyfin type (`Movie`, `Series`, `Episode`, `MusicVideo`, `Video`,
+    /// `MusicArtist`, `Playlist`, `BoxSet`), except that `MusicAlbum` and `Audio` count the podcasts and their
+    /// episodes only (as this count always has), and `Album` and `Track` the music library's albums and tracks.
     public var counts: [String: Int] {
+        let catalog = state.catalog()
+        let podcasts = Catalog.viewId(serverId: serverId, collectionType: "music")
         var counts: [String: Int] = [:]
-        for item in state.catalog().items.values { counts[item.type, default: 0] += 1 }
+        for item in catalog.items.values {
+            var key = item.type
+            if item.viewId != podcasts {
+                if key == "MusicAlbum" { key = "Album" } else if key == "Audio" { key = "Track" }
+            }
+            counts[key, default: 0] += 1
+        }
         return counts
     }
 

@@ -101,9 +101,29 @@ final class PlayTracker: Sendable {
 
     private func record(_ item: CatalogItem, positionTicks: Int64) throws {
         let target = try book.target(item.markId, root: root)
+        if item.type == "Audio" && !target.isPodcast {
+            // A music track does not resume: a stop marks it played, or records nothing.
+            if Self.trackPlayed(position: positionTicks, runtime: item.runTimeTicks) {
+                remember(try book.mark(target, .played))
+            }
+            return
+        }
         if let event = try book.stopped(target, position: positionTicks, runtime: item.runTimeTicks) {
             remember(event)
         }
+    }
+
+    /// Whether a stop at `position` plays a music track through, as Jellyfin's `UserDataManager.UpdatePlayState`
+    /// decides for an `Audio` item (v10.10.7 L212–286), which keeps no position (`SupportsPositionTicksResume` is
+    /// false): without a known length, yes; past 90 % (or the end), yes; under 5 %, no; in between, yes for a track
+    /// shorter than `MinResumeDurationSeconds` (300 s, `ServerConfiguration`), else no (the position is dropped).
+    static func trackPlayed(position: Int64, runtime: Int64?) -> Bool {
+        guard let runtime, runtime > 0 else { return true }
+        guard position > 0 else { return false }
+        let percent = Double(position) / Double(runtime) * 100
+        if percent < ResumeRule.minResumePercent { return false }
+        if percent > ResumeRule.maxResumePercent || position >= runtime { return true }
+        return runtime < 300 * 10_000_000
     }
 
     private func remember(_ event: PlayEvent) {

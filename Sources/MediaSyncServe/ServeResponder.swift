@@ -207,6 +207,14 @@ struct ServeResponder: HTTPResponder {
             return Self.json(dto.userData(item, userState(item, catalog)))
         case .socket:
             return Self.status(.badRequest, text: "a WebSocket upgrade is expected")
+        case .artists(let albumArtistsOnly):
+            return try artists(call, albumArtistsOnly: albumArtistsOnly)
+        case .playlist(let id):
+            return try playlist(id)
+        case .playlistItems(let id):
+            return try playlistItems(id, call)
+        case .lyrics(let id):
+            return try lyrics(id)
         }
     }
 
@@ -335,7 +343,9 @@ struct ServeResponder: HTTPResponder {
             guard let item = catalog.items[id] else { return nil }
             switch item.type {
             case "Episode": return item.seriesId.flatMap { catalog.items[$0] }?.id
-            case "Audio": return item.parentId.flatMap { catalog.items[$0] }?.id
+            // A song joins its album's group; one without an album stands alone (`LatestItemsIndexContainer`).
+            case "Audio":
+                return item.parentId.flatMap { catalog.items[$0] }.flatMap { $0.type == "MusicAlbum" ? $0.id : nil }
             default: return nil
             }
         }
@@ -435,6 +445,11 @@ struct ServeResponder: HTTPResponder {
             JellyfinDTO.object([("MediaSources", .array(sources)), ("PlaySessionId", .string(ServeIds.random32()))]))
     }
 
+    /// A version's file, as held: `/Videos/{id}/stream`, `/Audio/{id}/stream`, `/Items/{id}/Download` and `/File`, and
+    /// `/Audio/{id}/universal`. The mirror cannot transcode (there is no encoder, and `SupportsTranscoding` is false
+    /// in every source), so whatever a client asks of the universal route (`Container`, `AudioCodec`,
+    /// `MaxStreamingBitrate`, `TranscodingContainer`…), it gets the held file as it is, where Jellyfin would redirect
+    /// to a direct stream or start a transcode (`UniversalAudioController.GetUniversalAudioStream`, v10.10.7).
     private func stream(_ id: String, _ call: Call) async throws -> Response {
         let item = try lookup(id, state.catalog())
         let wanted = call.query.nonEmpty("MediaSourceId").map(ServeIds.plain)
@@ -572,7 +587,7 @@ struct ServeResponder: HTTPResponder {
 
     // MARK: Helpers
 
-    private func lookup(_ id: String, _ catalog: Catalog) throws -> CatalogItem {
+    func lookup(_ id: String, _ catalog: Catalog) throws -> CatalogItem {
         guard ServeIds.isAcceptable(id) else { throw ServeFailure(.badRequest, "not an item id") }
         guard let item = catalog.item(id) else { throw ServeFailure(.notFound, "no such item") }
         return item

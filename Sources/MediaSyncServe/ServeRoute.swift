@@ -58,9 +58,18 @@ public enum ServeRoute: Sendable, Equatable {
     case image(id: String, type: String, index: Int?)
     /// `MediaInfoController.GetPlaybackInfo` / `GetPostedPlaybackInfo`.
     case playbackInfo(id: String)
-    /// `VideosController.GetVideoStream` / `GetVideoStreamByContainer`, `AudioController.GetAudioStream`,
-    /// `UniversalAudioController.GetUniversalAudioStream`, `LibraryController.GetDownload`: the file as held.
+    /// `VideosController.GetVideoStream` / `GetVideoStreamByContainer`, `AudioController.GetAudioStream` /
+    /// `GetAudioStreamByContainer`, `UniversalAudioController.GetUniversalAudioStream`, `LibraryController.GetDownload`
+    /// and `GetFile`: the file as held.
     case stream(id: String, anonymous: Bool)
+    /// `ArtistsController.GetArtists` (`/Artists`) and `GetAlbumArtists` (`/Artists/AlbumArtists`).
+    case artists(albumArtistsOnly: Bool)
+    /// `PlaylistsController.GetPlaylist`: the `PlaylistDto`.
+    case playlist(id: String)
+    /// `PlaylistsController.GetPlaylistItems`: the entries in order, each with its `PlaylistItemId`.
+    case playlistItems(id: String)
+    /// `LyricsController.GetLyrics`: the held LRC file as a `LyricDto`.
+    case lyrics(id: String)
     /// `SubtitleController.GetSubtitle` / `GetSubtitleWithTicks` (anonymous).
     case subtitle(id: String, mediaSourceId: String, index: Int, format: String)
     /// `PlaystateController.MarkPlayedItem` (POST) / `MarkUnplayedItem` (DELETE), and their legacy routes.
@@ -203,6 +212,13 @@ public enum RouteTable {
         entry(get, "Items/{}/SpecialFeatures") { .extras(id: $0[0], userId: nil, kind: .specialFeatures) },
         entry(["GET", "POST"], "Items/{}/PlaybackInfo") { .playbackInfo(id: $0[0]) },
         entry(file, "Items/{}/Download") { .stream(id: $0[0], anonymous: false) },
+        // `LibraryController.GetFile` (`[Authorize]`, v10.10.7 L98): the item's file.
+        entry(file, "Items/{}/File") { .stream(id: $0[0], anonymous: false) },
+        entry(get, "Artists") { _ in .artists(albumArtistsOnly: false) },
+        entry(get, "Artists/AlbumArtists") { _ in .artists(albumArtistsOnly: true) },
+        entry(get, "Playlists/{}") { .playlist(id: $0[0]) },
+        entry(get, "Playlists/{}/Items") { .playlistItems(id: $0[0]) },
+        entry(get, "Audio/{}/Lyrics") { .lyrics(id: $0[0]) },
         entry(file, "Items/{}/Images/{}") { .image(id: $0[0], type: $0[1], index: nil) },
         entry(file, "Items/{}/Images/{}/{}") { parts in
             Int(parts[2]).map { .image(id: parts[0], type: parts[1], index: $0) }

@@ -80,4 +80,39 @@ import Testing
             #expect(pending.contains(seen["movie"] as? String ?? "-"))
         }
     }
+
+    /// The same client walks the music: albums, an album's tracks in disc order, album artists and theirs, the
+    /// playlist's entries, a range of a track through the universal audio route, its lyrics, a track played.
+    @Test(.enabled(if: ThirdPartyClientTests.python3 != nil, "skipped: no python3"))
+    func jellyfinApiclientPythonWalksTheMusic() async throws {
+        let (python, why) = try await Self.clientPython()
+        guard let python else {
+            print("ThirdPartyClientTests skipped: \(why)")
+            return
+        }
+        try await ServeFixture.with(MusicServeTests.library()) { fixture in
+            let ids = try await MusicServeTests.synced(fixture)
+            let (process, address) = try await ServeCommandTests.serve(fixture)
+            defer {
+                process.send(SIGTERM)
+                _ = process.finish()
+            }
+            let output = try await Self.run(python, [Self.script, address, "demo", ServeFixture.password, "music"])
+            #expect(output.status == 0, "\(output.err)")
+            let line = output.out.split(separator: "\n").last.map(String.init) ?? ""
+            let seen = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] ?? [:]
+            let albumId = try #require(ids.twoDiscAlbumId)
+            #expect(seen["album"] as? String == albumId)
+            #expect(seen["tracks"] as? [String] == fixture.library.tracks(ofAlbum: albumId).map(\.id))
+            let artist = fixture.library.musicArtists.first { $0.name == "Test Artist 1" }
+            #expect((seen["artists"] as? [String])?.contains(artist?.id ?? "-") == true)
+            let playlistId = try #require(ids.playlistId)
+            let playlist = try #require(fixture.library.item(withId: playlistId))
+            #expect(seen["entries"] as? [String] == playlist.linkedChildren.map(\.itemId))
+            #expect(seen["rangedBytes"] as? Int == 100)
+            #expect(seen["lyricLines"] as? Int == 4)
+            let pending = Set(try fixture.index.playEvents(state: .pending).map(\.itemId))
+            #expect(pending.contains(seen["played"] as? String ?? "-"))
+        }
+    }
 }

@@ -1,9 +1,11 @@
 """Drives `mediasync serve` with jellyfin-apiclient-python, as a third-party Jellyfin client.
 
-Usage: serve_client.py BASE_URL USER PASSWORD
+Usage: serve_client.py BASE_URL USER PASSWORD [music]
 Signs in, lists the views, a view's items, a series' seasons and episodes, asks for playback info, reads a range
-of the stream, reports a viewing stopped at 95 % and marks a movie played. Prints one JSON line with what it saw
-and played; exits non-zero on any unexpected answer.
+of the stream, reports a viewing stopped at 95 % and marks a movie played. With `music`, walks the music instead:
+albums, an album's tracks, album artists and their albums and songs, playlists and a playlist's entries, a range of
+a track through the universal audio route, its lyrics, and a track played to the end. Prints one JSON line with what
+it saw and played; exits non-zero on any unexpected answer.
 """
 import json
 import sys
@@ -23,8 +25,57 @@ def state_of(answer):
     return getattr(state, "value", state)
 
 
+def ranged(url):
+    request = urllib.request.Request(url, headers={"Range": "bytes=0-99"})
+    with urllib.request.urlopen(request) as response:
+        return response.status, response.read()
+
+
+def music(api):
+    views = api.get_views()["Items"]
+    kinds = {view.get("CollectionType"): view["Id"] for view in views}
+    check("music" in kinds and "playlists" in kinds, "views: %r" % kinds)
+    albums = api.get_user_items(
+        parent_id=kinds["music"], include_item_types="MusicAlbum", recursive=True, sort_by="SortName")["Items"]
+    check(albums, "no albums")
+    album = max(albums, key=lambda item: item.get("ChildCount") or 0)
+    tracks = api.get_album_tracks(album["Id"])["Items"]
+    order = [(track.get("ParentIndexNumber") or 0, track.get("IndexNumber") or 0) for track in tracks]
+    check(len(tracks) == album.get("ChildCount") and order == sorted(order), "album tracks: %r" % order)
+    artists = api.get_album_artists(parent_id=kinds["music"])["Items"]
+    check(artists and all(artist["Type"] == "MusicArtist" for artist in artists), "album artists: %r" % artists)
+    own = [item["Id"] for item in api.get_artist_albums(artists[0]["Id"])["Items"]]
+    check(album["Id"] in own, "artist albums: %r" % own)
+    songs = api.get_artist_songs(artists[0]["Id"])["Items"]
+    check(songs and all(song["Type"] == "Audio" for song in songs), "artist songs: %r" % songs)
+    playlists = api.get_playlists()["Items"]
+    check(len(playlists) == 1, "playlists: %r" % playlists)
+    entries = api.get_playlist_items(playlists[0]["Id"])["Items"]
+    check(entries and all(entry.get("PlaylistItemId") == entry["Id"] for entry in entries), "entries: %r" % entries)
+
+    track = tracks[0]
+    status, body = ranged(api.audio_url(track["Id"], container="opus", audio_codec="opus"))
+    check(status == 206 and len(body) == 100, "ranged audio: %r %d" % (status, len(body)))
+    lyrics = api._get("Audio/%s/Lyrics" % track["Id"])
+    lines = lyrics.get("Lyrics") or []
+    check(lines and all("Start" in line for line in lines), "lyrics: %r" % lyrics)
+
+    runtime = track.get("RunTimeTicks") or 0
+    api.session_playing({"ItemId": track["Id"], "PositionTicks": 0})
+    api.session_stop({"ItemId": track["Id"], "PositionTicks": runtime})
+    played = api.get_userdata_for_item(track["Id"])
+    check(played.get("Played") is True, "track not played after stop: %r" % played)
+    return {
+        "views": sorted(kind for kind in kinds if kind), "album": album["Id"],
+        "tracks": [item["Id"] for item in tracks], "artists": [artist["Id"] for artist in artists],
+        "entries": [entry["Id"] for entry in entries], "rangedBytes": len(body), "lyricLines": len(lines),
+        "played": track["Id"],
+    }
+
+
 def main():
     base, user, password = sys.argv[1:4]
+    walk = sys.argv[4] if len(sys.argv) > 4 else "video"
     client = JellyfinClient()
     client.config.app("mediasync-serve-test", "1.0", "python-test", "python-device-1")
     client.config.data["auth.ssl"] = False
@@ -44,6 +95,12 @@ def main():
     api = client.jellyfin
 
     info = api.try_server()
+    if walk == "music":
+        seen = music(api)
+        seen["serverId"] = info.get("Id")
+        print(json.dumps(seen))
+        return
+
     views = api.get_views()["Items"]
     kinds = {view.get("CollectionType"): view["Id"] for view in views}
     check("movies" in kinds and "tvshows" in kinds, "views: %r" % kinds)
