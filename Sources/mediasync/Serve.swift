@@ -56,10 +56,15 @@ struct Serve: AsyncParsableCommand {
                             + "`mediasync serve --set-password [--user NAME]` (the first line of stdin).\n").utf8))
             }
             let counts = server.counts
+            // Movies, series and episodes always; the rest when the mirror holds any.
+            let always = Set(["Movie", "Series", "Episode"])
             let summary = [
-                ("Movie", "movies"), ("Series", "series"), ("Episode", "episodes"), ("MusicAlbum", "podcasts"),
+                ("Movie", "movies"), ("Series", "series"), ("Episode", "episodes"), ("Album", "albums"),
+                ("Track", "tracks"), ("Playlist", "playlists"), ("BoxSet", "collections"),
+                ("MusicVideo", "music videos"), ("Video", "home videos"), ("MusicAlbum", "podcasts"),
                 ("Audio", "podcast episodes"),
-            ].map { "\(counts[$0.0] ?? 0) \($0.1)" }.joined(separator: ", ")
+            ].filter { always.contains($0.0) || (counts[$0.0] ?? 0) > 0 }
+                .map { "\(counts[$0.0] ?? 0) \($0.1)" }.joined(separator: ", ")
             let root = rootOptions.mirrorRoot.path
             let user = server.userName
             let id = server.serverId
