@@ -192,7 +192,8 @@ import Testing
                 #"{"MediaSources":[{"Id":"s1","Container":"mkv","Size":5,"ETag":"e","Protocol":"File","#.utf8)
                 + Array(
                     #""Formats":[],"Bitrate":9,"MediaStreams":[{"Type":"Subtitle","Index":2,"IsExternal":true,"#.utf8)
-                + Array(#""Codec":"srt","TimeBase":"1/1000"},{"Type":"Audio","Index":1,"Codec":"ac3"}]}],"#.utf8)
+                + Array(#""Codec":"srt","TimeBase":"1/1000"},{"Type":"Audio","Index":1,"Codec":"ac3"},"#.utf8)
+                + Array(#"{"Type":"Video","Index":0,"Codec":"h264"}]}],"#.utf8)
                 + Array(#""MediaStreams":[{"Type":"Video","Index":0,"#.utf8)
                 + Array(#""Width":1920}]}"#.utf8))
         try index.saveMediaSources(["item1": MediaSourceCache.Entry(etag: "etag1", fields: whole)])
@@ -200,7 +201,8 @@ import Testing
         #expect(loaded.etag == "etag1")
         let source = try #require(loaded.fields["MediaSources"]?.arrayValue?.first)
         #expect(source["Id"]?.stringValue == "s1" && source["Size"]?.intValue == 5 && source["ETag"] != nil)
-        #expect(source["Formats"] == nil && source["Bitrate"] == nil, "not read by planning: not loaded")
+        #expect(source["Formats"] == nil, "not read by planning: not loaded")
+        #expect(source["Bitrate"]?.intValue == 9, "a track's bit rate decides whether it fits an audio quality")
         let stream = try #require(source["MediaStreams"]?.arrayValue?.first)
         #expect(stream["Codec"]?.stringValue == "srt" && stream["IsExternal"]?.boolValue == true)
         #expect(stream["TimeBase"] == nil)
@@ -208,6 +210,17 @@ import Testing
         #expect(source["MediaStreams"]?.arrayValue?.count == 1, "a version's video and audio streams are not loaded")
         #expect(index.wholeMediaSourceFields(itemId: "item1") == whole)
         #expect(index.wholeMediaSourceFields(itemId: "item2") == nil)
+        // A track's version (no video stream) keeps its audio stream: its codec and channels decide a quality.
+        let track = try JSONValue(
+            parsing: Array(
+                #"{"MediaSources":[{"Id":"t1","Container":"mp3","Bitrate":320000,"MediaStreams":["#.utf8)
+                + Array(#"{"Type":"Audio","Index":0,"Codec":"mp3","Channels":2,"TimeBase":"1/1000"}]}]}"#.utf8))
+        try index.saveMediaSources(["track1": MediaSourceCache.Entry(etag: "etag2", fields: track)])
+        let trackSource = try #require(
+            try index.mediaSourceCache().entries["track1"]?.fields["MediaSources"]?.arrayValue?.first)
+        let audio = try #require(trackSource["MediaStreams"]?.arrayValue?.first)
+        #expect(audio["Codec"]?.stringValue == "mp3" && audio["Channels"]?.intValue == 2)
+        #expect(audio["TimeBase"] == nil)
     }
 
     /// The season file of a listed episode whose sources came abridged and of a kept one (deselected, its file
