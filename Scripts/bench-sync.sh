@@ -103,6 +103,7 @@ log "server $base, user $user, $items items"
 # --- set up the mirror --------------------------------------------------------------------------------------
 ms_login_and_select_libraries
 for d in "$work"/source/podcasts/*/; do
+    [ -d "$d" ] || continue # --feeds 0: the glob matched nothing
     timeout 60 "$ms" podcast add "$base/files/podcasts/$(basename "$d")/feed.xml" --all >/dev/null
 done
 log "selected 2 libraries and $FEEDS podcasts"
