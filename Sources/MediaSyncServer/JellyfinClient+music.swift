@@ -55,6 +55,18 @@ extension JellyfinClient {
         }
     }
 
+    /// The artists that are an album's album artist (`GET /Artists/AlbumArtists?userId=&searchTerm=`,
+    /// `ArtistsController` v10.10.7 L289): by-name artists too, which `/Items` does not list (they have no parent).
+    /// - Throws: ``JellyfinError``.
+    public func albumArtists(search: String?, parentId: String?) async throws -> [BaseItem] {
+        var parameters: [(name: String, value: String)] = [("userId", try requireUserId())]
+        if let search, !search.isEmpty { parameters.append(("searchTerm", search)) }
+        if let parentId { parameters.append(("parentId", parentId)) }
+        return try await allPages(
+            path: "/Artists/AlbumArtists", parameters: parameters, pageSize: ItemsQuery.defaultPageSize,
+            action: "list the artists", resource: nil)
+    }
+
     /// The URL of a track transcoded by the server (`<server>/Audio/{id}/universal?…`, `UniversalAudioController`).
     ///
     /// No `Container` is sent: no file plays as it is, so the answer is always a transcode to `container`, whose

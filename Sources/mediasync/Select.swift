@@ -249,11 +249,7 @@ struct Selections: AsyncParsableCommand {
                     if let audio = selection.audioQuality {
                         options.append("tracks \(audio.description)")
                     } else {
-                        if let audio = selection.audioQuality {
-                            options.append("tracks \(audio.description)")
-                        } else {
-                            options.append("quality \(selection.quality?.description ?? "original")")
-                        }
+                        options.append("quality \(selection.quality?.description ?? "original")")
                     }
                     return [
                         selection.id, selection.kind.rawValue, selection.name ?? "",

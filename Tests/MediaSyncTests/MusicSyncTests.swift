@@ -380,4 +380,46 @@ import Testing
         #expect(third.downloaded.isEmpty && third.written.isEmpty)
         #expect(universal() == flacTracks.count)
     }
+
+    @Test func aPlaylistThatCannotBeListedLosesNothingEvenWithDelete() async throws {
+        let library = Self.library()
+        let ids = try Self.ids(library)
+        let playlistId = try #require(ids.playlistId)
+        let fixture = try await MirrorFixture(library: library)
+        defer { fixture.tearDown() }
+        try fixture.select(.playlist, playlistId)
+        _ = try await fixture.sync()
+        let before = fixture.tree()
+        #expect(before.filter { $0.hasSuffix(".flac") || $0.hasSuffix(".mp3") }.count == 4)
+        // A proxy in front of the server fails the playlist's entries: its tracks are still on the server, in no
+        // folder of the playlist's own; nothing of them may be taken for deselected.
+        fixture.server.inject(.status(404), path: "/Playlists/\(playlistId)/Items", count: 100)
+        let report = try await fixture.sync(delete: true)
+        #expect(report.sourceErrors.contains { $0.contains("playlist") }, "\(report.sourceErrors)")
+        #expect(report.deleted.isEmpty, "\(report.deleted)")
+        #expect(fixture.tree() == before)
+    }
+
+    @Test func anEmptyTranscodeIsNeverPlaced() async throws {
+        let library = Self.library()
+        let ids = try Self.ids(library)
+        let albumId = try #require(ids.twoDiscAlbumId)
+        let track = try #require(library.tracks(ofAlbum: albumId).first)
+        let fixture = try await MirrorFixture(library: library)
+        defer { fixture.tearDown() }
+        // The server's encoder fails after the answer began: 200 with no byte.
+        fixture.server.inject(
+            .body(status: 200, contentType: "audio/mpeg", bytes: []), path: "/Audio/\(track.id)/universal", count: 10)
+        try fixture.index.select(
+            Selection(
+                id: albumId, kind: .album, addedAt: "2026-01-01T00:00:00Z",
+                audioQuality: AudioQuality(codec: "mp3", maxBitrate: 128_000)))
+        let report = try await fixture.sync()
+        #expect(report.failed.count == 1 && report.failed.first?.message.contains("empty") == true, "\(report.failed)")
+        #expect(!fixture.tree().contains { $0.contains("/\(track.id)-") })
+        #expect(fixture.tree().filter { $0.hasPrefix("Downloads/\(albumId)/") && $0.hasSuffix(".mp3") }.count == 5)
+        fixture.server.clearFaults()
+        let next = try await fixture.sync()
+        #expect(next.downloaded.contains { $0.contains("/\(track.id)-") }, "\(next.failed)")
+    }
 }

@@ -131,8 +131,9 @@ public enum MetadataComposer {
         }
         guard !versions.isEmpty else { return nil }
         let item = album.album.flatMap { $0.id == album.folderId ? $0 : nil }
+        // A loose track's folder (no album) is the track's own: typed so, it is never taken for an album.
         let metadata = DownloadMetadata(
-            itemId: album.folderId, itemType: item?.type ?? "MusicAlbum",
+            itemId: album.folderId, itemType: item?.type ?? (album.album == nil ? "Audio" : "MusicAlbum"),
             displayTitle: item?.name ?? album.tracks.first?.item.album ?? album.folderId, item: item?.raw,
             versions: versions, tracks: held)
         return file(metadata, path: LibraryLayout.albumMetadata(album.folderId), itemId: album.folderId, whole: whole)

@@ -21,6 +21,10 @@ public struct MirrorItems: Sendable, Equatable {
     public var selectedTops: Set<String> = []
     /// The libraries that library selections name.
     public var libraries: [String] = []
+    /// An album, artist, playlist or collection selection could not be listed: its tracks, movies and episodes have
+    /// no folder of their own to be found below, so no held item outside the listings is taken for deselected this
+    /// run (those the server no longer has are still confirmed gone).
+    public var keepsUnlisted = false
     /// Selections that could not be listed although the sign-in holds (a library the user may no longer access,
     /// a library or item the server does not know), one line each: nothing of them is fetched, and their files
     /// are deleted only when the server confirms their items gone.

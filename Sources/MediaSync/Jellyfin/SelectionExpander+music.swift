@@ -13,6 +13,10 @@ extension SelectionExpander {
     /// Items kept like movies: one folder each, their versions, their images.
     static let movieLike: Set<String> = ["Movie", "MusicVideo", "Video"]
 
+    /// Selections whose members live in folders of their own (not below the selected item): when one cannot be
+    /// listed, nothing held is taken for deselected (``MirrorItems/keepsUnlisted``).
+    static let listKinds: Set<Selection.Kind> = [.album, .artist, .playlist, .collection]
+
     /// Items with files of their own (the others are folders of them).
     static let hasMedia: Set<String> = ["Movie", "Episode", "MusicVideo", "Video", "Audio"]
 
@@ -93,7 +97,7 @@ extension SelectionExpander {
         let entries: [BaseItem]
         if isPlaylist {
             entries = try await server.playlistEntries(playlistId: list.id).map(overlaid)
-            try await reportHidden(entries, playlist: list, what: what, result: &result)
+            await reportHidden(entries, playlist: list, what: what, result: &result)
         } else {
             // A box set's linked children, in its display order (`BoxSet.GetChildren`, v10.10.7 L115–134).
             entries = try await server.items(
@@ -111,13 +115,16 @@ extension SelectionExpander {
     /// of the entries without a word (`PlaylistsController.GetPlaylistItems` v10.10.7 L519) while
     /// `GET /Playlists/{id}` still lists their ids. Asked only of a server whose entries carry their item's id as
     /// `PlaylistItemId` (10.10 and later): older ones have no such route.
-    func reportHidden(_ entries: [BaseItem], playlist: BaseItem, what: String, result: inout MirrorItems) async throws {
+    func reportHidden(_ entries: [BaseItem], playlist: BaseItem, what: String, result: inout MirrorItems) async {
         guard !entries.isEmpty, entries.allSatisfy({ $0.playlistItemId.map(SelectionExpander.sameId($0.id)) ?? false })
         else { return }
-        guard let all = try await server.playlistItemIds(playlistId: playlist.id) else { return }
+        // Only a count for the report: a failure to ask fails nothing.
+        guard let all = try? await server.playlistItemIds(playlistId: playlist.id) else { return }
         let visible = Set(entries.map { SelectionExpander.normalized($0.id) })
         let hidden = all.filter { !visible.contains(SelectionExpander.normalized($0)) }
         guard !hidden.isEmpty else { return }
+        // Still entries of the playlist: their files held here are within the selection, never taken for deselected.
+        result.selectedTops.formUnion(hidden.map(SelectionExpander.normalized))
         result.rejected.append(
             "\(what): \(hidden.count) of its \(all.count) entries are not visible to this user (the server lists "
                 + "them but does not show them); kept without them")

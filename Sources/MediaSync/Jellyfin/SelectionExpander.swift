@@ -258,12 +258,14 @@ public struct SelectionExpander: Sendable {
                 // Jellyfin answers 401 both for a token it no longer accepts and for a library the user may no
                 // longer access (`ItemsController.GetItems`): only a refused `/Users/Me` means signing in again.
                 guard await server.signInIsValid() else { throw error }
+                if SelectionExpander.listKinds.contains(selection.kind) { result.keepsUnlisted = true }
                 result.failed.append(
                     "\(selection.kind.rawValue) \(selection.name ?? selection.id) is not accessible to this user "
                         + "(\(error.detail ?? "401 Unauthorized")); nothing of it was synced or deleted")
             } catch let error as JellyfinError where error.status == 400 || error.status == 404 {
                 // A library or item the server does not know (400 invalid parent id, 404), or an endpoint or a proxy
                 // that failed: reported; its files go only once the server confirms their items gone, by id.
+                if SelectionExpander.listKinds.contains(selection.kind) { result.keepsUnlisted = true }
                 result.failed.append(
                     "\(selection.kind.rawValue) \(selection.name ?? selection.id) could not be listed (\(error.message)); "
                         + "nothing of it was synced, its files are kept")

@@ -93,6 +93,16 @@ public struct ServerBrowser: Sendable {
             }
         case .season where parent != nil:
             items = try await session.client.seasons(seriesId: parent ?? "")
+        case .artist:
+            // Album artists from their own route (by-name artists have no parent, and `/Items` leaves them out); a
+            // server without it is asked `/Items`.
+            do {
+                items = try await session.client.albumArtists(search: search, parentId: parent)
+            } catch let error as JellyfinError where error.status == 404 || error.status == 405 {
+                items = try await session.client.items(
+                    ItemsQuery(parentId: parent, recursive: true, includeItemTypes: ["MusicArtist"], searchTerm: search)
+                )
+            }
         case .album, .track:
             // An album's or a track's list in disc and track order, or albums by name.
             items = try await session.client.items(

@@ -91,7 +91,9 @@ public struct Reindexer: Sendable {
                         listed.formUnion((metadata.entries ?? []).map(\.itemId))
                     }
                 } else if metadata.tracks != nil {
-                    albums.append((folder, try rebuildAlbum(folder, metadata, &result)))
+                    let held = try rebuildAlbum(folder, metadata, &result)
+                    // A loose track's folder: its files are recorded; no selection names a lone track.
+                    if metadata.itemType == "MusicAlbum" { albums.append((folder, held)) }
                 } else if metadata.itemType == "Series" {
                     // Each season held becomes a season selection: the conservative guess, which never fetches a
                     // season the mirror did not have (a whole-series selection would).
@@ -146,7 +148,8 @@ public struct Reindexer: Sendable {
             let path = LibraryLayout.trackMedia(
                 albumId: id, trackId: trackId, versionId: version.versionId, fileExtension: version.container)
             guard size(path) != nil else { continue }
-            try recordMedia(path, item: track, itemId: trackId, version: version, &result)
+            try recordMedia(
+                path, item: track, itemId: trackId, version: version, transcoded: !version.isStatic, &result)
             if !held.contains(trackId) { held.append(trackId) }
             let lyrics = LibraryLayout.lyrics(albumId: id, trackId: trackId)
             if let lyricsSize = size(lyrics) {
@@ -328,11 +331,18 @@ public struct Reindexer: Sendable {
             downloadedAt: version.downloadDate, taskId: version.taskId)
     }
 
+    /// - Parameter transcoded: the file is the server's transcode, at a quality `metadata.json` does not keep: it is
+    ///   recorded as a transcode of an unknown signature, which the next sync replaces at its selection's quality.
     private func recordMedia(
-        _ path: String, item: BaseItem?, itemId: String, version: VersionInfo, _ result: inout Result
+        _ path: String, item: BaseItem?, itemId: String, version: VersionInfo, transcoded: Bool = false,
+        _ result: inout Result
     ) throws {
         guard let size = size(path) else { return }
-        let media = Reindexer.mediaEntry(path, size: size, item: item, itemId: itemId, version: version)
+        var media = Reindexer.mediaEntry(path, size: size, item: item, itemId: itemId, version: version)
+        if transcoded {
+            media.file.signature = "unknown"
+            media.validator = Quality.transcodeValidatorPrefix
+        }
         let source = item?.mediaSources?.first { ($0.id ?? itemId) == version.versionId }
         try executor.record(media)
         result.files += 1

@@ -147,6 +147,11 @@ extension MirrorSync {
             guard let file = plannedFiles[FileKey(rawValue: completed.request.id)] else {
                 throw SyncError.unsafePath(completed.request.destination)
             }
+            // A transcode has no announced length to check: an empty one (the server's encoder failed after the
+            // answer began) is never placed, and the next sync asks again.
+            if completed.size == 0, file.kind == .media, MirrorFiles.isAudioTranscode(signature: file.signature) {
+                throw SyncError.invalidInput("the server's transcode came back empty; nothing was placed")
+            }
             return try executor.placeDownload(
                 completed, at: MirrorSync.finalName(of: file, contentType: completed.contentType).path)
         }

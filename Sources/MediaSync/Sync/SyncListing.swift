@@ -135,6 +135,8 @@ extension MirrorSync {
                     outside = []
                 }
             }
+            // A list that could not be listed may hold any of them: those still on the server stay.
+            if items.keepsUnlisted { outside = [] }
             return ConfirmationAnswer(
                 gone: gone, outsideSelections: Set(asked.filter { outside.contains($0.lowercased()) }))
         } catch {
