@@ -57,8 +57,20 @@ extension MirrorSync {
             files = kept
         }
         let (lyrics, others) = MirrorSync.splitLyrics(files)
+        // Tracks the server transcodes go `transcodes` at a time (each is an encoder running on the server), after
+        // the files it only has to read.
+        let audio = others.filter { $0.kind == .media && MirrorFiles.isAudioTranscode(signature: $0.signature) }
+        let audioKeys = Set(audio.map(\.key))
+        let plain = audio.isEmpty ? others : others.filter { !audioKeys.contains($0.key) }
         try await downloadFiles(
-            others, placer: placer, entries: entries, progress: progress, events: events, report: &report)
+            plain, placer: placer, entries: entries, progress: progress, events: events, report: &report)
+        var next = 0
+        while next < audio.count {
+            let batch = Array(audio[next..<min(audio.count, next + max(1, transcodes))])
+            next += batch.count
+            try await downloadFiles(
+                batch, placer: placer, entries: entries, progress: progress, events: events, report: &report)
+        }
         try await fetchLyrics(lyrics, entries: entries, events: events, report: &report)
         guard let server, !jobs.isEmpty else { return }
         let downloader = TranscodeDownloader(

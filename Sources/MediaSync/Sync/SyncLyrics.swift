@@ -25,56 +25,61 @@ extension MirrorSync {
         report: inout SyncReport
     ) async throws {
         guard let server, !files.isEmpty else { return }
-        var start = 0
-        while start < files.count {
-            let batch = Array(files[start..<min(files.count, start + MirrorSync.lyricsInFlight)])
-            start += batch.count
-            let answers = await withTaskGroup(of: (Int, Result<[UInt8], any Error>).self) { group in
-                for (position, file) in batch.enumerated() {
-                    group.addTask {
-                        guard case .download(let url, _) = file.content else {
-                            return (position, .failure(SyncError.invalidInput("lyrics without an address")))
-                        }
-                        do {
-                            return (position, .success(try await server.read(url: url, what: "lyrics")))
-                        } catch {
-                            return (position, .failure(error))
-                        }
+        // `lyricsInFlight` asked at a time, the next as soon as one is answered; each answer placed as it comes.
+        try await withThrowingTaskGroup(of: (Int, Result<[UInt8], any Error>).self) { group in
+            var next = 0
+            func ask() {
+                let position = next
+                let file = files[position]
+                next += 1
+                group.addTask {
+                    guard case .download(let url, _) = file.content else {
+                        return (position, .failure(SyncError.invalidInput("lyrics without an address")))
+                    }
+                    do {
+                        return (position, .success(try await server.read(url: url, what: "lyrics")))
+                    } catch {
+                        return (position, .failure(error))
                     }
                 }
-                var results: [(Int, Result<[UInt8], any Error>)] = []
-                for await result in group { results.append(result) }
-                return results.sorted { $0.0 < $1.0 }
             }
-            for (position, answer) in answers {
-                let file = batch[position]
-                do {
-                    let body: [UInt8]
-                    switch answer {
-                    case .success(let bytes): body = bytes
-                    case .failure(let error as JellyfinError) where error.status == 404:
-                        throw SyncError.notFound("the server has no lyrics for this track now (404)")
-                    case .failure(let error): throw error
-                    }
-                    guard let text = LyricsText.lrc(fromLyricDto: body) else {
-                        throw SyncError.invalidInput("the server's lyrics for this track hold no line")
-                    }
-                    let bytes = Array(text.utf8)
-                    var written = entry(
-                        for: file, path: file.path, size: Int64(bytes.count), container: "lrc",
-                        previous: entries[file.key])
-                    written.contentHash = ContentHash.hex(of: bytes)
-                    try executor.write(bytes, as: written)
-                    report.downloaded.append(file.path)
-                    report.bytesDownloaded += Int64(bytes.count)
-                    events?(SyncEvent(action: "downloaded", path: file.path, bytes: Int64(bytes.count)))
-                } catch let error as SyncError where error.isDiskFull {
-                    throw error
-                } catch {
-                    report.failed.append(SyncReport.Failure(path: file.path, message: "\(error)", essential: false))
-                    events?(SyncEvent(action: "failed", path: file.path, message: "\(error)", essential: false))
-                }
+            while next < min(files.count, MirrorSync.lyricsInFlight) { ask() }
+            for try await (position, answer) in group {
+                try place(answer, as: files[position], entries: entries, events: events, report: &report)
+                if next < files.count { ask() }
             }
+        }
+    }
+
+    /// Converts and places one answer; a failure is reported (lyrics are not essential), a full disk is thrown.
+    private func place(
+        _ answer: Result<[UInt8], any Error>, as file: RemoteFile, entries: [FileKey: IndexEntry],
+        events: (@Sendable (SyncEvent) -> Void)?, report: inout SyncReport
+    ) throws {
+        do {
+            let body: [UInt8]
+            switch answer {
+            case .success(let bytes): body = bytes
+            case .failure(let error as JellyfinError) where error.status == 404:
+                throw SyncError.notFound("the server has no lyrics for this track now (404)")
+            case .failure(let error): throw error
+            }
+            guard let text = LyricsText.lrc(fromLyricDto: body) else {
+                throw SyncError.invalidInput("the server's lyrics for this track hold no line")
+            }
+            let bytes = Array(text.utf8)
+            var written = entry(
+                for: file, path: file.path, size: Int64(bytes.count), container: "lrc", previous: entries[file.key])
+            written.contentHash = ContentHash.hex(of: bytes)
+            try executor.write(bytes, as: written)
+            report.downloaded.append(file.path)
+            report.bytesDownloaded += Int64(bytes.count)
+            events?(SyncEvent(action: "downloaded", path: file.path, bytes: Int64(bytes.count)))
+        } catch let error as SyncError where error.isDiskFull {
+            throw error
+        } catch {
+            report.failed.append(SyncReport.Failure(path: file.path, message: "\(error)", essential: false))
+            events?(SyncEvent(action: "failed", path: file.path, message: "\(error)", essential: false))
         }
     }
 }
