@@ -48,11 +48,10 @@ extension JellyfinClient {
             }
             throw JellyfinError(.requestRejected, "the server offers no stream of item \(itemId) (\(code))")
         }
-        let wanted = mediaSourceId.replacingOccurrences(of: "-", with: "").lowercased()
+        let wanted = JellyfinID.comparable(mediaSourceId)
         guard
-            let source = info.mediaSources.first(where: {
-                $0.id?.replacingOccurrences(of: "-", with: "").lowercased() == wanted
-            }) ?? info.mediaSources.first
+            let source = info.mediaSources.first(where: { $0.id.map(JellyfinID.comparable) == wanted })
+                ?? info.mediaSources.first
         else {
             throw JellyfinError(.requestRejected, "the server's PlaybackInfo for item \(itemId) names no version")
         }

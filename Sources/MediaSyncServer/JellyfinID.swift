@@ -19,6 +19,12 @@ public enum JellyfinID {
         return id
     }
 
+    /// `id` as two spellings of one Jellyfin id compare: lower case, without dashes (the server writes Guids in the
+    /// "N" form, clients and older answers with dashes, in either case).
+    public static func comparable(_ id: String) -> String {
+        id.lowercased().filter { $0 != "-" }
+    }
+
     /// Whether `id` is safe to use as one URL path segment (see ``validate(_:role:)``).
     public static func isValid(_ id: String) -> Bool {
         problem(with: id) == nil

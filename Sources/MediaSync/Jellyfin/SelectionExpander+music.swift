@@ -116,15 +116,18 @@ extension SelectionExpander {
     /// `GET /Playlists/{id}` still lists their ids. Asked only of a server whose entries carry their item's id as
     /// `PlaylistItemId` (10.10 and later): older ones have no such route.
     func reportHidden(_ entries: [BaseItem], playlist: BaseItem, what: String, result: inout MirrorItems) async {
-        guard !entries.isEmpty, entries.allSatisfy({ $0.playlistItemId.map(SelectionExpander.sameId($0.id)) ?? false })
+        guard !entries.isEmpty,
+            entries.allSatisfy({ entry in
+                entry.playlistItemId.map(JellyfinID.comparable) == JellyfinID.comparable(entry.id)
+            })
         else { return }
         // Only a count for the report: a failure to ask fails nothing.
         guard let all = try? await server.playlistItemIds(playlistId: playlist.id) else { return }
-        let visible = Set(entries.map { SelectionExpander.normalized($0.id) })
-        let hidden = all.filter { !visible.contains(SelectionExpander.normalized($0)) }
+        let visible = Set(entries.map { JellyfinID.comparable($0.id) })
+        let hidden = all.filter { !visible.contains(JellyfinID.comparable($0)) }
         guard !hidden.isEmpty else { return }
         // Still entries of the playlist: their files held here are within the selection, never taken for deselected.
-        result.selectedTops.formUnion(hidden.map(SelectionExpander.normalized))
+        result.selectedTops.formUnion(hidden.map(JellyfinID.comparable))
         result.rejected.append(
             "\(what): \(hidden.count) of its \(all.count) entries are not visible to this user (the server lists "
                 + "them but does not show them); kept without them")
@@ -252,15 +255,5 @@ extension SelectionExpander {
                     + "video and music); skipped")
         }
         return members
-    }
-
-    /// Whether two ids name the same item (Jellyfin writes them with or without dashes, in any case).
-    static func sameId(_ first: String) -> (String) -> Bool {
-        let normalizedFirst = normalized(first)
-        return { normalized($0) == normalizedFirst }
-    }
-
-    static func normalized(_ id: String) -> String {
-        id.lowercased().filter { $0 != "-" }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import MediaSyncCore
+import MediaSyncServer
 
 /// The play state recorded here: `mediasync played`, `mediasync play`, and what the next sync sends.
 public struct PlayStateBook: Sendable {
@@ -23,7 +24,7 @@ public struct PlayStateBook: Sendable {
     /// The item `id` names (a Jellyfin movie or episode, or a podcast episode), with its media files.
     /// - Throws: ``SyncError`` (not found) when the mirror holds no media of it.
     public func target(_ id: String, root: MirrorRoot) throws -> Target {
-        let jellyfin = id.replacingOccurrences(of: "-", with: "").lowercased()
+        let jellyfin = JellyfinID.comparable(id)
         let rows = try index.database.read { db in
             try Row.fetchAll(
                 db,
