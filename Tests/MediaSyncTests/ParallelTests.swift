@@ -1,4 +1,5 @@
 import Foundation
+import MediaSyncHTTP
 import Testing
 
 @testable import MediaSync
@@ -28,5 +29,38 @@ struct ParallelTests {
         struct Refused: Error {}
         let failing = Parallel.start { () throws -> Int in throw Refused() }
         await #expect(throws: Refused.self) { try await failing.value() }
+    }
+
+    @Test(arguments: [0, 1, 3, 4, 50])
+    func inFlightDoesEveryPositionOnceNeverMoreThanItsWidthAtATime(_ count: Int) async throws {
+        let running = Locked((now: 0, most: 0))
+        var seen: [Int: Int] = [:]
+        try await Parallel.inFlight(count, width: 4) { position in
+            running.withLock {
+                $0.now += 1
+                $0.most = max($0.most, $0.now)
+            }
+            await Task.yield()
+            running.withLock { $0.now -= 1 }
+            return position * 2
+        } each: { position, value in
+            seen[position] = value
+        }
+        #expect(seen == Dictionary(uniqueKeysWithValues: (0..<count).map { ($0, $0 * 2) }))
+        #expect(running.withLock { $0.most } <= 4)
+    }
+
+    @Test func inFlightEndsAtTheFirstError() async {
+        struct Stop: Error {}
+        var handled = 0
+        await #expect(throws: Stop.self) {
+            try await Parallel.inFlight(100, width: 2) { position in
+                if position == 5 { throw Stop() }
+                return position
+            } each: { _, _ in
+                handled += 1
+            }
+        }
+        #expect(handled < 100)
     }
 }

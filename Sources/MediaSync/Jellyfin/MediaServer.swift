@@ -89,32 +89,13 @@ extension JellyfinClient: MediaServer {
         let batches = stride(from: 0, to: ids.count, by: JellyfinClient.idsPerRequest).map {
             Array(ids[$0..<min(ids.count, $0 + JellyfinClient.idsPerRequest)])
         }
-        guard batches.count > 1 else {
-            guard let only = batches.first else { return [] }
-            return try await items(
-                ItemsQuery(ids: only, fields: SelectionExpander.fields, limit: JellyfinClient.idsPerRequest))
-        }
         var answers = [[BaseItem]](repeating: [], count: batches.count)
-        try await withThrowingTaskGroup(of: (Int, [BaseItem]).self) { group in
-            var next = 0
-            func ask() {
-                let position = next
-                let batch = batches[position]
-                next += 1
-                group.addTask {
-                    (
-                        position,
-                        try await self.items(
-                            ItemsQuery(
-                                ids: batch, fields: SelectionExpander.fields, limit: JellyfinClient.idsPerRequest))
-                    )
-                }
-            }
-            while next < min(batches.count, JellyfinClient.pageWindow) { ask() }
-            for try await (position, found) in group {
-                answers[position] = found
-                if next < batches.count { ask() }
-            }
+        try await Parallel.inFlight(batches.count, width: JellyfinClient.pageWindow) { position in
+            try await self.items(
+                ItemsQuery(
+                    ids: batches[position], fields: SelectionExpander.fields, limit: JellyfinClient.idsPerRequest))
+        } each: { position, found in
+            answers[position] = found
         }
         return answers.flatMap { $0 }
     }

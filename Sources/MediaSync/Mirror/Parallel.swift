@@ -90,4 +90,27 @@ enum Parallel {
         guard let right = b.withLock({ $0 }) else { throw CancellationError() }
         return (try left.get(), try right.get())
     }
+
+    /// `work` for every position of `0..<count`, `width` at a time, the next started as soon as one ends (never a
+    /// whole group waiting for its slowest); `each` sees every result as it comes, on the caller's task. The first
+    /// error thrown by `work` or `each` ends it (the work under way is cancelled).
+    static func inFlight<Value: Sendable>(
+        _ count: Int, width: Int, _ work: @escaping @Sendable (Int) async throws -> Value,
+        each: (Int, Value) throws -> Void
+    ) async throws {
+        guard count > 0 else { return }
+        try await withThrowingTaskGroup(of: (Int, Value).self) { group in
+            var next = 0
+            func start() {
+                let position = next
+                next += 1
+                group.addTask { (position, try await work(position)) }
+            }
+            while next < min(count, max(1, width)) { start() }
+            for try await (position, value) in group {
+                try each(position, value)
+                if next < count { start() }
+            }
+        }
+    }
 }

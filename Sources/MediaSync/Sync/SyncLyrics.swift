@@ -26,28 +26,17 @@ extension MirrorSync {
     ) async throws {
         guard let server, !files.isEmpty else { return }
         // `lyricsInFlight` asked at a time, the next as soon as one is answered; each answer placed as it comes.
-        try await withThrowingTaskGroup(of: (Int, Result<[UInt8], any Error>).self) { group in
-            var next = 0
-            func ask() {
-                let position = next
-                let file = files[position]
-                next += 1
-                group.addTask {
-                    guard case .download(let url, _) = file.content else {
-                        return (position, .failure(SyncError.invalidInput("lyrics without an address")))
-                    }
-                    do {
-                        return (position, .success(try await server.read(url: url, what: "lyrics")))
-                    } catch {
-                        return (position, .failure(error))
-                    }
-                }
+        try await Parallel.inFlight(files.count, width: MirrorSync.lyricsInFlight) { position in
+            guard case .download(let url, _) = files[position].content else {
+                return Result<[UInt8], any Error>.failure(SyncError.invalidInput("lyrics without an address"))
             }
-            while next < min(files.count, MirrorSync.lyricsInFlight) { ask() }
-            for try await (position, answer) in group {
-                try place(answer, as: files[position], entries: entries, events: events, report: &report)
-                if next < files.count { ask() }
+            do {
+                return .success(try await server.read(url: url, what: "lyrics"))
+            } catch {
+                return .failure(error)
             }
+        } each: { position, answer in
+            try place(answer, as: files[position], entries: entries, events: events, report: &report)
         }
     }
 
