@@ -38,7 +38,9 @@ let package = Package(
             pkgConfig: "libxml-2.0",
             providers: [.apt(["libxml2-dev"])]
         ),
-        .target(name: "MediaSyncHTTP", dependencies: ["CCurl"]),
+        .target(
+            name: "MediaSyncHTTP",
+            dependencies: ["CCurl", .product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "MediaSyncFeeds", dependencies: ["CLibXML2"]),
         // JSON's parser, value and writers: the library reads and writes with them, the test server answers with them.
         .target(name: "MediaSyncJSON"),

@@ -1,115 +1,32 @@
+import Crypto
+
 #if canImport(Glibc)
     import Glibc
 #endif
 
-/// SHA-256 (FIPS 180-4), used to verify a downloaded file before it is renamed into place.
-public struct SHA256: Sendable {
-    private static let k: [UInt32] = [
-        0x428a_2f98, 0x7137_4491, 0xb5c0_fbcf, 0xe9b5_dba5, 0x3956_c25b, 0x59f1_11f1, 0x923f_82a4, 0xab1c_5ed5,
-        0xd807_aa98, 0x1283_5b01, 0x2431_85be, 0x550c_7dc3, 0x72be_5d74, 0x80de_b1fe, 0x9bdc_06a7, 0xc19b_f174,
-        0xe49b_69c1, 0xefbe_4786, 0x0fc1_9dc6, 0x240c_a1cc, 0x2de9_2c6f, 0x4a74_84aa, 0x5cb0_a9dc, 0x76f9_88da,
-        0x983e_5152, 0xa831_c66d, 0xb003_27c8, 0xbf59_7fc7, 0xc6e0_0bf3, 0xd5a7_9147, 0x06ca_6351, 0x1429_2967,
-        0x27b7_0a85, 0x2e1b_2138, 0x4d2c_6dfc, 0x5338_0d13, 0x650a_7354, 0x766a_0abb, 0x81c2_c92e, 0x9272_2c85,
-        0xa2bf_e8a1, 0xa81a_664b, 0xc24b_8b70, 0xc76c_51a3, 0xd192_e819, 0xd699_0624, 0xf40e_3585, 0x106a_a070,
-        0x19a4_c116, 0x1e37_6c08, 0x2748_774c, 0x34b0_bcb5, 0x391c_0cb3, 0x4ed8_aa4a, 0x5b9c_ca4f, 0x682e_6ff3,
-        0x748f_82ee, 0x78a5_636f, 0x84c8_7814, 0x8cc7_0208, 0x90be_fffa, 0xa450_6ceb, 0xbef9_a3f7, 0xc671_78f2,
-    ]
-
-    private var state: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) = (
-        0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19
-    )
-    private var buffer: [UInt8] = []
-    private var length: UInt64 = 0
+/// SHA-256, used to verify a downloaded file against the digest a server announces and to tell a listing's answers
+/// and the metadata signatures apart. swift-crypto's (BoringSSL's, with the processor's SHA instructions where it has
+/// them) does the work: several times faster than portable Swift, and a no-op sync hashes every listing page.
+public struct SHA256 {
+    private var hasher = Crypto.SHA256()
 
     public init() {}
 
     /// Adds bytes to the digest.
     public mutating func update(_ bytes: UnsafeRawBufferPointer) {
-        length &+= UInt64(bytes.count)
-        var input = bytes[...]
-        if !buffer.isEmpty {
-            let take = min(64 - buffer.count, input.count)
-            buffer.append(contentsOf: input.prefix(take))
-            input = input.dropFirst(take)
-            if buffer.count == 64 {
-                buffer.withUnsafeBytes { compress(UnsafeRawBufferPointer(rebasing: $0[...])) }
-                buffer.removeAll(keepingCapacity: true)
-            }
-        }
-        let whole = input.count / 64 * 64
-        if whole > 0 {
-            compress(UnsafeRawBufferPointer(rebasing: input.prefix(whole)))
-            input = input.dropFirst(whole)
-        }
-        buffer.append(contentsOf: input)
+        hasher.update(bufferPointer: bytes)
     }
 
     /// The lowercase hex digest of everything added.
     public mutating func finalize() -> String {
-        let bitLength = length &* 8
-        var tail: [UInt8] = [0x80]
-        while (buffer.count + tail.count) % 64 != 56 { tail.append(0) }
-        for shift in stride(from: 56, through: 0, by: -8) {
-            tail.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift)))
-        }
-        let savedLength = length
-        tail.withUnsafeBytes { update($0) }
-        length = savedLength
-        let words = [state.0, state.1, state.2, state.3, state.4, state.5, state.6, state.7]
         let digits = Array("0123456789abcdef".utf8)
         var hex: [UInt8] = []
         hex.reserveCapacity(64)
-        for word in words {
-            for shift in stride(from: 28, through: 0, by: -4) { hex.append(digits[Int((word >> UInt32(shift)) & 0xF)]) }
+        for byte in hasher.finalize() {
+            hex.append(digits[Int(byte >> 4)])
+            hex.append(digits[Int(byte & 0xF)])
         }
         return String(decoding: hex, as: UTF8.self)
-    }
-
-    /// Whole 64-byte blocks (`blocks.count` is a multiple of 64). The message schedule lives on the stack and the
-    /// state in the struct's own words, set up once for all the blocks given: the schedule had been an array made for
-    /// every block (the metadata signatures of a sync hash thousands of small inputs, and every downloaded file is
-    /// hashed whole).
-    private mutating func compress(_ blocks: UnsafeRawBufferPointer) {
-        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { w in
-            for offset in stride(from: 0, to: blocks.count, by: 64) { compressBlock(blocks, at: offset, schedule: w) }
-        }
-    }
-
-    /// The block of `blocks` at `offset`, with `w` for its message schedule.
-    private mutating func compressBlock(
-        _ blocks: UnsafeRawBufferPointer, at offset: Int, schedule w: UnsafeMutableBufferPointer<UInt32>
-    ) {
-        for i in 0..<16 {
-            w[i] = UInt32(bigEndian: blocks.loadUnaligned(fromByteOffset: offset + i * 4, as: UInt32.self))
-        }
-        for i in 16..<64 {
-            let s0 = w[i - 15].rotatedRight(7) ^ w[i - 15].rotatedRight(18) ^ (w[i - 15] >> 3)
-            let s1 = w[i - 2].rotatedRight(17) ^ w[i - 2].rotatedRight(19) ^ (w[i - 2] >> 10)
-            w[i] = w[i - 16] &+ s0 &+ w[i - 7] &+ s1
-        }
-        SHA256.k.withUnsafeBufferPointer { k in
-            var (a, b, c, d, e, f, g, h) = state
-            for i in 0..<64 {
-                let s1 = e.rotatedRight(6) ^ e.rotatedRight(11) ^ e.rotatedRight(25)
-                let choice = (e & f) ^ (~e & g)
-                let t1 = h &+ s1 &+ choice &+ k[i] &+ w[i]
-                let s0 = a.rotatedRight(2) ^ a.rotatedRight(13) ^ a.rotatedRight(22)
-                let majority = (a & b) ^ (a & c) ^ (b & c)
-                let t2 = s0 &+ majority
-                h = g
-                g = f
-                f = e
-                e = d &+ t1
-                d = c
-                c = b
-                b = a
-                a = t1 &+ t2
-            }
-            state = (
-                state.0 &+ a, state.1 &+ b, state.2 &+ c, state.3 &+ d, state.4 &+ e, state.5 &+ f, state.6 &+ g,
-                state.7 &+ h
-            )
-        }
     }
 
     /// The lowercase hex digest of `bytes`.
@@ -136,11 +53,5 @@ public struct SHA256: Sendable {
             chunk.withUnsafeBytes { hasher.update(UnsafeRawBufferPointer(rebasing: $0.prefix(count))) }
         }
         return hasher.finalize()
-    }
-}
-
-extension UInt32 {
-    fileprivate func rotatedRight(_ count: UInt32) -> UInt32 {
-        (self >> count) | (self << (32 - count))
     }
 }

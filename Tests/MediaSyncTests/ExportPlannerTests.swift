@@ -40,6 +40,18 @@ import Testing
         }
     }
 
+    /// The runs the copy workers take: consecutive files of one folder, never more than the limit.
+    @Test(arguments: [
+        ([String](), 3, [Range<Int>]()),
+        (["a/1"], 3, [0..<1]),
+        (["a/1", "a/2", "b/1", "a/3"], 3, [0..<2, 2..<3, 3..<4]),
+        (["a/1", "a/2", "a/3", "a/4", "a/5"], 2, [0..<2, 2..<4, 4..<5]),
+        (["top", "other", "a/b/1", "a/b/2", "a/1"], 8, [0..<2, 2..<4, 4..<5]),
+    ])
+    func copiesGoInRunsOfOneFolder(paths: [String], limit: Int, expected: [Range<Int>]) {
+        #expect(ExportExecutor.folderRuns(paths, limit: limit) == expected)
+    }
+
     @Test func newFilesAreCopiedAndUnchangedOnesLeftAlone() {
         let a = Self.target("A/a.mkv", key: "k1")
         let b = Self.target("B/b.mkv", key: "k2")

@@ -167,53 +167,15 @@ struct FilePlacer: Sendable {
         }
     }
 
-    /// Sizes of the regular files at these relative paths (missing or non-regular ones are left out).
-    /// The files are looked at on every core, folder by folder.
+    /// Sizes of the regular files at these relative paths (missing or non-regular ones are left out), looked at
+    /// folder by folder on every core.
     func sizes(of relatives: [String]) -> [String: Int64] {
-        let root = root
-        // Looked up from the root's folder, opened once: the root's own components are not walked again for each
-        // file, and no absolute path is put together.
-        let folder = open(root.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        defer { if folder >= 0 { close(folder) } }
-        guard folder >= 0 else {
-            var sizes: [String: Int64] = [:]
-            for relative in relatives {
-                var info = stat()
-                guard let path = root.absolute(relative), lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG
-                else { continue }
-                sizes[relative] = Int64(info.st_size)
-            }
-            return sizes
-        }
-        // Each folder opened once and its files looked at by name in it: a mirror's files are a few to a folder, and
-        // walking `Downloads/<id>/` again for each was most of the time the kernel spent on them.
-        var byFolder: [Substring: [Int]] = [:]
-        for position in relatives.indices {
-            let relative = relatives[position]
-            let slash = relative.utf8.lastIndex(of: UInt8(ascii: "/"))
-            byFolder[slash.map { relative[..<$0] } ?? "", default: []].append(position)
-        }
-        let groups = Array(byFolder)
-        let found = Parallel.map(groups) { parent, positions -> [(Int, Int64)] in
-            let inside = parent.isEmpty ? folder : openat(folder, String(parent), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-            guard inside >= 0 else { return [] }
-            defer { if inside != folder { close(inside) } }
-            var sizes: [(Int, Int64)] = []
-            for position in positions {
-                let relative = relatives[position]
-                guard SafeName.isContained(relative) else { continue }
-                let name = parent.isEmpty ? relative : String(relative[relative.utf8.index(after: parent.endIndex)...])
-                var info = stat()
-                guard fstatat(inside, name, &info, AT_SYMLINK_NOFOLLOW) == 0, (info.st_mode & S_IFMT) == S_IFREG
-                else { continue }
-                sizes.append((position, Int64(info.st_size)))
-            }
-            return sizes
-        }
+        let statuses = FolderLookup.status(of: relatives, under: root.path)
         var sizes: [String: Int64] = [:]
         sizes.reserveCapacity(relatives.count)
-        for group in found {
-            for (position, size) in group { sizes[relatives[position]] = size }
+        for (relative, info) in zip(relatives, statuses) {
+            guard let info, (info.st_mode & S_IFMT) == S_IFREG else { continue }
+            sizes[relative] = Int64(info.st_size)
         }
         return sizes
     }

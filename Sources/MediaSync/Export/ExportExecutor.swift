@@ -39,8 +39,11 @@ final class ExportExecutor: @unchecked Sendable {
     var manifest: ExportManifest
     private var journal: Int32 = -1
     private(set) var result: ExportResult
-    private var written: [String] = []
+    /// Whether this run wrote bytes (copies, playlists), and the folders it placed names in: flushed at the end.
+    private var wroteBytes = false
     private var writtenFolders = Set<String>()
+    /// The mirror's root folder, opened once: sources are opened relative to it.
+    private var mirrorFolder: Int32 = -1
     private var foldersToPrune = Set<String>()
     /// Folders known to exist (made or seen by this run).
     private var knownFolders = Set<String>()
@@ -71,6 +74,7 @@ final class ExportExecutor: @unchecked Sendable {
 
     deinit {
         if journal >= 0 { close(journal) }
+        if mirrorFolder >= 0 { close(mirrorFolder) }
     }
 
     private func absolute(_ relative: String) -> String { destination + "/" + relative }
@@ -93,6 +97,7 @@ final class ExportExecutor: @unchecked Sendable {
     ) -> ExportResult {
         state = ExportProgress(filesDone: 0, filesTotal: plan.steps.count, bytesDone: 0, bytesTotal: plan.bytesToWrite)
         progress?(state)
+        mirrorFolder = open(root.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         do throws(ExportFileSystem.Failure) {
             try openJournal()
             var position = 0
@@ -141,14 +146,14 @@ final class ExportExecutor: @unchecked Sendable {
 
     /// One step, its failure recorded unless it stops the run.
     private func perform(
-        _ step: ExportPlan.Step, progress: (@Sendable (ExportProgress) -> Void)?,
+        _ step: ExportPlan.Step, in folder: OpenFolder? = nil, progress: (@Sendable (ExportProgress) -> Void)?,
         events: (@Sendable (ExportEvent) -> Void)?
     ) throws(ExportFileSystem.Failure) {
         var reported: Int64 = 0
         do throws(ExportFileSystem.Failure) {
             switch step {
             case .copy(let target, let replacing):
-                try copy(target, replacing: replacing, events: events) { done in
+                try copy(target, replacing: replacing, in: folder, events: events) { done in
                     self.addBytes(done - reported, progress: progress)
                     reported = done
                 }
@@ -190,32 +195,112 @@ final class ExportExecutor: @unchecked Sendable {
         progress?(now)
     }
 
-    /// File copies, ``workers`` at a time; the first failure that stops the run stops the workers once their
-    /// current file is done, and is thrown.
+    /// File copies, ``workers`` at a time, a folder's run of files at a time: the worker opens the folder once and
+    /// journals the names it is about to make in one write. The first failure that stops the run stops the workers
+    /// once their current file is done, and is thrown.
     private func copyFiles(
         _ steps: [ExportPlan.Step], progress: (@Sendable (ExportProgress) -> Void)?,
         events: (@Sendable (ExportEvent) -> Void)?
     ) throws(ExportFileSystem.Failure) {
+        let runs = ExportExecutor.folderRuns(steps.map(\.path), limit: 64)
         lock.withLock {
             nextStep = 0
             stopFailure = nil
         }
-        DispatchQueue.concurrentPerform(iterations: min(workers, steps.count)) { _ in
+        DispatchQueue.concurrentPerform(iterations: min(workers, runs.count)) { _ in
             while true {
-                let claimed: Int? = lock.withLock {
-                    guard stopFailure == nil, nextStep < steps.count else { return nil }
+                let claimed: Range<Int>? = lock.withLock {
+                    guard stopFailure == nil, nextStep < runs.count else { return nil }
                     nextStep += 1
-                    return nextStep - 1
+                    return runs[nextStep - 1]
                 }
-                guard let index = claimed else { return }
+                guard let run = claimed else { return }
                 do throws(ExportFileSystem.Failure) {
-                    try perform(steps[index], progress: progress, events: events)
+                    try copyRun(steps[run], progress: progress, events: events)
                 } catch {
                     lock.withLock { stopFailure = stopFailure ?? error }
                 }
             }
         }
         if let stop = lock.withLock({ stopFailure }) { throw stop }
+    }
+
+    /// Consecutive paths in one folder, at most `limit` at a time, as ranges of `paths`' positions. Pure.
+    static func folderRuns(_ paths: [String], limit: Int) -> [Range<Int>] {
+        var runs: [Range<Int>] = []
+        var start = 0
+        var folder: Substring?
+        for (position, path) in paths.enumerated() {
+            let parent = path.utf8.lastIndex(of: UInt8(ascii: "/")).map { path[..<$0] } ?? ""
+            if position > start && (parent != folder || position - start >= limit) {
+                runs.append(start..<position)
+                start = position
+            }
+            folder = parent
+        }
+        if start < paths.count { runs.append(start..<paths.count) }
+        return runs
+    }
+
+    /// A destination folder opened for a run of files, and the steps whose names were journaled ahead.
+    struct OpenFolder {
+        var descriptor: Int32
+        var journaled: Set<String>
+    }
+
+    /// One folder's run of file copies: the folder made and opened once, the new names journaled in one write, then
+    /// each file placed in it.
+    private func copyRun(
+        _ steps: ArraySlice<ExportPlan.Step>, progress: (@Sendable (ExportProgress) -> Void)?,
+        events: (@Sendable (ExportEvent) -> Void)?
+    ) throws(ExportFileSystem.Failure) {
+        guard let first = steps.first else { return }
+        var open: OpenFolder?
+        let folder = PathText.parent(of: absolute(first.path))
+        do throws(ExportFileSystem.Failure) {
+            try ensureFolder(folder)
+            let descriptor = Glibc.open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            if descriptor >= 0 && mirrorFolder >= 0 {
+                // The names journaled ahead: new files of the mirror in a folder that takes unnamed files. A name
+                // journaled and then not made is dropped when the journal is read (no file at it, or not its size).
+                var lines: [UInt8] = []
+                var journaled = Set<String>()
+                if lock.withLock({ unnamedFiles[folder] }) != false {
+                    for step in steps {
+                        guard case .copy(let target, false) = step, case .file = target.content else { continue }
+                        lines += ExportManifest.journalText(
+                            ExportManifest.JournalLine(op: "put", path: target.path, entry: manifestEntry(target)))
+                        journaled.insert(target.path)
+                    }
+                }
+                if !lines.isEmpty { try appendJournal(lines) }
+                open = OpenFolder(descriptor: descriptor, journaled: journaled)
+            } else if descriptor >= 0 {
+                close(descriptor)
+            }
+        } catch  where !error.stopsTheRun {
+            // Each file then meets (and reports) the failure itself.
+        }
+        defer { if let open { close(open.descriptor) } }
+        for step in steps {
+            if lock.withLock({ stopFailure != nil }) { return }
+            try perform(step, in: open, progress: progress, events: events)
+        }
+    }
+
+    /// Makes `folder` below the destination once per run (never again on whatever is left at the destination's path,
+    /// such as an empty mount point).
+    private func ensureFolder(_ folder: String) throws(ExportFileSystem.Failure) {
+        if lock.withLock({ knownFolders.contains(folder) }) { return }
+        try stopIfGone()
+        try ExportFileSystem.makeFolders(folder, below: destination)
+        lock.withLock { _ = knownFolders.insert(folder) }
+    }
+
+    private func manifestEntry(_ target: ExportTarget) -> ExportManifest.Entry {
+        ExportManifest.Entry(
+            key: target.key, source: target.sourcePath, identity: target.identity, size: target.size,
+            scope: target.scope)
     }
 
     /// The next of the workers' steps, and the failure that stopped them (under `lock`).
@@ -225,7 +310,7 @@ final class ExportExecutor: @unchecked Sendable {
     // MARK: Steps
 
     private func copy(
-        _ planned: ExportTarget, replacing: Bool, events: (@Sendable (ExportEvent) -> Void)?,
+        _ planned: ExportTarget, replacing: Bool, in open: OpenFolder?, events: (@Sendable (ExportEvent) -> Void)?,
         progress: (Int64) -> Void
     ) throws(ExportFileSystem.Failure) {
         var target = planned
@@ -237,30 +322,36 @@ final class ExportExecutor: @unchecked Sendable {
         }
         let final = absolute(target.path)
         let folder = PathText.parent(of: final)
-        if !lock.withLock({ knownFolders.contains(folder) }) {
-            // Never made again on whatever is left at the destination's path (an empty mount point).
-            try stopIfGone()
-            try ExportFileSystem.makeFolders(folder, below: destination)
-            lock.withLock { _ = knownFolders.insert(folder) }
-        }
-        let entry = ExportManifest.Entry(
-            key: target.key, source: target.sourcePath, identity: target.identity, size: target.size,
-            scope: target.scope)
+        try ensureFolder(folder)
+        let entry = manifestEntry(target)
         if !replacing, case .file(let file) = target.content, lock.withLock({ unnamedFiles[folder] }) != false {
-            guard let source = root.absolute(file.path) else {
+            guard root.absolute(file.path) != nil else {
                 throw ExportFileSystem.Failure(
                     number: EINVAL, what: "refusing the mirror path \(file.path)", atDestination: false)
             }
             // No look at `final` first: the plan saw it free, and a file that appeared since makes the name's
-            // `link`/`linkat` fail with EEXIST (caught below), never replaced.
-            var journaled = false
+            // `linkat` fail with EEXIST (caught below), never replaced.
+            var journaled = open?.journaled.contains(target.path) ?? false
+            let descriptor = open?.descriptor ?? Glibc.open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            defer { if open == nil && descriptor >= 0 { close(descriptor) } }
+            guard mirrorFolder >= 0 else {
+                throw ExportFileSystem.Failure(
+                    number: EBADF, what: "cannot open the mirror \(root.path)", atDestination: false)
+            }
+            guard descriptor >= 0 else {
+                throw ExportFileSystem.Failure(number: errno, what: "cannot write in \(folder)")
+            }
             do throws(ExportFileSystem.Failure) {
+                let name = String(final[final.index(after: final.lastIndex(of: "/") ?? final.startIndex)...])
                 let placed = try ExportFileSystem.placeNew(
-                    source: source, final: final, folder: folder, allowLink: allowLinks,
-                    beforeNaming: { () throws(ExportFileSystem.Failure) in
-                        try self.append(ExportManifest.JournalLine(op: "put", path: target.path, entry: entry))
-                        journaled = true
-                    }, progress: progress)
+                    source: file.path, in: mirrorFolder, name: name, folder: descriptor, final: final,
+                    allowLink: allowLinks,
+                    beforeNaming: journaled
+                        ? nil
+                        : { () throws(ExportFileSystem.Failure) in
+                            try self.append(ExportManifest.JournalLine(op: "put", path: target.path, entry: entry))
+                            journaled = true
+                        }, progress: progress)
                 if let method = placed {
                     lock.withLock { unnamedFiles[folder] = true }
                     placedFile(target, entry: entry, method: method, final: final, folder: folder, events: events)
@@ -321,7 +412,7 @@ final class ExportExecutor: @unchecked Sendable {
     ) {
         lock.withLock {
             manifest.files[target.path] = entry
-            if method == .copy || method == .write { written.append(final) }
+            if method == .copy || method == .write { wroteBytes = true }
             writtenFolders.insert(folder)
             result.exported.append(target.path)
             result.bytesExported += target.size
@@ -422,7 +513,11 @@ final class ExportExecutor: @unchecked Sendable {
     }
 
     private func append(_ line: ExportManifest.JournalLine) throws(ExportFileSystem.Failure) {
-        let data = ExportManifest.journalText(line)
+        try appendJournal(ExportManifest.journalText(line))
+    }
+
+    /// Whole journal lines in one `write(2)` to the `O_APPEND` journal.
+    private func appendJournal(_ data: [UInt8]) throws(ExportFileSystem.Failure) {
         let count = data.count
         let written = data.withUnsafeBytes { Glibc.write(journal, $0.baseAddress, count) }
         guard written == count else {
@@ -444,10 +539,17 @@ final class ExportExecutor: @unchecked Sendable {
         }
         // One flush of everything written (Swift's Glibc has no syncfs; an fsync per file costs a journal commit
         // each on ext4), before the manifest records the files as exported.
-        if !written.isEmpty || !writtenFolders.isEmpty { sync() }
+        // The manifest is rendered while the flush waits on the disk.
+        let manifest = self.manifest
+        let rendered: [UInt8]
+        if wroteBytes || !writtenFolders.isEmpty {
+            rendered = (try? Parallel.both({ sync() }, { manifest.rendered() }).1) ?? manifest.rendered()
+        } else {
+            rendered = manifest.rendered()
+        }
         if journal >= 0 { _ = fsync(journal) }
         do {
-            try ExportExecutor.save(manifest, destination: destination)
+            try ExportExecutor.save(rendered: rendered, destination: destination)
             if journal >= 0 {
                 close(journal)
                 journal = -1
@@ -463,7 +565,12 @@ final class ExportExecutor: @unchecked Sendable {
 
     /// Writes the manifest atomically.
     static func save(_ manifest: ExportManifest, destination: String) throws {
-        let data = Data(manifest.rendered())
+        try save(rendered: manifest.rendered(), destination: destination)
+    }
+
+    /// Writes a rendered manifest atomically.
+    static func save(rendered: [UInt8], destination: String) throws {
+        let data = Data(rendered)
         let temporary = destination + "/" + temporaryPrefix + "manifest.tmp"
         unlink(temporary)
         guard FileManager.default.createFile(atPath: temporary, contents: data) else {

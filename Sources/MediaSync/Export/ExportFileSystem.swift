@@ -12,7 +12,13 @@ public enum ExportFileSystem {
     /// regular file.
     @Sendable public static func identity(_ path: String) -> (size: Int64, identity: String)? {
         var info = stat()
-        guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        guard lstat(path, &info) == 0 else { return nil }
+        return identity(of: info)
+    }
+
+    /// A regular file's size and identity from its status; nil for anything else.
+    static func identity(of info: stat) -> (size: Int64, identity: String)? {
+        guard (info.st_mode & S_IFMT) == S_IFREG else { return nil }
         let nanoseconds = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
         return (Int64(info.st_size), "\(info.st_size):\(nanoseconds):\(info.st_dev):\(info.st_ino)")
     }
@@ -128,12 +134,17 @@ public enum ExportFileSystem {
     /// With `root`, only folders below it are made: a root that is gone (a disk pulled out, its mount point
     /// removed) is a failure that stops the run, never made again on whatever file system is left there.
     public static func makeFolders(_ folder: String, below root: String? = nil) throws(Failure) {
+        // Made first and looked at only when that fails: an export makes thousands of new folders.
+        let isRoot = root.map { folder == $0 || !folder.hasPrefix($0 + "/") } ?? false
+        if !isRoot && mkdir(folder, 0o755) == 0 { return }
+        let number = isRoot ? ENOENT : errno
         var info = stat()
         if stat(folder, &info) == 0 {
             if (info.st_mode & S_IFMT) == S_IFDIR { return }
             throw Failure(number: ENOTDIR, what: "cannot make the folder \(folder)")
         }
-        if let root, folder == root || !folder.hasPrefix(root + "/") { throw Failure.gone(root) }
+        if let root, isRoot { throw Failure.gone(root) }
+        guard number == ENOENT else { throw Failure(number: number, what: "cannot make the folder \(folder)") }
         let parent = PathText.parent(of: folder)
         if parent != folder && !parent.isEmpty { try makeFolders(parent, below: root) }
         if mkdir(folder, 0o755) != 0 && errno != EEXIST {
@@ -144,35 +155,46 @@ public enum ExportFileSystem {
     /// `O_TMPFILE` (`__O_TMPFILE | O_DIRECTORY`; Swift's Glibc module does not export it).
     static let unnamedFileFlag: Int32 = 0o20_000_000 | O_DIRECTORY
 
-    /// Places `source` at the new name `final` in one step, so that the name only ever shows a whole file:
-    /// a hardlink (`allowLink`, same file system), else an unnamed `O_TMPFILE` in the folder that gets its bytes by
-    /// reflink or copy and then its name with `linkat`. `beforeNaming` runs just before the name is made (to journal
-    /// it). Returns nil when the file system has no `O_TMPFILE` (FAT32): the caller uses a named temporary file.
-    /// Throws with `EEXIST` when a file appeared at `final` meanwhile (it is left as it is).
+    /// Places a mirror file at the new name `name` in the open folder `folder` in one step, so that the name only
+    /// ever shows a whole file: a hardlink (`allowLink`, same file system), else an unnamed `O_TMPFILE` in the folder
+    /// that gets its bytes by reflink or copy and then its name with `linkat`. The source is `source`, relative to the
+    /// open folder `sourceBase` (the mirror's root): neither path is walked from `/` again for each file.
+    /// `beforeNaming` runs just before the name is made (to journal it; nil when it was journaled before). Returns nil
+    /// when the file system has no `O_TMPFILE` (FAT32): the caller uses a named temporary file. Throws with `EEXIST`
+    /// when a file appeared at the name meanwhile (it is left as it is); `final` names it in messages.
     public static func placeNew(
-        source: String, final: String, folder: String, allowLink: Bool, beforeNaming: () throws(Failure) -> Void,
-        progress: (Int64) -> Void
+        source: String, in sourceBase: Int32, name: String, folder: Int32, final: String, allowLink: Bool,
+        beforeNaming: (() throws(Failure) -> Void)?, progress: (Int64) -> Void
     ) throws(Failure) -> Method? {
         if allowLink {
             var sourceInfo = stat()
             var folderInfo = stat()
-            if stat(source, &sourceInfo) == 0, stat(folder, &folderInfo) == 0, sourceInfo.st_dev == folderInfo.st_dev {
-                try beforeNaming()
-                if link(source, final) == 0 { return .hardlink }
+            if fstatat(sourceBase, source, &sourceInfo, 0) == 0, fstat(folder, &folderInfo) == 0,
+                sourceInfo.st_dev == folderInfo.st_dev
+            {
+                try beforeNaming?()
+                if linkat(sourceBase, source, folder, name, 0) == 0 { return .hardlink }
                 if errno == EEXIST { throw Failure(number: EEXIST, what: "\(final) appeared meanwhile") }
             }
         }
-        let output = open(folder, unnamedFileFlag | O_WRONLY | O_CLOEXEC, 0o644)
+        let output = openat(folder, ".", unnamedFileFlag | O_WRONLY | O_CLOEXEC, 0o644)
         guard output >= 0 else {
             if [EOPNOTSUPP, EISDIR, EINVAL, ENOTSUP].contains(errno) { return nil }
-            throw Failure(number: errno, what: "cannot write in \(folder)")
+            throw Failure(number: errno, what: "cannot write in \(PathText.parent(of: final))")
         }
         defer { close(output) }
-        let method = try withSource(source) { (input, info) throws(Failure) -> Method in
-            try fill(output, from: input, info: info, name: final, allowLink: allowLink, progress: progress)
+        let input = openat(sourceBase, source, O_RDONLY | O_CLOEXEC)
+        guard input >= 0 else {
+            throw Failure(number: errno, what: "cannot read the mirror's \(source)", atDestination: false)
         }
-        try beforeNaming()
-        guard linkat(AT_FDCWD, "/proc/self/fd/\(output)", AT_FDCWD, final, AT_SYMLINK_FOLLOW) == 0 else {
+        defer { close(input) }
+        var info = stat()
+        guard fstat(input, &info) == 0 else {
+            throw Failure(number: errno, what: "cannot read the mirror's \(source)", atDestination: false)
+        }
+        let method = try fill(output, from: input, info: info, name: final, allowLink: allowLink, progress: progress)
+        try beforeNaming?()
+        guard linkat(AT_FDCWD, "/proc/self/fd/\(output)", folder, name, AT_SYMLINK_FOLLOW) == 0 else {
             if errno == EEXIST { throw Failure(number: EEXIST, what: "\(final) appeared meanwhile") }
             throw Failure(number: errno, what: "cannot name \(final)")
         }

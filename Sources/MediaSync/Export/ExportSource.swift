@@ -332,18 +332,17 @@ extension ExportSource {
         "MediaSources", "tracks", "entries", "itemId", "Type", "AlbumArtist", "Album", "ParentIndexNumber",
     ]
 
-    /// Reads the mirror at `root` through its index and metadata files; `stat` gives each file's size and identity
-    /// (nil: missing). The files are looked at and the metadata documents read and parsed on every core.
-    public static func read(
-        root: MirrorRoot, index: MirrorIndex,
-        stat: @escaping @Sendable (String) -> (size: Int64, identity: String)? = ExportFileSystem.identity
-    ) throws -> ExportSource {
-        let entries = try index.entries()
+    /// Reads the mirror at `root` through its index and metadata files. The files are looked at folder by folder,
+    /// and the metadata documents read and parsed, on every core.
+    public static func read(root: MirrorRoot, index: MirrorIndex) throws -> ExportSource {
+        let entries = try index.entries(placesOnly: true)
         var source = ExportSource()
         var byKey: [FileKey: IndexEntry] = [:]
         for entry in entries { byKey[entry.file.key] = entry }
         let looked = entries.filter { $0.file.kind != .metadata }
-        let facts = Parallel.map(looked) { entry in root.absolute(entry.file.path).flatMap(stat) }
+        let facts = FolderLookup.status(of: looked.map(\.file.path), under: root.path).map {
+            $0.flatMap(ExportFileSystem.identity(of:))
+        }
         var factsByKey: [FileKey: (size: Int64, identity: String)] = [:]
         factsByKey.reserveCapacity(looked.count)
         for (entry, fact) in zip(looked, facts) { factsByKey[entry.file.key] = fact }

@@ -428,7 +428,11 @@ public final class MirrorIndex: Sendable {
     ///   record read so is never written back: the files a plan acts on are read whole (``entries(keys:)``).
     /// - Parameter podcasts: only the podcasts' records (true), only the others (false), or all (nil): a run that
     ///   syncs one side reads and looks at none of the other's files.
-    public func entries(forPlanning: Bool = false, podcasts: Bool? = nil) throws -> [IndexEntry] {
+    /// - Parameter placesOnly: only where each file is and what it is (``placeColumns``), for readers that never
+    ///   write a record back (the export).
+    public func entries(forPlanning: Bool = false, podcasts: Bool? = nil, placesOnly: Bool = false) throws
+        -> [IndexEntry]
+    {
         try database.read { db in
             var entries: [IndexEntry] = []
             let filter: String
@@ -439,7 +443,9 @@ public final class MirrorIndex: Sendable {
             }
             // Room for them all at once: grown by doubling, the array could be left with room for 65,000 records.
             entries.reserveCapacity(try Int.fetchOne(db, sql: "SELECT count(*) FROM file\(filter)") ?? 0)
-            let columns = forPlanning ? MirrorIndex.planningColumns : MirrorIndex.entryColumns
+            let columns =
+                placesOnly
+                ? MirrorIndex.placeColumns : forPlanning ? MirrorIndex.planningColumns : MirrorIndex.entryColumns
             let rows = try Row.fetchCursor(db, sql: "SELECT \(columns) FROM file\(filter) ORDER BY path")
             var shared = SharedText()
             while let row = try rows.next() {
@@ -489,6 +495,10 @@ public final class MirrorIndex: Sendable {
         "key, path, kind, size, signature, itemId, versionId, mediaSourceId, container, "
         + "CASE kind WHEN 'media' THEN downloadedAt ELSE '' END, CASE kind WHEN 'media' THEN taskId ELSE '' END, "
         + "CASE kind WHEN 'media' THEN validator END, NULL"
+
+    /// ``entryColumns`` less all but where each file is and what it is: key, path, kind, size, item, version (what the
+    /// export reads; the signatures alone are a third of the index).
+    private static let placeColumns = "key, path, kind, size, '', itemId, versionId, NULL, NULL, '', '', NULL, NULL"
 
     /// - Parameter shared: the ids and dates read so far: an item's files share its id (and a version's its version
     ///   and media source ids, most often the item's own), and one sync's files a handful of dates, so a record
