@@ -207,6 +207,13 @@ final class ExportExecutor: @unchecked Sendable {
             nextStep = 0
             stopFailure = nil
         }
+        // What is written goes to the disk while later files are copied: the flush at the end has less to wait for.
+        let flusher = EarlyFlush()
+        lock.withLock { earlyFlush = flusher }
+        defer {
+            lock.withLock { earlyFlush = nil }
+            flusher.stop()
+        }
         DispatchQueue.concurrentPerform(iterations: min(workers, runs.count)) { _ in
             while true {
                 let claimed: Range<Int>? = lock.withLock {
@@ -302,6 +309,12 @@ final class ExportExecutor: @unchecked Sendable {
             key: target.key, source: target.sourcePath, identity: target.identity, size: target.size,
             scope: target.scope)
     }
+
+    /// The flush under way while files are copied, and the files placed since it was last asked (under `lock`).
+    private var earlyFlush: EarlyFlush?
+    private var placedSinceFlush = 0
+    /// Files placed between two early flushes.
+    static let filesPerEarlyFlush = 4096
 
     /// The next of the workers' steps, and the failure that stopped them (under `lock`).
     private var nextStep = 0
@@ -413,6 +426,11 @@ final class ExportExecutor: @unchecked Sendable {
         lock.withLock {
             manifest.files[target.path] = entry
             if method == .copy || method == .write { wroteBytes = true }
+            placedSinceFlush += 1
+            if placedSinceFlush >= ExportExecutor.filesPerEarlyFlush {
+                placedSinceFlush = 0
+                earlyFlush?.ask()
+            }
             writtenFolders.insert(folder)
             result.exported.append(target.path)
             result.bytesExported += target.size
@@ -600,5 +618,46 @@ extension ExportPlan.Step {
         case .move(_, let target): return target.path
         case .delete(let path, _): return path
         }
+    }
+}
+
+/// `sync(2)` on a thread of its own whenever asked while an export copies (asks that come during a flush make one
+/// more): the bytes and inodes written so far reach the disk while the workers go on, instead of all at the end.
+/// The export still ends with its own flush before the manifest names anything as exported.
+private final class EarlyFlush: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var asked = false
+    private var stopping = false
+    private let finished = DispatchSemaphore(value: 0)
+
+    init() {
+        Thread { [self] in
+            while true {
+                condition.lock()
+                while !asked && !stopping { condition.wait() }
+                let flush = asked && !stopping
+                asked = false
+                condition.unlock()
+                guard flush else { break }
+                sync()
+            }
+            finished.signal()
+        }.start()
+    }
+
+    func ask() {
+        condition.lock()
+        asked = true
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// Ends the thread once a flush under way has finished.
+    func stop() {
+        condition.lock()
+        stopping = true
+        condition.signal()
+        condition.unlock()
+        finished.wait()
     }
 }

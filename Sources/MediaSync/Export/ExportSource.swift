@@ -247,16 +247,20 @@ private struct Assembler: Sendable {
         return Piece(kind: .album(album), problems: problems)
     }
 
-    /// One metadata document, read through the byte-level parser into JSONValue keeping only the members the export
-    /// reads: JSONDecoder on these documents (the server's whole item objects) was most of a no-op export's time,
-    /// and building every member of them most of what was left.
-    func piece(_ entry: IndexEntry) -> Piece {
+    /// A metadata document as read (``ExportSource/document(at:root:)``), or why it could not be.
+    enum Document: Sendable {
+        case parsed(JSONValue)
+        case failed(String)
+    }
+
+    /// What one metadata document holds, from the document read before.
+    func piece(_ entry: IndexEntry, _ read: Document?) -> Piece {
         var problems: [String] = []
         func failed(_ reason: String) -> Piece { Piece(kind: .nothing, problems: ["\(entry.file.path): \(reason)"]) }
-        guard let absolute = root.absolute(entry.file.path), let data = FileManager.default.contents(atPath: absolute)
-        else { return failed("cannot be read") }
-        guard let document = try? JSONValue(parsing: [UInt8](data), keepingKeys: ExportSource.metadataKeys) else {
-            return failed("not valid JSON")
+        let document: JSONValue
+        switch read ?? ExportSource.document(at: entry.file.path, root: root) {
+        case .parsed(let value): document = value
+        case .failed(let reason): return failed(reason)
         }
         if entry.file.key.isPodcast {
             guard let podcastId = document["podcastID"]?.stringValue,
@@ -332,10 +336,28 @@ extension ExportSource {
         "MediaSources", "tracks", "entries", "itemId", "Type", "AlbumArtist", "Album", "ParentIndexNumber",
     ]
 
-    /// Reads the mirror at `root` through its index and metadata files. The files are looked at folder by folder,
-    /// and the metadata documents read and parsed, on every core.
+    /// One metadata document, read through the byte-level parser into JSONValue keeping only the members the export
+    /// reads: JSONDecoder on these documents (the server's whole item objects) was most of a no-op export's time,
+    /// and building every member of them most of what was left.
+    fileprivate static func document(at path: String, root: MirrorRoot) -> Assembler.Document {
+        guard let absolute = root.absolute(path), let data = FileManager.default.contents(atPath: absolute) else {
+            return .failed("cannot be read")
+        }
+        guard let document = try? JSONValue(parsing: [UInt8](data), keepingKeys: ExportSource.metadataKeys) else {
+            return .failed("not valid JSON")
+        }
+        return .parsed(document)
+    }
+
+    /// Reads the mirror at `root` through its index and metadata files. The metadata documents are read and parsed
+    /// on every core while the index's records are read (on one), then the files are looked at folder by folder on
+    /// every core.
     public static func read(root: MirrorRoot, index: MirrorIndex) throws -> ExportSource {
-        let entries = try index.entries(placesOnly: true)
+        let metadataPaths = try index.paths(kind: .metadata)
+        let (entries, read) = try Parallel.both(
+            { try index.entries(placesOnly: true) },
+            { Parallel.map(metadataPaths) { ExportSource.document(at: $0, root: root) } })
+        let documents = Dictionary(zip(metadataPaths, read), uniquingKeysWith: { first, _ in first })
         var source = ExportSource()
         var byKey: [FileKey: IndexEntry] = [:]
         for entry in entries { byKey[entry.file.key] = entry }
@@ -362,7 +384,7 @@ extension ExportSource {
         // Each metadata document is read, parsed and turned into its movie, series, season or podcast on every core;
         // the pieces are then put together in the index's order.
         let metadataEntries = entries.filter { $0.file.kind == .metadata }
-        let pieces = Parallel.map(metadataEntries) { entry in assembler.piece(entry) }
+        let pieces = Parallel.map(metadataEntries) { entry in assembler.piece(entry, documents[entry.file.path]) }
         var seriesById: [String: Series] = [:]
         var seasons: [(seriesId: String, season: Season)] = []
         var reported = Set<String>()

@@ -455,6 +455,14 @@ public final class MirrorIndex: Sendable {
         }
     }
 
+    /// The paths of the files of one kind, in path order (what ``entries(forPlanning:podcasts:placesOnly:)`` orders
+    /// by).
+    public func paths(kind: RemoteFile.Kind) throws -> [String] {
+        try database.read { db in
+            try String.fetchAll(db, sql: "SELECT path FROM file WHERE kind = ? ORDER BY path", arguments: [kind.rawValue])
+        }
+    }
+
     /// The whole records of these files, by key (those the index holds).
     public func entries(keys: Set<FileKey>) throws -> [FileKey: IndexEntry] {
         guard !keys.isEmpty else { return [:] }
