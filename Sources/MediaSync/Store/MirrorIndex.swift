@@ -459,7 +459,8 @@ public final class MirrorIndex: Sendable {
     /// by).
     public func paths(kind: RemoteFile.Kind) throws -> [String] {
         try database.read { db in
-            try String.fetchAll(db, sql: "SELECT path FROM file WHERE kind = ? ORDER BY path", arguments: [kind.rawValue])
+            try String.fetchAll(
+                db, sql: "SELECT path FROM file WHERE kind = ? ORDER BY path", arguments: [kind.rawValue])
         }
     }
 
