@@ -34,9 +34,17 @@ public enum Folders {
         defer { closedir(folder) }
         errno = 0
         while let entry = readdir(folder) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
-            if name != [0x2E] && name != [0x2E, 0x2E] { return false }
+            let name = entryName(entry)
+            if name != "." && name != ".." { return false }
         }
         return errno == 0
+    }
+
+    /// The name of an entry `readdir` returned, read up to its terminating zero and no further. (Copying
+    /// `entry.pointee.d_name` reads all 256 bytes of the declared array, but a record is only as long as its name:
+    /// at the end of `readdir`'s buffer that read ran past the mapped memory and crashed.)
+    public static func entryName(_ entry: UnsafeMutablePointer<dirent>) -> String {
+        guard let offset = MemoryLayout<dirent>.offset(of: \dirent.d_name) else { return "" }
+        return String(cString: (UnsafeRawPointer(entry) + offset).assumingMemoryBound(to: CChar.self))
     }
 }

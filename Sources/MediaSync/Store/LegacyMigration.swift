@@ -1,5 +1,6 @@
 import Foundation
 import MediaSyncCore
+import MediaSyncHTTP
 import MediaSyncServer
 
 #if canImport(Glibc)
@@ -24,9 +25,7 @@ struct LegacyMigration: Sendable {
         defer { closedir(listing) }
         let folder = dirfd(listing)
         while let entry = readdir(listing) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
+            let name = Folders.entryName(entry)
             if SafeName.id(name) != nil, faccessat(folder, name + "/Metadata/Item.json", F_OK, 0) == 0 { return true }
         }
         return false
