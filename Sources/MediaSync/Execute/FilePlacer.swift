@@ -170,12 +170,13 @@ struct FilePlacer: Sendable {
     /// Sizes of the regular files at these relative paths (missing or non-regular ones are left out), looked at
     /// folder by folder on every core.
     func sizes(of relatives: [String]) -> [String: Int64] {
-        let statuses = FolderLookup.status(of: relatives, under: root.path)
+        let found = FolderLookup.facts(of: relatives, under: root.path) { info in
+            (info.st_mode & S_IFMT) == S_IFREG ? Int64(info.st_size) : nil
+        }
         var sizes: [String: Int64] = [:]
         sizes.reserveCapacity(relatives.count)
-        for (relative, info) in zip(relatives, statuses) {
-            guard let info, (info.st_mode & S_IFMT) == S_IFREG else { continue }
-            sizes[relative] = Int64(info.st_size)
+        for (relative, size) in zip(relatives, found) {
+            if let size { sizes[relative] = size }
         }
         return sizes
     }

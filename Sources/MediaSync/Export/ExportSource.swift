@@ -362,9 +362,7 @@ extension ExportSource {
         var byKey: [FileKey: IndexEntry] = [:]
         for entry in entries { byKey[entry.file.key] = entry }
         let looked = entries.filter { $0.file.kind != .metadata }
-        let facts = FolderLookup.status(of: looked.map(\.file.path), under: root.path).map {
-            $0.flatMap(ExportFileSystem.identity(of:))
-        }
+        let facts = FolderLookup.facts(of: looked.map(\.file.path), under: root.path, ExportFileSystem.identity(of:))
         var factsByKey: [FileKey: (size: Int64, identity: String)] = [:]
         factsByKey.reserveCapacity(looked.count)
         for (entry, fact) in zip(looked, facts) { factsByKey[entry.file.key] = fact }
