@@ -27,9 +27,9 @@ public struct ExportEvent: Sendable, Equatable {
 ///
 /// Files are copied by ``workers`` threads at once, each taking a folder's run of files (the kernel's work of making
 /// inodes and copying bytes is most of a copy's time, and it runs in parallel); moves, playlists and deletions run
-/// one by one, in the plan's order. The
-/// state below is shared by the workers: every read and change of it holds `lock`; journal lines are single
-/// `write(2)`s to an `O_APPEND` file, whole whatever the interleaving.
+/// one by one, in the plan's order. The state below is shared by the workers: every read and change of it holds
+/// `lock`; journal lines are written whole, a line or a folder's lines per `write(2)` to an `O_APPEND` file, whatever
+/// the interleaving.
 final class ExportExecutor: @unchecked Sendable {
     let destination: String
     let root: MirrorRoot
