@@ -48,3 +48,18 @@ public enum Folders {
         return String(cString: (UnsafeRawPointer(entry) + offset).assumingMemoryBound(to: CChar.self))
     }
 }
+
+/// Bytes as lowercase hexadecimal text, two digits a byte (digests, ids).
+public enum HexText {
+    private static let digits = Array("0123456789abcdef".utf8)
+
+    public static func lowercase(_ bytes: some Sequence<UInt8>) -> String {
+        var text: [UInt8] = []
+        text.reserveCapacity(bytes.underestimatedCount * 2)
+        for byte in bytes {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+}

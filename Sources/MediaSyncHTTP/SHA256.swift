@@ -19,14 +19,7 @@ public struct SHA256 {
 
     /// The lowercase hex digest of everything added.
     public mutating func finalize() -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var hex: [UInt8] = []
-        hex.reserveCapacity(64)
-        for byte in hasher.finalize() {
-            hex.append(digits[Int(byte >> 4)])
-            hex.append(digits[Int(byte & 0xF)])
-        }
-        return String(decoding: hex, as: UTF8.self)
+        HexText.lowercase(hasher.finalize())
     }
 
     /// The lowercase hex digest of `bytes`.

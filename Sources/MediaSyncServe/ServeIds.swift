@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import MediaSyncHTTP
 
 /// Ids `serve` makes: random tokens and session ids, and stable ids derived from a text.
 enum ServeIds {
@@ -11,7 +12,7 @@ enum ServeIds {
 
     /// 32 lowercase hex digits that `text` always gives (a view's id).
     static func hex32(_ text: String) -> String {
-        hex(Array(SHA256.hash(data: Array(text.utf8)).prefix(16)))
+        hex(Array(Crypto.SHA256.hash(data: Array(text.utf8)).prefix(16)))
     }
 
     /// An id as Jellyfin compares ids (a `Guid` in any of its forms): without dashes, lowercased.
@@ -20,14 +21,7 @@ enum ServeIds {
     }
 
     static func hex(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef")
-        var text = ""
-        text.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 15)])
-        }
-        return text
+        HexText.lowercase(bytes)
     }
 
     /// Whether `id` can name an item: what a request names is looked up, never used as a path, but an id with `/`,

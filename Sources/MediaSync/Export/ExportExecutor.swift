@@ -339,7 +339,7 @@ final class ExportExecutor: @unchecked Sendable {
         try ensureFolder(folder)
         let entry = manifestEntry(target)
         if !replacing, case .file(let file) = target.content, lock.withLock({ unnamedFiles[folder] }) != false {
-            guard root.absolute(file.path) != nil else {
+            guard SafeName.isContained(file.path) else {
                 throw ExportFileSystem.Failure(
                     number: EINVAL, what: "refusing the mirror path \(file.path)", atDestination: false)
             }

@@ -183,16 +183,9 @@ public enum ExportFileSystem {
             throw Failure(number: errno, what: "cannot write in \(PathText.parent(of: final))")
         }
         defer { close(output) }
-        let input = openat(sourceBase, source, O_RDONLY | O_CLOEXEC)
-        guard input >= 0 else {
-            throw Failure(number: errno, what: "cannot read the mirror's \(source)", atDestination: false)
+        let method = try withSource(source, in: sourceBase) { (input, info) throws(Failure) -> Method in
+            try fill(output, from: input, info: info, name: final, allowLink: allowLink, progress: progress)
         }
-        defer { close(input) }
-        var info = stat()
-        guard fstat(input, &info) == 0 else {
-            throw Failure(number: errno, what: "cannot read the mirror's \(source)", atDestination: false)
-        }
-        let method = try fill(output, from: input, info: info, name: final, allowLink: allowLink, progress: progress)
         try beforeNaming?()
         guard linkat(AT_FDCWD, "/proc/self/fd/\(output)", folder, name, AT_SYMLINK_FOLLOW) == 0 else {
             if errno == EEXIST { throw Failure(number: EEXIST, what: "\(final) appeared meanwhile") }
@@ -201,11 +194,12 @@ public enum ExportFileSystem {
         return method
     }
 
-    /// Opens `source` for reading and runs `body` with its descriptor and status; closes it afterwards.
+    /// Opens `source` (relative to the open folder `base`, or absolute) for reading and runs `body` with its
+    /// descriptor and status; closes it afterwards.
     private static func withSource<Result>(
-        _ source: String, _ body: (_ input: Int32, _ info: stat) throws(Failure) -> Result
+        _ source: String, in base: Int32 = AT_FDCWD, _ body: (_ input: Int32, _ info: stat) throws(Failure) -> Result
     ) throws(Failure) -> Result {
-        let input = open(source, O_RDONLY | O_CLOEXEC)
+        let input = openat(base, source, O_RDONLY | O_CLOEXEC)
         guard input >= 0 else { throw Failure(number: errno, what: "cannot read \(source)", atDestination: false) }
         defer { close(input) }
         var info = stat()
