@@ -28,8 +28,19 @@ export LSAN_OPTIONS="suppressions=$PWD/Scripts/lsan-suppressions.txt:print_suppr
 kinds=("$@")
 [ ${#kinds[@]} -gt 0 ] || kinds=(address thread)
 
-# A frame in our library or tools: a path under Sources/, or a symbol mangled in one of our modules.
-ours='/Sources/|\$s(9MediaSync|13MediaSyncCore|13MediaSyncHTTP|14MediaSyncFeeds|15MediaSyncServer|19MediaSyncTestServer|9mediasync)[0-9]'
+# A frame in our library or tools: a path under Sources/ or Fuzz/, or a symbol mangled in one of our modules. The
+# modules are read from the package itself (every target but the tests), so a new module is never missed: a Swift
+# symbol's mangled name starts with `$s`, then the module's name prefixed by its length (`$s9MediaSync…`), and a
+# target's module name is its name with `-` read as `_`.
+modules=$(swift package dump-package | python3 -c '
+import json, sys
+targets = json.load(sys.stdin)["targets"]
+names = [t["name"].replace("-", "_") for t in targets if t["type"] in ("regular", "executable", "system")]
+print("|".join(f"{len(n)}{n}" for n in sorted(names)))
+')
+[ -n "$modules" ] || { echo "sanitizers: could not read the package's targets" >&2; exit 1; }
+ours="/Sources/|/Fuzz/|\\\$s($modules)[0-9A-Z_]"
+echo "sanitizers: a frame of ours is one matching $ours" >&2
 status=0
 for kind in "${kinds[@]}"; do
     scratch=.build-${kind:0:1}san

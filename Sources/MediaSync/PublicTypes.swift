@@ -28,3 +28,5 @@ public typealias Retention = MediaSyncCore.Retention
 public typealias SafeName = MediaSyncCore.SafeName
 /// ISO 8601 to the whole second, as play marks are stored and sent.
 public typealias WholeSecondTime = MediaSyncCore.WholeSecondTime
+/// A count with its noun, as English reads it ("1 movie", "2 movies").
+public typealias CountText = MediaSyncCore.CountText

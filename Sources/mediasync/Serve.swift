@@ -59,12 +59,13 @@ struct Serve: AsyncParsableCommand {
             // Movies, series and episodes always; the rest when the mirror holds any.
             let always = Set(["Movie", "Series", "Episode"])
             let summary = [
-                ("Movie", "movies"), ("Series", "series"), ("Episode", "episodes"), ("Album", "albums"),
-                ("Track", "tracks"), ("Playlist", "playlists"), ("BoxSet", "collections"),
-                ("MusicVideo", "music videos"), ("Video", "home videos"), ("MusicAlbum", "podcasts"),
-                ("Audio", "podcast episodes"),
+                ("Movie", "movie", "movies"), ("Series", "series", "series"), ("Episode", "episode", "episodes"),
+                ("Album", "album", "albums"), ("Track", "track", "tracks"), ("Playlist", "playlist", "playlists"),
+                ("BoxSet", "collection", "collections"), ("MusicVideo", "music video", "music videos"),
+                ("Video", "home video", "home videos"), ("MusicAlbum", "podcast", "podcasts"),
+                ("Audio", "podcast episode", "podcast episodes"),
             ].filter { always.contains($0.0) || (counts[$0.0] ?? 0) > 0 }
-                .map { "\(counts[$0.0] ?? 0) \($0.1)" }.joined(separator: ", ")
+                .map { CountText.of(counts[$0.0] ?? 0, $0.1, plural: $0.2) }.joined(separator: ", ")
             let root = rootOptions.mirrorRoot.path
             let user = server.userName
             let id = server.serverId

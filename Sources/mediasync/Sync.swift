@@ -95,6 +95,7 @@ struct Sync: AsyncParsableCommand {
                     .compactMap { $0 }.joined(separator: ", ")
                 Swift.print("would \(step.action) \(step.path)\(detail.isEmpty ? "" : " (\(detail))")")
             }
+            if !report.nothingToSync.isEmpty && report.planned.isEmpty { printNothingToSync(report.nothingToSync) }
             Swift.print(
                 "Dry run: \(report.planned.count) changes planned, \(report.extraneous.count) files left over; nothing changed."
             )
@@ -111,13 +112,16 @@ struct Sync: AsyncParsableCommand {
         for line in report.migrated { Swift.print("legacy layout: \(line)") }
         let repairs = report.pathsRepaired + report.repaired.count
         if repairs > 0 { Swift.print("Repaired \(repairs) stored paths (seed 001): nothing downloaded for them.") }
-        if report.changedNothing && report.failed.isEmpty && report.sourceErrors.isEmpty {
-            Swift.print("Up to date: \(report.unchanged) files, nothing to download.")
+        for line in report.empty { Swift.print(line) }
+        if !report.nothingToSync.isEmpty && report.changedNothing && report.failed.isEmpty {
+            printNothingToSync(report.nothingToSync)
+        } else if report.changedNothing && report.failed.isEmpty && report.sourceErrors.isEmpty {
+            Swift.print("Up to date: \(CountText.of(report.unchanged, "file")), nothing to download.")
         } else {
             Swift.print(
-                "Downloaded \(report.downloaded.count) files (\(ByteCount.format(report.bytesDownloaded))), wrote "
-                    + "\(report.written.count) metadata files, moved \(report.moved.count), deleted \(report.deleted.count), "
-                    + "\(report.failed.count) failed.")
+                "Downloaded \(CountText.of(report.downloaded.count, "file")) (\(ByteCount.format(report.bytesDownloaded))), "
+                    + "wrote \(CountText.of(report.written.count, "metadata file")), moved \(report.moved.count), "
+                    + "deleted \(report.deleted.count), \(report.failed.count) failed.")
         }
         if report.playStateSent > 0 {
             Swift.print("Sent the play state of \(report.playStateSent) items to the server.")
@@ -130,6 +134,29 @@ struct Sync: AsyncParsableCommand {
         if !report.extraneous.isEmpty {
             Swift.print(
                 "\(report.extraneous.count) files are no longer selected; `mediasync sync --delete` removes them.")
+        }
+    }
+
+    /// What a mirror with nothing to sync lacks, and the command that adds each.
+    private func printNothingToSync(_ missing: [SyncReport.Missing]) {
+        let what = missing.map { missing -> String in
+            switch missing {
+            case .signIn: return "not signed in to a Jellyfin server"
+            case .selections: return "nothing selected"
+            case .podcasts: return "no podcasts"
+            }
+        }
+        Swift.print("Nothing to sync: \(what.joined(separator: ", ")). To add something:")
+        for missing in missing {
+            switch missing {
+            case .signIn:
+                Swift.print("  mediasync login URL --username NAME   sign in to your Jellyfin server")
+            case .selections:
+                Swift.print("  mediasync browse                      find movies, series, albums… and their ids")
+                Swift.print("  mediasync select KIND ID              keep one offline (mediasync help select)")
+            case .podcasts:
+                Swift.print("  mediasync podcast add FEED_URL        subscribe to a podcast")
+            }
         }
     }
 }

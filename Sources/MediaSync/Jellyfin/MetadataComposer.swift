@@ -75,7 +75,9 @@ public enum MetadataComposer {
                         path: LibraryLayout.seasonMetadata(seriesId: series.series.id, seasonNumber: season.number),
                         itemId: seasonId, whole: whole))
             }
-            guard !seriesVersions.isEmpty else { return files }
+            // A series the server lists no episodes for still gets its document (with no versions): the folder
+            // holds its images, and `ls` and `du` name it by what it says rather than by its id.
+            guard !seriesVersions.isEmpty || series.seasons.isEmpty else { return files }
             let metadata = DownloadMetadata(
                 itemId: series.series.id, itemType: series.series.type ?? "Series",
                 displayTitle: series.series.name ?? series.series.id, item: series.series.raw, versions: seriesVersions)

@@ -29,6 +29,9 @@ public struct MirrorItems: Sendable, Equatable {
     /// a library or item the server does not know), one line each: nothing of them is fetched, and their files
     /// are deleted only when the server confirms their items gone.
     public var failed: [String] = []
+    /// Selected series and seasons the server lists no episodes for, one line each ("Name: the server lists no
+    /// episodes"): only their images are kept, which is not worth a failure but worth saying.
+    public var empty: [String] = []
     /// Where each wanted item stands for a storage budget (its selection's place, its place within it).
     public var ranks: [String: BudgetRank] = [:]
     /// Played items of `--delete-played` selections whose files go (played on the server, grace passed).

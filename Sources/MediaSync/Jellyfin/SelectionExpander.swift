@@ -334,6 +334,11 @@ public struct SelectionExpander: Sendable {
         }
         episodes.sort { (number(of: $0), $0.indexNumber ?? 0) < (number(of: $1), $1.indexNumber ?? 0) }
         let all = episodes
+        if all.isEmpty {
+            let name = item.name ?? item.id
+            result.empty.append(
+                "\(name)\(selection.season.map { " season \($0)" } ?? ""): the server lists no episodes")
+        }
         if let window = selection.nextUnplayed {
             episodes = SelectionExpander.nextUnplayed(all, count: window)
         }

@@ -249,6 +249,7 @@ public final class MirrorSync: Sendable {
                 plan: plan, options: options, sources: Array(sources.values), entries: entries, placer: placer,
                 keptPaths: keptPaths, report: report)
             report.unchanged = memoUnchanged + remoteFiles.count - plan.actions.filter(\.changesAWantedFile).count
+            report.nothingToSync = try nothingToSync(only)
             return report
         }
         // What the listings learned, for the next sync to start from: the dry run above stopped before this.
@@ -311,9 +312,20 @@ public final class MirrorSync: Sendable {
         {
             try executor.saveListingMemo(ListingMemo(inputs: inputs, exchanges: log.exchanges, wanted: mediaWanted))
         }
+        report.nothingToSync = try nothingToSync(only)
         // What lives to here (the rest went after its last use, and handing it here would keep it until now).
         LateRelease.hand(sources, entries, plan, metadata, held)
         return report
+    }
+}
+
+extension MirrorSync {
+    /// What this mirror lacks for a run over `scope` to have anything to do, read once the run has listed (the
+    /// podcast account may have subscribed to feeds during it).
+    func nothingToSync(_ scope: Scope?) throws -> [SyncReport.Missing] {
+        SyncReport.missing(
+            signedIn: server != nil, selections: try index.selections().count,
+            podcasts: try index.subscriptions().count, scope: scope)
     }
 }
 

@@ -78,6 +78,7 @@ extension MirrorSync {
             ).expand(selections)
             report.rejected += items.rejected
             report.gone += items.gone
+            report.empty += items.empty
             report.sourceErrors += items.failed.map { "Jellyfin: \($0)" }
             let (files, rejected) = MirrorFiles.files(for: items, server: server)
             report.rejected += rejected

@@ -74,6 +74,38 @@ public struct SyncReport: Codable, Sendable, Equatable {
     public var listingUnchanged = false
     /// How long each step of the run took, in order (see ``SyncPhases``).
     public var phases = SyncPhases()
+    /// Selected series (or seasons) the server lists no episodes for, one line each: only their images are kept.
+    public var empty: [String] = []
+    /// What the run had nothing to sync from, when it had nothing at all (in the order to add them): a first run
+    /// says what is missing rather than "up to date". Empty whenever there was something to sync.
+    public var nothingToSync: [Missing] = []
+
+    /// What a mirror needs before a sync has anything to do.
+    public enum Missing: String, Codable, Sendable, Equatable {
+        /// A Jellyfin sign-in (`mediasync login`).
+        case signIn
+        /// A selection (`mediasync select`).
+        case selections
+        /// A podcast subscription (`mediasync podcast add`).
+        case podcasts
+    }
+
+    /// What is missing for a run that syncs `scope` (nil: both sides) to have something to do, or nothing when it
+    /// has: a sign-in and a selection count for the Jellyfin side, a subscription for the podcasts'. A Jellyfin side
+    /// with selections but no sign-in has something to do (it fails, and says to sign in).
+    public static func missing(signedIn: Bool, selections: Int, podcasts: Int, scope: MirrorSync.Scope?) -> [Missing]
+    {
+        let media = scope != .podcasts
+        let feeds = scope != .media
+        if (media && selections > 0) || (feeds && podcasts > 0) { return [] }
+        var missing: [Missing] = []
+        if media {
+            if !signedIn { missing.append(.signIn) }
+            missing.append(.selections)
+        }
+        if feeds { missing.append(.podcasts) }
+        return missing
+    }
 
     public init() {}
 
