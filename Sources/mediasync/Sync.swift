@@ -110,7 +110,11 @@ struct Sync: AsyncParsableCommand {
         guard !quiet else { return }
         for line in report.migrated { Swift.print("legacy layout: \(line)") }
         let repairs = report.pathsRepaired + report.repaired.count
-        if repairs > 0 { Swift.print("Repaired \(repairs) stored paths (seed 001): nothing downloaded for them.") }
+        if repairs > 0 {
+            Swift.print(
+                "Repaired \(repairs) stale or absolute paths in the index to where the files are: "
+                    + "nothing downloaded for them.")
+        }
         if report.changedNothing && report.failed.isEmpty && report.sourceErrors.isEmpty {
             Swift.print("Up to date: \(report.unchanged) files, nothing to download.")
         } else {
