@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench-budget.sh — what does a storage budget cost the planning of a sync? (issue 13, "Benchmark")
+# bench-budget.sh — what does a storage budget cost the planning of a sync? (docs/benchmarks.md)
 #
 # Anchor: the same plan without a budget, in the same run. Goal: within 10 %.
 # 1. Planner level (release mediasync-bench-planner): SyncPlanner.plan over the 10,004-item library (40,016

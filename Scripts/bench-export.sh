@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench-export.sh — how fast is `mediasync export` against `cp`? (issue 15, "Tests and benchmark")
+# bench-export.sh — how fast is `mediasync export` against `cp`? (docs/benchmarks.md)
 #
 # 1. Builds the release binaries (mediasync, mediasync-test-server) unless MEDIASYNC_BIN_DIR is given.
 # 2. Starts the test server with a generated library (--movies/--series, like bench-sync.sh: each series is

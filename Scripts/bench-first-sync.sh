@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench-first-sync.sh — the first sync of a big library against curl fetching the same files (issue 11, "Benchmark").
+# bench-first-sync.sh — the first sync of a big library against curl fetching the same files (docs/benchmarks.md).
 #
 # The release test server with --movies 2000 --series 200 --media-size 2000 (about 15,000 files, 12,400 of them
 # downloads), both libraries selected. Each round, alternating the two tools:

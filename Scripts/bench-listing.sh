@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# bench-listing.sh — what light library listings save a real 10.11 server (issue 10, 6 and "Benchmark").
+# bench-listing.sh — what light library listings (an item's media sources asked for only when it is new or its Etag
+# changed) save a real 10.11 server. Results: docs/benchmarks.md.
 #
 # The release test server answers like 10.11 with the 10,004-item library of bench-sync.sh and charges a per-item
 # cost for building media sources (`--media-source-cost`, default 1 ms an item: 10 s for the whole library). After a

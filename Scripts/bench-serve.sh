@@ -3,7 +3,7 @@
 #   1. one 1 GiB file streamed whole (curl -o /dev/null), median of BENCH_ROUNDS rounds each, alternating;
 #   2. 20 streams of that file at once (aggregate MB/s);
 #   3. `/Items` pages (Limit=100) over a mirror of BENCH_ITEMS movies: every page read in turn, total and median.
-# The mirror is written on disk in the seed 000 layout and indexed by `mediasync reindex`; nginx is Debian's
+# The mirror is written on disk in Swiftfin's offline layout and indexed by `mediasync reindex`; nginx is Debian's
 # nginx-light (installed with apt-get when missing), with its own config in the scratch folder.
 # Usage: Scripts/bench-serve.sh            (release build; BENCH_BUILD=debug for a debug one)
 # Environment: BENCH_SIZE_MIB (1024), BENCH_ROUNDS (3), BENCH_STREAMS (20), BENCH_ITEMS (5000), BENCH_DIR,

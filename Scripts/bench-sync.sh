@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench-sync.sh — how long does a sync take that has nothing to do? (issue 5, "Benchmark")
+# bench-sync.sh — how long does a sync take that has nothing to do? (docs/benchmarks.md)
 #
 # 1. Planner micro-benchmark (release): the mediasync-bench-planner executable
 #    (Sources/mediasync-bench-planner: SyncPlanner.plan on 100,000 files, identical sides and one changed

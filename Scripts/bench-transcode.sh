@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench-transcode.sh — a transcode's download: HLS segments fetched and joined into one file (issue 12, "Benchmark").
+# bench-transcode.sh — a transcode's download: HLS segments fetched and joined into one file (docs/benchmarks.md).
 #
 # nginx (Debian's nginx-light, its own config on 127.0.0.1) serves a VOD playlist of SEGMENTS MPEG-TS segments of
 # SEGMENT_MB each (a master playlist naming one media playlist). Timed in alternating rounds:

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The main job on an embedded default: starts the local Jellyfin-compatible test server with a small
 # generated library and a podcast feed, signs in, selects a movie (all versions) and a series, subscribes to
-# the podcast, syncs everything into a mirror folder (Swiftfin's offline layout, seed 002's podcast layout),
-# syncs again (nothing to do), and prints the resulting tree.
+# the podcast, syncs everything into a mirror folder (Swiftfin's offline layout, and the podcast layout of
+# docs/layout.md), syncs again (nothing to do), and prints the resulting tree.
 # Usage: Scripts/demo.sh [MIRROR-DIR]     (default: a new folder under /tmp, kept afterwards)
 set -euo pipefail
 cd "$(dirname "$0")/.."

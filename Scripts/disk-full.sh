@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# disk-full.sh — disk full (issue 6, suite 5): `mediasync sync` with a small tmpfs as the root.
+# disk-full.sh — disk full: `mediasync sync` with a small tmpfs as the root.
 #
 # 1. Builds the release mediasync and mediasync-test-server (skipped with MEDIASYNC_BIN_DIR).
 # 2. Starts the test server on 127.0.0.1: 2 movies (3 media files of 2 MB, the first movie has two versions) and

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# fault-matrix.sh — issue 6, suite 2: every fault of the test server crossed with the moment it happens.
+# fault-matrix.sh — every fault of the test server crossed with the moment it happens.
 #
 # Runs FaultMatrixTests (library level: MirrorSync against the in-process test server, with --delete; each cell
 # checks the outcome and that nothing was lost: every file under Downloads/ is the server's exact bytes or absent,

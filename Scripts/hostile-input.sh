@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# hostile-input.sh — issue 6, suite 3: a server and feeds crafted to hurt, and symlinks planted in the root.
+# hostile-input.sh — a server and feeds crafted to hurt, and symlinks planted in the root.
 #
 # Runs HostileInputTests (and the older hostile-id and planted-symlink tests beside it). Each test runs in its own
 # temporary tree holding the mirror's root and "outside" folders with sentinels; an inotify watcher on every folder

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# torture-kill.sh [TRIALS] — crash torture (issue 6, suite 1): kill -9 a sync at random moments, rerun it, and
+# torture-kill.sh [TRIALS] — crash torture: kill -9 a sync at random moments, rerun it, and
 # check that nothing was lost, nothing partial sits at a final path, and little was fetched twice.
 #
 # 1. Builds the release mediasync and mediasync-test-server (skipped with MEDIASYNC_BIN_DIR).

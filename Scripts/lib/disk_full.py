@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Disk-full scenarios for Scripts/disk-full.sh (issue 6, suite 5). Each runs `mediasync sync` with a small
-tmpfs as the root and prints what happened:
+"""Disk-full scenarios for Scripts/disk-full.sh. Each runs `mediasync sync` with a small tmpfs as the root
+and prints what happened:
 
   refuse   the plan (known sizes) plus the 100 MB margin does not fit: sync must refuse before any download
   unknown  a podcast whose enclosures announce no length (the plan has no size): the disk fills mid-run

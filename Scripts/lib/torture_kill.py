@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Crash torture driver for Scripts/torture-kill.sh (issue 6, suite 1).
+"""Crash torture driver for Scripts/torture-kill.sh.
 
 Each trial starts `mediasync sync` on a fresh root (a copy of a template holding the selections and the podcast
 subscription) or on the previous trial's root after the server changed some media, kills it with SIGKILL at a

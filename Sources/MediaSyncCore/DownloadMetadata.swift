@@ -1,6 +1,6 @@
 import MediaSyncJSON
 
-/// The `metadata.json` written at each level of the layout (seed 000's `DownloadMetadata`).
+/// The `metadata.json` written at each level of the layout (Swiftfin's `DownloadMetadata`).
 public struct DownloadMetadata: Codable, Equatable, Sendable {
     /// The item this file describes (movie, series or season).
     public var itemId: String
@@ -12,7 +12,7 @@ public struct DownloadMetadata: Codable, Equatable, Sendable {
     public var item: JSONValue?
     /// The versions downloaded under this level (for a series: of all its seasons; for a season: its episodes').
     public var versions: [VersionInfo]
-    /// For a season: its episodes' item objects, as received (seed 000: "embedded episode item data").
+    /// For a season: its episodes' item objects, as received (Swiftfin embeds the episodes' item data here).
     public var episodes: [JSONValue]?
     /// For an album: its held tracks' item objects, as received, in disc and track order.
     public var tracks: [JSONValue]?
@@ -34,7 +34,7 @@ public struct DownloadMetadata: Codable, Equatable, Sendable {
     }
 }
 
-/// One downloaded version (seed 000's `VersionInfo`), plus the item it belongs to for series and seasons.
+/// One downloaded version (Swiftfin's `VersionInfo`), plus the item it belongs to for series and seasons.
 public struct VersionInfo: Codable, Equatable, Sendable {
     /// `mediaSourceId ?? itemId`.
     public var versionId: String

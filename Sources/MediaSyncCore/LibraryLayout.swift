@@ -1,5 +1,5 @@
-/// Where each downloaded thing lives under the root, exactly as Swiftfin lays out its offline downloads
-/// (seed 000). Every path is relative to the root and starts with `Downloads/`.
+/// Where each downloaded thing lives under the root, exactly as Swiftfin lays out its offline downloads, so
+/// Swiftfin can read the same tree. Every path is relative to the root and starts with `Downloads/`.
 ///
 /// ```
 /// Downloads/<movieId>/<movieId>-<versionId>.<ext>      Downloads/<seriesId>/metadata.json
@@ -150,7 +150,7 @@ public enum LibraryLayout {
         return "\(base).\(streamIndex).\(language)\(forced ? ".forced" : "").\(format)"
     }
 
-    /// The version id of a media source: its id, with nil normalised to the item's id (seed 000).
+    /// The version id of a media source: its id, with nil normalised to the item's id (as Swiftfin names versions).
     public static func versionId(itemId: String, mediaSourceId: String?) -> String {
         mediaSourceId ?? itemId
     }

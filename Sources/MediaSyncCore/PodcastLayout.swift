@@ -1,4 +1,4 @@
-/// Where podcast episodes live (seed 002): `Downloads/<podcast-id>/<episode-id>.<ext>`, with the podcast's
+/// Where podcast episodes live: `Downloads/<podcast-id>/<episode-id>.<ext>`, with the podcast's
 /// `metadata.json` beside them.
 public enum PodcastLayout {
     /// Podcasting 2.0's namespace for `podcast:guid` (UUIDv5 of the feed URL).

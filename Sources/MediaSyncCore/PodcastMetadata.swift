@@ -1,4 +1,4 @@
-/// A podcast's `metadata.json`, in seed 002's format.
+/// A podcast's `metadata.json`, in the podcast layout's format (docs/layout.md).
 public struct PodcastMetadata: Codable, Equatable, Sendable {
     /// One downloaded episode.
     public struct Episode: Codable, Equatable, Sendable {

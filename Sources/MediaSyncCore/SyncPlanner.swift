@@ -43,8 +43,8 @@ public enum SyncAction: Hashable, Sendable {
     case write(RemoteFile, Reason)
     /// The file is held, unchanged, at an old path: rename it instead of fetching it again.
     case move(from: String, to: RemoteFile)
-    /// The index names a path where the file is not, but it is where it should be (seed 001's repair):
-    /// only the index changes.
+    /// The index names a path where the file is not, but it is where it should be (a stale stored path): only the
+    /// index changes, nothing is fetched.
     case adopt(RemoteFile, from: String)
     /// Remove a file nothing wants any more (only planned with ``SyncOptions/delete``).
     case delete(LocalFile)

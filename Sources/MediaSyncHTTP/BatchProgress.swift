@@ -8,7 +8,7 @@ public struct TransferProgress: Sendable, Equatable {
     public var bytesExpected: Int64?
 }
 
-/// Progress across a whole batch, as seed 004 wanted: one figure for all transfers.
+/// Progress across a whole batch: one figure for all transfers, not one per file.
 public struct BatchProgress: Sendable, Equatable {
     /// Transfers in the batch.
     public var totalItems: Int

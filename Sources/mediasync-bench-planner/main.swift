@@ -1,7 +1,7 @@
 // mediasync-bench-planner — times `SyncPlanner.plan` on 100,000 files (Scripts/bench-sync.sh runs it, release build).
 // Checks the plans it times (exit 1 when one is wrong) and prints one line:
 // PLANNER_BENCH files=N identical_seconds=S one_changed_seconds=S
-// BUDGET_BENCH items=N plan_seconds=S plan_with_budget_seconds=S ratio=R (issue 13: planning with a storage budget
+// BUDGET_BENCH items=N plan_seconds=S plan_with_budget_seconds=S ratio=R (planning with a storage budget
 // over a 10,004-item library, half of it held, the other half to fetch, ranked in 100 selections; medians of 7)
 import Foundation
 import MediaSyncCore

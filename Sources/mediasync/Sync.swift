@@ -111,7 +111,11 @@ struct Sync: AsyncParsableCommand {
         guard !quiet else { return }
         for line in report.migrated { Swift.print("legacy layout: \(line)") }
         let repairs = report.pathsRepaired + report.repaired.count
-        if repairs > 0 { Swift.print("Repaired \(repairs) stored paths (seed 001): nothing downloaded for them.") }
+        if repairs > 0 {
+            Swift.print(
+                "Repaired \(repairs) stale or absolute paths in the index to where the files are: "
+                    + "nothing downloaded for them.")
+        }
         for line in report.empty { Swift.print(line) }
         if !report.nothingToSync.isEmpty && report.changedNothing && report.failed.isEmpty {
             printNothingToSync(report.nothingToSync)

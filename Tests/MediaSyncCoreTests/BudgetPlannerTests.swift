@@ -1,7 +1,7 @@
 import MediaSyncCore
 import Testing
 
-/// A storage budget (issue 13): what fits beside what is held, most wanted first; the rest waits.
+/// A storage budget: what fits beside what is held, most wanted first; the rest waits.
 @Suite struct BudgetPlannerTests {
     private static func media(_ id: String, size: Int64) -> RemoteFile {
         RemoteFile(

@@ -104,7 +104,8 @@ import Testing
         Case(
             name: "deselected files are deleted with --delete", remote: [a], local: [held(a), held(b)],
             onDisk: [a.path: 1000, b.path: 1000], options: SyncOptions(delete: true), expected: [.delete(held(b))]),
-        // Deletions are confirmed, never inferred from a listing alone (issue 10, 2.1).
+        // Deletions are confirmed, never inferred from a listing alone (a library scan between two pages can shift
+        // them and skip an item).
         Case(
             name: "absent from the listing, not confirmed gone: kept even with --delete", remote: [a],
             local: [held(a), held(b)], onDisk: [a.path: 1000, b.path: 1000], options: SyncOptions(delete: true),
@@ -129,7 +130,7 @@ import Testing
             name: "only the unconfirmed item is kept; a confirmed one goes", remote: [],
             local: [held(a), held(b)], onDisk: [a.path: 1000, b.path: 1000], options: SyncOptions(delete: true),
             unconfirmed: ["a"], expected: [.keepUnconfirmed(held(a)), .delete(held(b))]),
-        // Played cleanup (issue 13): released items go without --delete; kept ones stay even with it.
+        // Played cleanup: released items go without --delete; kept ones stay even with it.
         Case(
             name: "a released played item goes without --delete", remote: [a], local: [held(a), held(b)],
             onDisk: [a.path: 1000, b.path: 1000], released: ["b"], expected: [.delete(held(b))]),

@@ -4,7 +4,7 @@ import Testing
 
 @testable import MediaSyncFeeds
 
-/// Seeded mutation fuzzing of the feed and OPML parsers (issue 6, suite 4).
+/// Seeded mutation fuzzing of the feed and OPML parsers.
 ///
 /// Documents are built from the golden fixtures (`Fixtures/feeds`, `Fixtures/opml` and the crashers found so far in
 /// `Fixtures/feeds/crashers`) by ``FeedMutator`` with a fixed seed, so every run reads the same documents. Each one

@@ -3,7 +3,7 @@ import Testing
 
 @testable import MediaSyncFeeds
 
-/// Issue 14's rules as tables: the pure pieces behind the fidelity golden fixtures.
+/// The feed-fidelity rules as tables: the pure pieces behind the fidelity golden fixtures.
 struct FidelityRuleTests {
     @Test(
         "language tags are normalised to BCP 47",

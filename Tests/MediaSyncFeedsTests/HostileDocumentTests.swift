@@ -7,7 +7,7 @@ import Testing
     import Glibc
 #endif
 
-/// Documents built to hurt the parser (issue 6, suite 4): external entities and DTDs that point at a local file
+/// Documents built to hurt the parser: external entities and DTDs that point at a local file
 /// and at a listener on 127.0.0.1, parameter-entity exfiltration, XInclude, entity bombs. Every entry point (in
 /// memory, both ``FeedJSON`` writers, ``OPML``) must answer with a result or a clear ``FeedError``; the file's
 /// content must appear nowhere, the listener must see no connection, and a child process parsing the bombs must

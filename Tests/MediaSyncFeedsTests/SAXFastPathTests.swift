@@ -37,7 +37,8 @@ struct SAXFastPathTests {
         "enclosure_without_length", "itunes_explicit_values", "itunes_tags", "missing_guids", "podcasting20",
         "podcasting20_old_namespace", "rebound_prefixes", "relative_urls_feed_base", "rss091", "rss1_rdf",
         "rss2_basic", "unbound_prefixes", "utf8_bom",
-        // Issue 14's fidelity fixtures that need nothing the careful path does.
+        // The feed-fidelity fixtures (Atom 0.3, namespaces spelled oddly, BCP 47 languages and the like) that need
+        // nothing the careful path does.
         "atom03_modes", "atom03_namespace_without_hash", "atom_namespace_trailing_slash",
         "atom_namespace_uppercase_scheme", "character_reference_uppercase_x", "dc_fallbacks", "guid_permalink_link",
         "language_bcp47", "media_title", "unicode_spaces", "xml_lang_bcp47",

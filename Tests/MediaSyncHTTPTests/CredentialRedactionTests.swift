@@ -5,7 +5,7 @@ import MediaSyncTestSupport
 import Testing
 
 /// A server that echoes the credentials of a request in its error body must not get them into an error message
-/// (issue 6, suite 7: found by `SecretsTests`, where a 500 body repeating the token reached the sync's log lines).
+/// (found by `SecretsTests`, where a 500 body repeating the token reached the sync's log lines).
 @Suite struct CredentialRedactionTests {
     static let token = "Tk7Q9zXk2LpV4wR8mN3bJ6hG5fD1sA0e"
 

@@ -4,8 +4,8 @@ import MediaSyncTestSupport
 import Testing
 
 /// TLS verification is on by default: a self-signed server on 127.0.0.1 is refused with a `.tls` error unless
-/// its CA file is given or verification is turned off explicitly (issue 6, suite 7). The server is
-/// `openssl s_server` with a certificate made at test time.
+/// its CA file is given or verification is turned off explicitly, so no credential goes to a server nobody
+/// vouched for. The server is `openssl s_server` with a certificate made at test time.
 @Suite(
     .enabled(
         if: TLSTestServer.isAvailable,

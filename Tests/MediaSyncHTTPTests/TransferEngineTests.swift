@@ -88,7 +88,7 @@ import Testing
         }
     }
 
-    // MARK: Issue 16: no file holds bytes of two versions
+    // MARK: No file holds bytes of two versions
 
     /// A proxy strips the validators and ignores If-Range while the file changed between attempts: the 206 cannot be
     /// tied to the partial file's version. Before the fix the bytes were spliced (old start, new end) and placed.

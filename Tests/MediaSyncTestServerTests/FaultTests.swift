@@ -30,7 +30,7 @@ import Testing
         #expect(server.requests(to: "/files/f.bin").count == 3)
     }
 
-    /// Issue 16: a fault's `then` (the file changes between a client's attempts) is one step with the fault firing.
+    /// A fault's `then` (the file changes between a client's attempts) is one step with the fault firing.
     /// Here a second client asks for the file while `then` runs; it must get the changed file, never the old one.
     /// Before the routing gate it was served the old bytes (the fault matrix's "damaged" enclosure under TSan:
     /// the client's retry, sent after a low-speed timeout, got the complete old file and the change came after).

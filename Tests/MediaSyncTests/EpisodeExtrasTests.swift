@@ -7,7 +7,7 @@ import Testing
 
 @testable import MediaSync
 
-/// Episode extras (issue 14): the Podcasting 2.0 transcript (SRT or WebVTT preferred) and chapters, and the
+/// Episode extras: the Podcasting 2.0 transcript (SRT or WebVTT preferred) and chapters, and the
 /// episode's own image, beside the episode in its podcast's folder, listed in `metadata.json`, optional (their
 /// failure never fails the episode) and under the podcast's retention.
 @Suite struct EpisodeExtrasTests {

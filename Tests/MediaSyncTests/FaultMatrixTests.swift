@@ -8,7 +8,7 @@ import Testing
     import Glibc
 #endif
 
-/// Issue 6, suite 2: every fault of the test server crossed with the moment it happens. Each cell syncs (with
+/// Every fault of the test server crossed with the moment it happens. Each cell syncs (with
 /// `--delete`, as a nightly job might) and checks the outcome — recovered within the run, or a clear error of the
 /// right class — and that nothing was lost: every file under `Downloads/` is the server's exact bytes or absent,
 /// the index agrees with the tree, the files mirrored before are untouched, and the next sync is clean.
@@ -214,7 +214,7 @@ enum FaultMatrix {
         (.unavailable, Array(repeating: recovered, count: 6)),
         (.stall, Array(repeating: recovered, count: 6)),
         // One 401 while `/Users/Me` still accepts the token (what Jellyfin answers for a library the user may no
-        // longer access): reported, the sign-in kept (issue 10, 2.2). A refused token: ListingRefusalTests.
+        // longer access): reported, the sign-in kept. A refused token: ListingRefusalTests.
         (.unauthorized, [sourceError, essential, optional, optional, sourceError, essential]),
         (.notFound, [sourceError, essential, optional, optional, sourceError, essential]),
         (.ignoredRange, [apiCall, recovered, small, small, apiCall, recovered]),
@@ -225,8 +225,8 @@ enum FaultMatrix {
             .notJSON,
             [
                 // Media: the page's size differs from MediaSource Size; a probe of what the server serves now sees
-                // media again, so the file is fetched with the served size (issue 10, 2.4). A page that stays is
-                // refused: StaleSizeTests.
+                // media again, so the file is fetched with the served size (the bytes served are the truth: a
+                // server's recorded Size can be stale). A page that stays is refused: StaleSizeTests.
                 sourceError, recovered,
                 .notApplicable("an image has no shape to check: a 200 body is the image"),
                 .notApplicable("a subtitle has no shape to check: a 200 body is the subtitle"), sourceError,

@@ -17,7 +17,7 @@ import MediaSyncTestSupport
 /// Every HTTP call uses two attempts and a 10 ms backoff, so each fault costs little time. The low-speed window is
 /// libcurl's production 30 seconds, except for the stall cells (``stallWindow``): under ThreadSanitizer on a loaded
 /// machine a starved client gave up on a short window before the faulty response's first byte, and its retry then
-/// met the server in another state than the cell meant (issue 16).
+/// met the server in another state than the cell meant.
 final class FaultWorld: Sendable {
     let server: TestServer
     let folder: TemporaryDirectory

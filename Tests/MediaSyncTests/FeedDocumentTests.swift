@@ -6,7 +6,7 @@ import Testing
 
 @testable import MediaSync
 
-/// The document a feed response carries (issue 14): relative URLs resolve against the URL that answered, after
+/// The document a feed response carries: relative URLs resolve against the URL that answered, after
 /// temporary redirects too, or its `Content-Location`; `Content-Language` is the language a feed does not name.
 @Suite struct FeedDocumentTests {
     static func feed(language: String = "") -> [UInt8] {

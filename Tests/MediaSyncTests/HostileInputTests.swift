@@ -11,7 +11,7 @@ import Testing
     import Glibc
 #endif
 
-/// Issue 6, suite 3: a server and feeds crafted to hurt, and symlinks planted inside the root. Bar: nothing
+/// A server and feeds crafted to hurt, and symlinks planted inside the root. Bar: nothing
 /// written or deleted outside the root (an ``OutsideWatcher`` over the test's whole temporary tree, plus the
 /// folders a hostile path would reach), and each rejected or sanitised item reported once: a rejected item is
 /// one line of `report.rejected` (or of `report.failed` when the server refuses to deliver it safely), a

@@ -8,7 +8,7 @@ import MediaSyncTestSupport
 import Testing
 
 @Suite struct JellyfinMirrorTests {
-    /// The tree seed 000 prescribes for the golden library, written out from the library itself.
+    /// The tree Swiftfin's offline layout prescribes for the golden library, written out from the library itself.
     private func expectedTree(_ library: TestLibrary) -> [String] {
         var paths: [String] = []
         let movie0 = library.movies[0]
@@ -80,7 +80,7 @@ import Testing
             // The virtual episode was neither downloaded nor asked for.
             #expect(fixture.server.requests(to: "/Items/7e500000000000000000000000000009/Download").isEmpty)
 
-            // metadata.json at each level, with seed 000's keys.
+            // metadata.json at each level, with the keys Swiftfin reads.
             let movie = try #require(fixture.json("Downloads/\(library.movies[0].id)/metadata.json"))
             #expect(Set(movie.keys) == ["itemId", "itemType", "displayTitle", "item", "versions"])
             #expect(movie["itemType"] as? String == "Movie")

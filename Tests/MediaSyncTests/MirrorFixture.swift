@@ -76,7 +76,7 @@ struct MirrorFixture {
         TreeReading.json(root.path + "/" + relative)
     }
 
-    /// Plants `item` in Swiftfin's legacy layout (seed 000): `Downloads/<id>/Metadata/Item.json` as the server
+    /// Plants `item` in Swiftfin's legacy layout: `Downloads/<id>/Metadata/Item.json` as the server
     /// describes it, beside its first version's bytes as `mediaName`.
     func plantLegacy(_ item: TestItem, as mediaName: String, library: TestLibrary) async throws {
         let folder = root.path + "/Downloads/\(item.id)"

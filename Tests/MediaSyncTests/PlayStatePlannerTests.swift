@@ -3,7 +3,7 @@ import MediaSync
 import MediaSyncServer
 import Testing
 
-/// The pure decisions about play state (issue 13), as tables.
+/// The pure decisions about play state, as tables.
 @Suite struct PlayStatePlannerTests {
     static let t0 = Date(timeIntervalSince1970: 1_790_000_000)
     static func at(_ seconds: TimeInterval) -> Date { t0.addingTimeInterval(seconds) }

@@ -6,7 +6,7 @@ import MediaSyncServer
 import MediaSyncTestServer
 import Testing
 
-/// Played state both ways, rolling selections, played cleanup and a storage budget (issue 13), over loopback to
+/// Played state both ways, rolling selections, played cleanup and a storage budget, over loopback to
 /// the test server answering as each Jellyfin version does.
 @Suite struct PlayStateSyncTests {
     static func library() -> TestLibrary {

@@ -10,7 +10,7 @@ import Testing
     import Glibc
 #endif
 
-/// Private feeds (issue 14): HTTP Basic credentials given at `add` or in the URL, stored 0600 in the config folder
+/// Private feeds: HTTP Basic credentials given at `add` or in the URL, stored 0600 in the config folder
 /// by podcast id and nowhere else, sent only to the feed's origin; a 401 is "needs credentials" for that podcast.
 @Suite struct PrivateFeedTests {
     static let username = "listener"

@@ -7,7 +7,8 @@ import MediaSyncServer
 import MediaSyncTestServer
 import Testing
 
-/// What real Jellyfin servers answer that our own test server did not, and what the mirror must do (issue 10).
+/// What real Jellyfin servers answer that our own test server did not, and what the mirror must do
+/// (the table in docs/jellyfin-versions.md).
 @Suite struct ConfirmedDeletionTests {
     /// Ten movies in one library, listed three a page, sorted by name as the client asks.
     private static func library() -> TestLibrary {
@@ -143,7 +144,8 @@ import Testing
     }
 }
 
-/// A 401 is not always a bad token; a library or item the server does not know is reported (issue 10, 2.2).
+/// A 401 is not always a bad token (Jellyfin answers one for a library the user may no longer access too); a
+/// library or item the server does not know is reported.
 @Suite struct ListingRefusalTests {
     private static func library() -> TestLibrary {
         TestLibrary(movies: 3, series: 1, seasonsPerSeries: 1, episodesPerSeason: 2, mediaSize: 2_000, seed: 9)
@@ -235,7 +237,8 @@ import Testing
     }
 }
 
-/// Items that cannot become a file are recognised before downloading (issue 10, 2.3).
+/// Items that cannot become a file (a remote stream, a disc folder, anything a user may not download) are
+/// recognised before downloading.
 @Suite struct UndownloadableItemTests {
     private static func library() -> TestLibrary {
         var library = TestLibrary(
@@ -329,7 +332,7 @@ import Testing
     }
 }
 
-/// The served bytes are the truth (issue 10, 2.4): `MediaSource.Size` comes from the server's database and stays
+/// The served bytes are the truth: `MediaSource.Size` comes from the server's database and stays
 /// stale until its next scan, while Download serves the file as it is now (`GetVersionInfo` L1111–1130, v10.10.7).
 @Suite struct StaleSizeTests {
     @Test(arguments: [-700, 900])
@@ -387,7 +390,7 @@ import Testing
     }
 }
 
-/// Kept means usable (issue 10, 2.7): an episode kept without `--delete` stays listed in its season and series
+/// Kept means usable: an episode kept without `--delete` stays listed in its season and series
 /// `metadata.json` until its file is deleted.
 @Suite struct KeptEpisodeMetadataTests {
     private func listed(_ fixture: MirrorFixture, _ path: String, episode: String) -> (episode: Bool, version: Bool) {
@@ -435,7 +438,8 @@ import Testing
     }
 }
 
-/// The test server answers like each Jellyfin version, and the client follows (issue 10, sections 1 and 2.5).
+/// The test server answers like each Jellyfin version (its routes, methods and listing order), and the client
+/// follows.
 @Suite struct ProfileTests {
     private func raw(_ server: TestServer, _ client: JellyfinClient, _ method: String, _ path: String) async -> Int {
         var headers = HTTPHeaders()

@@ -4,7 +4,8 @@ import MediaSyncCore
 import MediaSyncTestServer
 import Testing
 
-/// Issue 5's table, row by row, end to end: a change on the server or on disk, one sync, the expected tree.
+/// The rules table of docs/sync.md, row by row, end to end: a change on the server or on disk, one sync, the
+/// expected tree.
 @Suite struct ReconcileScenarioTests {
     private func mirroredMovie() async throws -> (MirrorFixture, TestItem) {
         let library = TestLibrary.golden()
@@ -20,7 +21,8 @@ import Testing
         fixture.server.allRequests.filter { $0.path.hasSuffix("/Download") }.count
     }
 
-    /// No media download; its external subtitles are fetched again (they follow the item's Etag, issue 10, 8).
+    /// No media download; its external subtitles are fetched again (they follow the item's Etag: subtitle
+    /// downloaders replace them without touching the media).
     @Test func anItemWhoseEtagChangedGetsItsMetadataRewrittenAndNoMediaDownload() async throws {
         let (fixture, movie) = try await mirroredMovie()
         defer { fixture.tearDown() }

@@ -86,8 +86,8 @@ import Testing
         }
     }
 
-    /// Issue 10, 8: an item saved again on the server (a subtitle downloader replaced its subtitle) fetches its
-    /// external subtitles again, never its media; an unchanged item fetches nothing.
+    /// An item saved again on the server (a subtitle downloader replaced its subtitle) fetches its external
+    /// subtitles again, never its media; an unchanged item fetches nothing.
     @Test func subtitlesFollowTheirItemsEtag() async throws {
         try await MirrorFixture.with { fixture, library in
             let movie = library.movies[1]
@@ -107,8 +107,8 @@ import Testing
         }
     }
 
-    /// Issue 10, 6: library listings are light; media sources are asked for by id only for items that are new or
-    /// whose Etag changed. A no-op sync makes the server build none.
+    /// Library listings leave media sources out (building them is most of a listing's cost on the server); they are
+    /// asked for by id only for items that are new or whose Etag changed. A no-op sync makes the server build none.
     @Test(arguments: [JellyfinProfile.v10_8, .v10_11])
     func aNoOpSyncMakesTheServerBuildNoMediaSources(profile: JellyfinProfile) async throws {
         try await MirrorFixture.with(.golden(), profile: profile) { fixture, library in

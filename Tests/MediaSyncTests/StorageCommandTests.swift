@@ -33,8 +33,8 @@ import Testing
             #expect(repaired.downloaded.contains("Downloads/\(movie.id)/\(movie.id)-\(movie.id).mkv"))
             #expect(try queries.mediaPath(id: movie.id).hasSuffix("\(movie.id)-\(movie.id).mkv"))
 
-            // Issue 16: every placed file has its content hash; a file of the right size with other bytes is found by
-            // a deep check only, and --fix has the next sync fetch it again.
+            // Every placed file has its content hash; a file of the right size with other bytes is found by a deep
+            // check only, and --fix has the next sync fetch it again.
             let entries = try fixture.index.entries()
             #expect(
                 !entries.isEmpty && entries.allSatisfy { $0.contentHash?.count == 16 }, "\(entries.map(\.contentHash))")

@@ -7,7 +7,7 @@ import MediaSyncTestServer
 import MediaSyncTestSupport
 import Testing
 
-/// Quality-capped downloads (issue 12): the server's transcode as an offline version, over loopback to the test
+/// Quality-capped downloads: the server's transcode as an offline version, over loopback to the test
 /// server, which decides direct play or a transcode from the DeviceProfile as Jellyfin does.
 @Suite struct TranscodeTests {
     /// A library whose movies run 30 s: a transcode of 3 s segments has 10 of them.
@@ -47,7 +47,8 @@ import Testing
             #expect(report.failed.isEmpty, "\(report.failed)")
             let path = "Downloads/\(movie.id)/\(movie.id)-\(movie.mediaSources[0].id).ts"
             #expect(fixture.bytes(path) == Self.expected(movie, server: fixture.server))
-            // The golden tree: seed 000's layout with the transcode as the version, its external subtitle beside it.
+            // The golden tree: Swiftfin's offline layout with the transcode as the version, its external subtitle
+            // beside it.
             let version = "\(movie.id)-\(movie.mediaSources[0].id)"
             #expect(
                 fixture.tree()

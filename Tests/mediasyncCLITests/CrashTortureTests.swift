@@ -8,7 +8,7 @@ import Testing
     import Glibc
 #endif
 
-/// The quick variant of `Scripts/torture-kill.sh` (issue 6, suite 1): a `mediasync sync` process is killed with
+/// The quick variant of `Scripts/torture-kill.sh`: a `mediasync sync` process is killed with
 /// SIGKILL at a chosen moment (mid-transfer past the resume threshold, right after a file was fetched, right after
 /// a metadata file was written), then run again until it succeeds; the mirror must match the server byte for
 /// byte, hold nothing partial or temporary, agree with its index (`verify`), and the bytes fetched again must stay
@@ -129,7 +129,7 @@ import Testing
         #expect(fetchedAgain <= partial + retries, "fetched again \(fetchedAgain) B, bound \(partial) + \(retries) B")
         if moment == .midTransfer {
             // Every partial file the killed run left with a resume record was resumed, not fetched from the start.
-            // (Issue 16: the intermittent failure here was the test's window, not the engine: a 1.5 MB file at
+            // (An intermittent failure here was the test's window, not the engine: a 1.5 MB file at
             // 1 MB/s finished 0.45 s after its record appeared, and a loaded machine killed later than that.)
             #expect(!resumable.isEmpty, "no resume record at the kill: \(leftAtKill)")
             let after = sandbox.server.allRequests.filter { $0.headers["range"] != nil }.map(\.path)

@@ -8,7 +8,7 @@ import Testing
     import Glibc
 #endif
 
-/// Disk full, end to end through the CLI (issue 6, suite 5), with a small tmpfs as the root: a plan that does
+/// Disk full, end to end through the CLI, with a small tmpfs as the root: a plan that does
 /// not fit is refused before any download; a disk that fills during the run anyway (sizes unknown up front, or
 /// another writer) stops the run with one error line and the fatal exit code, leaves no partial file at a final
 /// path and an index that agrees with the tree, and the next sync on a freed disk completes.

@@ -25,8 +25,8 @@ import Testing
         Cell(fault: "500", moment: "media", exitCode: 0),
         Cell(fault: "reset after K bytes", moment: "enclosure", exitCode: 0),
         Cell(fault: "404", moment: "image", exitCode: 0),
-        // One 401 while `/Users/Me` still accepts the token: reported, the sign-in kept (issue 10, 2.2); a refused
-        // token is exit 4 (SyncExitCodeTests).
+        // One 401 while `/Users/Me` still accepts the token (a library the user may no longer access): reported, the
+        // sign-in kept; a refused token is exit 4 (SyncExitCodeTests).
         Cell(fault: "401 in the middle of a run", moment: "listing", exitCode: 3),
         Cell(fault: "401 in the middle of a run", moment: "media", exitCode: 3),
         Cell(fault: "404", moment: "listing", exitCode: 3),

@@ -4,7 +4,8 @@ import MediaSyncTestServer
 import MediaSyncTestSupport
 import Testing
 
-/// Issue 13's user story through the CLI: mark, play in mpv, rolling selections, a budget, each a separate process.
+/// Play state through the CLI, as a user meets it: mark, play in mpv, rolling selections, a budget, each a
+/// separate process.
 @Suite struct PlayStateCommandTests {
     typealias Sandbox = JellyfinCommandTests.Sandbox
 
@@ -174,7 +175,7 @@ import Testing
     }
 }
 
-/// The whole story against each Jellyfin version the test server models (issue 10): sign in, browse, select,
+/// The whole story against each Jellyfin version the test server models: sign in, browse, select,
 /// sync, a no-op sync, a played mark sent by the version's routes.
 @Suite struct EveryVersionCommandTests {
     @Test(arguments: JellyfinProfile.allCases)

@@ -6,9 +6,9 @@ import Testing
     import Glibc
 #endif
 
-/// `mediasync podcast add URL --username U --password-stdin` and a `user:pass@` URL, end to end through the binary
-/// (issue 14): the password reaches the feed and `feed-credentials.json` (0600) only, never an output line, the
-/// index, an OPML export or the mirror.
+/// `mediasync podcast add URL --username U --password-stdin` and a `user:pass@` URL, end to end through the binary:
+/// the password reaches the feed and `feed-credentials.json` (0600) only, never an output line, the index, an
+/// OPML export or the mirror.
 @Suite struct PrivateFeedCommandTests {
     static let password = "Pw-for-a-private-feed-7Q"
 

@@ -7,9 +7,9 @@ import Testing
     import Glibc
 #endif
 
-/// The access token, the API key and the password never leave the credentials file (issue 6, suite 7): not in a
-/// log line (text or JSON), `--json` output, an error message, a printed URL, a process's argument list, a
-/// request URL, or any file under the mirror roots and the config folder but the 0600 credentials file.
+/// The access token, the API key and the password never leave the credentials file: not in a log line (text or
+/// JSON), `--json` output, an error message, a printed URL, a process's argument list, a request URL, or any file
+/// under the mirror roots and the config folder but the 0600 credentials file.
 ///
 /// The CLI runs end to end against the test server with distinctive secrets, through sign-in (password and API
 /// key), browsing, selection, syncs in every output format, a dry run, and failures: a 500 mid-run, a 401 on one
@@ -312,7 +312,7 @@ import Testing
             return [library.accessToken, library.apiKey]
         }
         secrets += SecretsTests.secrets
-        // The private feeds' passwords (issue 14).
+        // The private feeds' passwords.
         secrets += [PrivateFeedCommandTests.password, "s3cret-Pr1vate-feed-pw"]  // and PrivateFeedTests.password
         try (secrets.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
         #expect(Set(secrets).count == secrets.count)

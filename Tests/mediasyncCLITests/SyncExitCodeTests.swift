@@ -107,7 +107,7 @@ import Testing
     }
 
     /// Jellyfin answers 401 for a library the user may no longer access as for a revoked token: `/Users/Me` tells
-    /// them apart (issue 10, 2.2).
+    /// them apart.
     @Test(arguments: [false, true])
     func a401IsASignInProblemOnlyWhenTheTokenIsRefused(_ revoked: Bool) async throws {
         let sandbox = try JellyfinCommandTests.Sandbox()

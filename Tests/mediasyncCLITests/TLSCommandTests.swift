@@ -3,7 +3,7 @@ import MediaSyncTestSupport
 import Testing
 
 /// The CLI refuses a self-signed HTTPS server by default with one clear line, and reaches it with `--ca-file` or
-/// `--insecure` (issue 6, suite 7). The server is `openssl s_server` with a certificate made at test time.
+/// `--insecure`. The server is `openssl s_server` with a certificate made at test time.
 @Suite(
     .enabled(
         if: TLSTestServer.isAvailable,

@@ -8,8 +8,8 @@ import Testing
     import Glibc
 #endif
 
-/// Issue 12's user story through the CLI: presets and caps at select time, a transcode synced, a killed sync resumed
-/// at the missing segments, `get --hls`.
+/// Quality-capped downloads through the CLI, as a user meets them: presets and caps at select time, a transcode
+/// synced, a killed sync resumed at the missing segments, `get --hls`.
 @Suite struct TranscodeCommandTests {
     typealias Sandbox = JellyfinCommandTests.Sandbox
 

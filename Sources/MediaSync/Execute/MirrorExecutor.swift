@@ -398,7 +398,7 @@ public final class MirrorExecutor: @unchecked Sendable {
         return prepared
     }
 
-    /// Removes an emptied legacy folder tree (seed 000's `Metadata/` after migration).
+    /// Removes an emptied legacy folder tree (Swiftfin's legacy `Metadata/` after migration).
     func removeLegacyFolder(_ relative: String) {
         guard let path = root.absolute(relative) else { return }
         try? FileManager.default.removeItem(atPath: path)
@@ -422,7 +422,7 @@ public final class MirrorExecutor: @unchecked Sendable {
         }
     }
 
-    /// A new download task id (a random UUID, lower case; seed 000's `taskId`), without a system call per id.
+    /// A new download task id (a random UUID, lower case, as Swiftfin's `taskId`), without a system call per id.
     func newTaskId() -> String {
         mutex.withLock { taskIds.next() }
     }

@@ -4,7 +4,8 @@ import MediaSyncHTTP
 import MediaSyncJSON
 import MediaSyncServer
 
-/// Builds the `metadata.json` files of seed 000 from the server's items and the versions the index holds.
+/// Builds the `metadata.json` files of Swiftfin's offline layout from the server's items and the versions the
+/// index holds.
 ///
 /// The content depends only on its inputs (keys sorted, dates and task ids from the index), so a sync with
 /// nothing changed produces the same bytes and writes nothing. A level gets a metadata file only once at

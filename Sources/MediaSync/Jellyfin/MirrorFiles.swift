@@ -1,9 +1,9 @@
 import MediaSyncCore
 import MediaSyncServer
 
-/// The files (media, images, external subtitles) that mirrored items need, at their seed 000 paths.
+/// The files (media, images, external subtitles) that mirrored items need, at their paths in Swiftfin's offline layout.
 public enum MirrorFiles {
-    /// Image widths as in seed 000: posters 300 px, backdrops 600 px.
+    /// Image widths as in Swiftfin's offline downloads: posters 300 px, backdrops 600 px.
     public static let primaryWidth = 300
     public static let backdropWidth = 600
 

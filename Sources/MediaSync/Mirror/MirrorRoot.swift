@@ -3,7 +3,7 @@ import MediaSyncCore
 
 /// A mirror's root folder: `Downloads/` with the media, and `.mediasync/` with the index, the staging
 /// area for partial files and the lock. Everything inside is addressed by paths relative to the root, so
-/// the root can be moved as a whole (seed 001).
+/// the root can be moved as a whole and its index still finds every file.
 public struct MirrorRoot: Sendable, Equatable {
     /// The absolute, standardised path of the root.
     public let path: String

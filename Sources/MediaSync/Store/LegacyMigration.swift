@@ -7,7 +7,7 @@ import MediaSyncServer
     import Glibc
 #endif
 
-/// Moves downloads from Swiftfin's legacy layout (seed 000: `Downloads/<itemId>/Metadata/Item.json` beside a
+/// Moves downloads from Swiftfin's legacy layout (`Downloads/<itemId>/Metadata/Item.json` beside a
 /// `Media.<ext>` file, episodes in folders of their own) into the current layout, without downloading again:
 /// the media file is renamed to `<itemId>-<versionId>.<ext>` in its movie folder or its series' season folder,
 /// a `metadata.json` is written from `Item.json`, and the legacy `Metadata/` folder is removed.

@@ -2,7 +2,7 @@ import Foundation
 import MediaSyncCore
 import MediaSyncServer
 
-/// The local library for `mediasync ls` (seed 003's list, search and filters): movies, series, episodes, albums,
+/// The local library for `mediasync ls` (its listing, search and filters): movies, series, episodes, albums,
 /// tracks, podcasts and podcast episodes, read from the index and the tree's metadata files — no server needed.
 public struct LocalLibrary: Sendable {
     let root: MirrorRoot

@@ -142,16 +142,17 @@ public final class MirrorIndex: Sendable {
                 sql: "CREATE TABLE exclusion (id TEXT PRIMARY KEY NOT NULL, parent TEXT, addedAt TEXT NOT NULL)")
         }
         migrator.registerMigration("v4-validator") { db in
-            // The validator of the bytes served (issue 10, 2.4: the served bytes are the truth; issue 16).
+            // The validator (ETag or Last-Modified) of the response whose bytes were placed, not the listing's: the
+            // bytes served are the truth, a server's recorded Size and ETag can be stale.
             try db.execute(sql: "ALTER TABLE file ADD COLUMN validator TEXT")
         }
         migrator.registerMigration("v5-content-hash") { db in
-            // The XXH64 of the bytes placed, for `verify --deep` (issue 16).
+            // The XXH64 of the bytes placed, so `verify --deep` can prove every byte.
             try db.execute(sql: "ALTER TABLE file ADD COLUMN contentHash TEXT")
         }
         migrator.registerMigration("v6-play-state") { db in
-            // Play state recorded here until the server has it (issue 13), a selection's priority and played
-            // cleanup, and the mirror's stored settings (the default budget).
+            // Play state recorded here until the server has it, a selection's priority and played cleanup, and the
+            // mirror's stored settings (the default budget).
             try db.execute(
                 sql: """
                     CREATE TABLE play_event (
@@ -173,8 +174,9 @@ public final class MirrorIndex: Sendable {
                     """)
         }
         migrator.registerMigration("v7-media-source-cache") { db in
-            // Each movie's and episode's MediaSources/MediaStreams as last listed, by item Etag (issue 10, 6):
-            // library listings ask for them only for items that are new or whose Etag changed.
+            // Each movie's and episode's MediaSources/MediaStreams as last listed, by item Etag: building them is
+            // most of a listing's cost on the server, so library listings leave them out and ask for them only for
+            // items that are new or whose Etag changed.
             try db.execute(
                 sql:
                     "CREATE TABLE media_cache (itemId TEXT PRIMARY KEY NOT NULL, etag TEXT NOT NULL, fields BLOB NOT NULL)"
@@ -568,7 +570,7 @@ public final class MirrorIndex: Sendable {
         }
     }
 
-    // MARK: Path repair (seed 001)
+    // MARK: Path repair (stored absolute paths made relative to the root)
 
     /// What ``repairAbsolutePaths(root:)`` did.
     public struct PathRepair: Sendable, Equatable {

@@ -17,7 +17,8 @@ public struct StorageQueries: Sendable {
         self.executor = executor
     }
 
-    /// The absolute path of a downloaded item's media (seed 001's resolve step, under the current root).
+    /// The absolute path of a downloaded item's media (its stored relative path resolved under the current root,
+    /// wherever the root has moved).
     ///
     /// `id` is a Jellyfin item id or a podcast episode id; without `version`, the primary version (the one
     /// whose id is the item's) wins, else the first. The file must exist with its recorded size.
@@ -61,7 +62,7 @@ public struct StorageQueries: Sendable {
         public var totalBytes: Int64
         /// Free space on the root's file system.
         public var freeBytes: Int64
-        /// Set when less than 500 MB is free (seed 002's warning threshold).
+        /// Set when less than 500 MB is free (``lowSpaceThreshold``).
         public var warning: String?
     }
 

@@ -12,7 +12,7 @@ import MediaSyncServer
 /// The executor here is the only code that writes, renames or deletes in the mirror. Downloads go through
 /// the transfer engine (staging, resume, atomic placement); metadata is written after the media it lists.
 public final class MirrorSync: Sendable {
-    /// The free space kept beyond the plan's total size (seed 000: 100 MB).
+    /// The free space kept beyond the plan's total size (100 MB), so a sync never fills the disk to its last byte.
     public static let spaceFloor: Int64 = 100_000_000
 
     let root: MirrorRoot
@@ -96,7 +96,7 @@ public final class MirrorSync: Sendable {
         report.phases.start()
         try root.prepare()
         defer { try? executor.flush() }
-        // What a killed run left in staging and in the placed-files journal, seed 001's stale paths and seed 000's
+        // What a killed run left in staging and in the placed-files journal, stored absolute paths and Swiftfin's
         // legacy layout: surveyed first, changing nothing (see ``SyncPreparation``). The real run has the executor
         // make it all in one batch before anything is compared; a dry run takes it on the records it reads instead.
         let surveyed = try SyncPreparation.survey(executor)
@@ -202,7 +202,7 @@ public final class MirrorSync: Sendable {
         report.phases.end("held")
         var entries = read.entries
         MirrorSync.keep(&entries, scopes: Set(sources.keys))
-        // What the preparation not made yet moves (a dry run's: seed 000's legacy layout) is planned with the rest.
+        // What the preparation not made yet moves (a dry run's: Swiftfin's legacy layout) is planned with the rest.
         report.planned += preparation.plannedLines
         // The held files themselves, not copies of their whole records.
         let heldFiles = MirrorSync.files(of: entries) { $0 != .metadata }

@@ -2,7 +2,8 @@ import Foundation
 import MediaSyncCore
 
 /// What a sync does to the mirror before it compares, surveyed first and changing nothing: what a killed run left in
-/// staging and in the placed-files journal, seed 001's stale stored paths and seed 000's legacy layout.
+/// staging and in the placed-files journal, stored absolute paths (an older version's, another root's) and Swiftfin's
+/// legacy layout.
 ///
 /// The real run has the executor make it (``MirrorExecutor/prepare(_:)``) before anything is listed. A dry run takes
 /// it on the records it reads instead (``applied(to:)``: the records the real run's index holds once it is made)

@@ -54,11 +54,11 @@ public struct SyncReport: Codable, Sendable, Equatable {
     /// Transcodes that broke off and were fetched again from the start (a server's transcode cannot be resumed),
     /// one line each.
     public var restarted: [String] = []
-    /// Index rows whose absolute path (an older version's, another root's) was made relative (seed 001).
+    /// Index rows whose absolute path (an older version's, another root's) was made relative to the root.
     public var pathsRepaired = 0
     /// Index rows with an absolute path that could not be placed under the root: forgotten, fetched again.
     public var pathsForgotten: [String] = []
-    /// Downloads moved from the legacy layout (seed 000) into the current one, one line each.
+    /// Downloads moved from Swiftfin's legacy layout into the current one, one line each.
     public var migrated: [String] = []
     /// Play-state changes made here that this sync sent to the server.
     public var playStateSent = 0

@@ -3,7 +3,7 @@ import MediaSyncCore
 import MediaSyncJSON
 
 /// The quality a selection is kept at: the original file, or the server's transcode within these caps
-/// (seed 000's `VersionInfo.isStatic: false`).
+/// (recorded as Swiftfin does, `VersionInfo.isStatic: false`).
 public struct Quality: Codable, Equatable, Hashable, Sendable {
     /// A preset's name (`1080p`, `720p`, `480p`), nil for explicit caps.
     public var preset: String?
