@@ -4,13 +4,14 @@ import PackageDescription
 let package = Package(
     name: "mediasync",
     products: [
-        // The library: the mirror (`MediaSync` and the modules below it) and its Jellyfin face for
-        // `mediasync serve` (`MediaSyncServe`, which reads the mirror through `MediaSync` only).
+        // The library: `MediaSync`, its one front door, over the mirror (`MediaSyncMirror` and the modules below
+        // it) and the mirror's Jellyfin face for `mediasync serve` (`MediaSyncServe`, which reads the mirror through
+        // `MediaSyncMirror` only).
         .library(
             name: "MediaSync",
             targets: [
-                "MediaSyncJSON", "MediaSyncCore", "MediaSyncHTTP", "MediaSyncFeeds", "MediaSyncServer", "MediaSync",
-                "MediaSyncServe",
+                "MediaSyncJSON", "MediaSyncCore", "MediaSyncHTTP", "MediaSyncFeeds", "MediaSyncServer",
+                "MediaSyncMirror", "MediaSyncServe", "MediaSync",
             ]),
         .executable(name: "mediasync", targets: ["mediasync"]),
         // A test and demo tool, not part of the library's API.
@@ -46,8 +47,9 @@ let package = Package(
         .target(name: "MediaSyncJSON"),
         .target(name: "MediaSyncCore", dependencies: ["MediaSyncJSON"]),
         .target(name: "MediaSyncServer", dependencies: ["MediaSyncJSON", "MediaSyncCore", "MediaSyncHTTP"]),
+        // The mirror: sync, selections, podcasts, storage, export, play state.
         .target(
-            name: "MediaSync",
+            name: "MediaSyncMirror",
             dependencies: [
                 "MediaSyncJSON", "MediaSyncCore", "MediaSyncHTTP", "MediaSyncFeeds", "MediaSyncServer",
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -56,7 +58,7 @@ let package = Package(
         .target(
             name: "MediaSyncServe",
             dependencies: [
-                "MediaSync", "MediaSyncJSON", "MediaSyncCore", "MediaSyncHTTP",
+                "MediaSyncMirror", "MediaSyncJSON", "MediaSyncCore", "MediaSyncHTTP",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
@@ -68,11 +70,13 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),
+        // The front door: what a program using the library imports (the mirror and serve, re-exported).
+        .target(name: "MediaSync", dependencies: ["MediaSyncMirror", "MediaSyncServe"]),
         .target(name: "MediaSyncTestServer", dependencies: ["MediaSyncJSON", "MediaSyncCore"]),
         .executableTarget(
             name: "mediasync",
             dependencies: [
-                "MediaSync", "MediaSyncServe",
+                "MediaSync",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -99,13 +103,16 @@ let package = Package(
             dependencies: ["MediaSyncServer", "MediaSyncJSON", "MediaSyncCore", "MediaSyncHTTP", "MediaSyncTestServer"]),
         .testTarget(
             name: "MediaSyncTests",
-            dependencies: ["MediaSync", "MediaSyncJSON", "MediaSyncTestServer", "MediaSyncTestSupport"]),
+            dependencies: [
+                "MediaSync", "MediaSyncMirror", "MediaSyncJSON", "MediaSyncTestServer", "MediaSyncTestSupport",
+            ]),
         .testTarget(
             name: "MediaSyncTestServerTests", dependencies: ["MediaSyncTestServer", "MediaSyncJSON", "MediaSyncCore"]),
         .testTarget(
             name: "MediaSyncServeTests",
             dependencies: [
-                "mediasync", "MediaSyncServe", "MediaSync", "MediaSyncJSON", "MediaSyncCore", "MediaSyncServer",
+                "mediasync", "MediaSyncServe", "MediaSync", "MediaSyncMirror", "MediaSyncJSON", "MediaSyncCore",
+                "MediaSyncServer",
                 "MediaSyncHTTP", "MediaSyncTestServer", "MediaSyncTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],

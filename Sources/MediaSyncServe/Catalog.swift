@@ -1,8 +1,8 @@
 import Foundation
-import MediaSync
 import MediaSyncCore
 import MediaSyncHTTP
 import MediaSyncJSON
+import MediaSyncMirror
 import Synchronization
 
 #if canImport(Glibc)

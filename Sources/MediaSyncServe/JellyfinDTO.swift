@@ -1,6 +1,6 @@
 import Foundation
-import MediaSync
 import MediaSyncJSON
+import MediaSyncMirror
 
 /// The JSON `serve` answers with, in the shapes Jellyfin 10.10/10.11 sends (checked against the 10.8.10
 /// recordings in `../shared/jellyfin-api`): members in Jellyfin's order, PascalCase keys.

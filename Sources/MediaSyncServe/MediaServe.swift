@@ -3,8 +3,8 @@ import Hummingbird
 import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
-import MediaSync
 import MediaSyncJSON
+import MediaSyncMirror
 import ServiceLifecycle
 import Synchronization
 

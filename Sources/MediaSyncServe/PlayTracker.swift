@@ -1,5 +1,5 @@
 import Foundation
-import MediaSync
+import MediaSyncMirror
 import Synchronization
 
 /// Played state from `serve`'s clients, recorded as the same offline marks `mediasync played` records (the index's

@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
-import MediaSync
 import MediaSyncJSON
+import MediaSyncMirror
 import _CryptoExtras
 
 /// The one user `serve` lets sign in: a name and a salted slow hash of the password (PBKDF2-SHA256, 210,000

@@ -1,8 +1,8 @@
 import Foundation
 import Hummingbird
-import MediaSync
 import MediaSyncHTTP
 import MediaSyncJSON
+import MediaSyncMirror
 
 /// The music routes: artists, playlists and lyrics (the albums and tracks are items, answered by `/Items`).
 extension ServeResponder {

@@ -1,9 +1,9 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
-import MediaSync
 import MediaSyncHTTP
 import MediaSyncJSON
+import MediaSyncMirror
 import NIOCore
 
 /// A request's context: Hummingbird's, and the event loop of the request's connection (file bodies pace themselves

@@ -1,5 +1,5 @@
 import Foundation
-import MediaSync
+import MediaSyncMirror
 import Synchronization
 
 #if canImport(Glibc)

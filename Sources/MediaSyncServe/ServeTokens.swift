@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
-import MediaSync
 import MediaSyncJSON
+import MediaSyncMirror
 import Synchronization
 
 /// The access tokens `serve` gave out, kept across restarts as Jellyfin keeps its devices' tokens, so a TV signed in

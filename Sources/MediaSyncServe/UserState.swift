@@ -1,5 +1,5 @@
 import Foundation
-import MediaSync
+import MediaSyncMirror
 
 /// One item's played state as `serve` answers it (`UserItemDataDto`): the home server's as the last sync left it
 /// in `metadata.json`, with the marks made here since (by `mediasync played`, `mediasync play` or a client of

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import MediaSync
-import MediaSyncServe
 
 /// `mediasync serve`: the mirror answered as a Jellyfin server for the user's own Jellyfin clients (docs/serve.md).
 struct Serve: AsyncParsableCommand {

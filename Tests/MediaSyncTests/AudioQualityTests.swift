@@ -2,7 +2,7 @@ import MediaSyncJSON
 import MediaSyncServer
 import Testing
 
-@testable import MediaSync
+@testable import MediaSyncMirror
 
 /// Which tracks are kept as they are at a quality, and what a transcode is planned as.
 @Suite struct AudioQualityTests {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import MediaSync
+@testable import MediaSyncMirror
 
 #if canImport(Glibc)
     import Glibc

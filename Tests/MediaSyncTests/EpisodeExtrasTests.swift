@@ -5,7 +5,7 @@ import MediaSyncTestServer
 import MediaSyncTestSupport
 import Testing
 
-@testable import MediaSync
+@testable import MediaSyncMirror
 
 /// Episode extras: the Podcasting 2.0 transcript (SRT or WebVTT preferred) and chapters, and the
 /// episode's own image, beside the episode in its podcast's folder, listed in `metadata.json`, optional (their

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import MediaSync
+@testable import MediaSyncMirror
 
 /// Where an exported mirror's music goes: `Music/Album Artist/Album (Year)/[Disc-]Track - Title.ext`, lyrics beside,
 /// playlists and collections as `Playlists/Name.m3u8` in their order.

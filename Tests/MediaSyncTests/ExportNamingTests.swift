@@ -2,7 +2,7 @@ import Foundation
 import MediaSyncCore
 import Testing
 
-@testable import MediaSync
+@testable import MediaSyncMirror
 
 @Suite struct ExportNamingTests {
     @Test(

@@ -2,7 +2,7 @@ import Foundation
 import MediaSyncTestSupport
 import Testing
 
-@testable import MediaSync
+@testable import MediaSyncMirror
 
 @Suite struct ExportPlannerTests {
     static func target(_ path: String, key: String, identity: String = "id1", size: Int64 = 10, scope: String = "media")

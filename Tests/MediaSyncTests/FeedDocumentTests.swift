@@ -4,7 +4,7 @@ import MediaSyncTestServer
 import MediaSyncTestSupport
 import Testing
 
-@testable import MediaSync
+@testable import MediaSyncMirror
 
 /// The document a feed response carries: relative URLs resolve against the URL that answered, after
 /// temporary redirects too, or its `Content-Location`; `Content-Language` is the language a feed does not name.

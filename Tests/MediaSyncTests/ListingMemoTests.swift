@@ -6,7 +6,7 @@ import MediaSyncTestServer
 import MediaSyncTestSupport
 import Testing
 
-@testable import MediaSync
+@testable import MediaSyncMirror
 
 /// A sync that finds the Jellyfin side where the last complete one left it asks the same questions, compares the
 /// answers and does nothing more for it; anything that changed makes it list, plan and compose as always.

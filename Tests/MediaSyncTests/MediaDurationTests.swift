@@ -2,7 +2,7 @@ import Foundation
 import MediaSyncTestSupport
 import Testing
 
-@testable import MediaSync
+@testable import MediaSyncMirror
 
 /// The length of a held podcast file, read from its own headers (a feed without `itunes:duration`).
 @Suite struct MediaDurationTests {

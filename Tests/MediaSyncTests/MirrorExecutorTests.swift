@@ -4,7 +4,7 @@ import MediaSyncTestServer
 import MediaSyncTestSupport
 import Testing
 
-@testable import MediaSync
+@testable import MediaSyncMirror
 
 /// The executor's grouped index commits and their journal: a file placed but not yet committed is adopted by the next
 /// opening of the mirror, never lost and never recorded half.

@@ -15,24 +15,33 @@ import Testing
     }
 
     @Test(arguments: [
-        Case(name: "a new mirror", signedIn: false, selections: 0, podcasts: 0, scope: nil,
-             missing: [.signIn, .selections, .podcasts]),
-        Case(name: "signed in, nothing kept", signedIn: true, selections: 0, podcasts: 0, scope: nil,
-             missing: [.selections, .podcasts]),
-        Case(name: "a selection is something to do", signedIn: true, selections: 1, podcasts: 0, scope: nil,
-             missing: []),
-        Case(name: "a selection without a sign-in fails rather than idles", signedIn: false, selections: 2,
-             podcasts: 0, scope: nil, missing: []),
-        Case(name: "a podcast alone is something to do", signedIn: false, selections: 0, podcasts: 1, scope: nil,
-             missing: []),
-        Case(name: "only media, with podcasts only", signedIn: true, selections: 0, podcasts: 3, scope: .media,
-             missing: [.selections]),
-        Case(name: "only media, new mirror", signedIn: false, selections: 0, podcasts: 0, scope: .media,
-             missing: [.signIn, .selections]),
-        Case(name: "only podcasts, with selections only", signedIn: true, selections: 4, podcasts: 0,
-             scope: .podcasts, missing: [.podcasts]),
-        Case(name: "only podcasts, with one", signedIn: false, selections: 0, podcasts: 1, scope: .podcasts,
-             missing: []),
+        Case(
+            name: "a new mirror", signedIn: false, selections: 0, podcasts: 0, scope: nil,
+            missing: [.signIn, .selections, .podcasts]),
+        Case(
+            name: "signed in, nothing kept", signedIn: true, selections: 0, podcasts: 0, scope: nil,
+            missing: [.selections, .podcasts]),
+        Case(
+            name: "a selection is something to do", signedIn: true, selections: 1, podcasts: 0, scope: nil,
+            missing: []),
+        Case(
+            name: "a selection without a sign-in fails rather than idles", signedIn: false, selections: 2,
+            podcasts: 0, scope: nil, missing: []),
+        Case(
+            name: "a podcast alone is something to do", signedIn: false, selections: 0, podcasts: 1, scope: nil,
+            missing: []),
+        Case(
+            name: "only media, with podcasts only", signedIn: true, selections: 0, podcasts: 3, scope: .media,
+            missing: [.selections]),
+        Case(
+            name: "only media, new mirror", signedIn: false, selections: 0, podcasts: 0, scope: .media,
+            missing: [.signIn, .selections]),
+        Case(
+            name: "only podcasts, with selections only", signedIn: true, selections: 4, podcasts: 0,
+            scope: .podcasts, missing: [.podcasts]),
+        Case(
+            name: "only podcasts, with one", signedIn: false, selections: 0, podcasts: 1, scope: .podcasts,
+            missing: []),
     ])
     func missing(_ example: Case) {
         #expect(

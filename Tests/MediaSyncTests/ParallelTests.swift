@@ -2,7 +2,7 @@ import Foundation
 import MediaSyncHTTP
 import Testing
 
-@testable import MediaSync
+@testable import MediaSyncMirror
 
 /// Work spread over threads: results in order, and work started ahead awaited by any number of callers.
 struct ParallelTests {

@@ -3,7 +3,7 @@ import MediaSyncHTTP
 import MediaSyncTestSupport
 import Testing
 
-@testable import MediaSync
+@testable import MediaSyncMirror
 
 #if canImport(Glibc)
     import Glibc

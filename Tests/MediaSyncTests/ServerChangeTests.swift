@@ -7,7 +7,7 @@ import MediaSyncTestServer
 import MediaSyncTestSupport
 import Testing
 
-@testable import MediaSync
+@testable import MediaSyncMirror
 
 @Suite struct ServerChangeTests {
     @Test func aMovieDeletedOnTheServerIsLeftOverThenDeletedWithDelete() async throws {

@@ -4,7 +4,7 @@ import MediaSyncTestServer
 import MediaSyncTestSupport
 import Testing
 
-@testable import MediaSync
+@testable import MediaSyncMirror
 
 /// What a sync does before it compares (a killed run's journal, stale stored paths, the legacy layout): the dry run
 /// plans it as the real run makes it.

@@ -93,8 +93,7 @@ public struct SyncReport: Codable, Sendable, Equatable {
     /// What is missing for a run that syncs `scope` (nil: both sides) to have something to do, or nothing when it
     /// has: a sign-in and a selection count for the Jellyfin side, a subscription for the podcasts'. A Jellyfin side
     /// with selections but no sign-in has something to do (it fails, and says to sign in).
-    public static func missing(signedIn: Bool, selections: Int, podcasts: Int, scope: MirrorSync.Scope?) -> [Missing]
-    {
+    public static func missing(signedIn: Bool, selections: Int, podcasts: Int, scope: MirrorSync.Scope?) -> [Missing] {
         let media = scope != .podcasts
         let feeds = scope != .media
         if (media && selections > 0) || (feeds && podcasts > 0) { return [] }
