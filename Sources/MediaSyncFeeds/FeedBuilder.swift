@@ -240,8 +240,9 @@ struct FeedBuilder {
             if let href = urlSpan("HREF", source) ?? urlSpan("href", source) {
                 itemSlots[Field.itemCDFHref.rawValue] = href
             }
-            if let date = source.withAttribute("LASTMOD", { appendTrimmed($0) }) ?? source.withAttribute(
-                "lastmod", { appendTrimmed($0) })
+            if let date = source.withAttribute("LASTMOD", { appendTrimmed($0) })
+                ?? source.withAttribute(
+                    "lastmod", { appendTrimmed($0) })
             {
                 itemSlots[Field.itemCDFLastMod.rawValue] = date
             }

@@ -48,7 +48,8 @@ enum MarkupNamespaces {
                 copy(through: "]]>")
             } else if hasPrefix("<?") {
                 copy(through: "?>")
-            } else if index + 1 < count, bytes[index + 1] == UInt8(ascii: "/") || bytes[index + 1] == UInt8(ascii: "!") {
+            } else if index + 1 < count, bytes[index + 1] == UInt8(ascii: "/") || bytes[index + 1] == UInt8(ascii: "!")
+            {
                 copy(through: ">")
             } else {
                 copyStartTag(bytes, &index, into: &output)
@@ -89,7 +90,6 @@ enum MarkupNamespaces {
                 let close = bytes[(quoteAt + 1)...].firstIndex(of: bytes[quoteAt])
             else {
                 // Not an attribute as libxml2 writes one: the rest of the tag as it is.
-                cursor = nameStart
                 break
             }
             let isDefaultDeclaration = bytes[nameStart..<nameEnd].elementsEqual("xmlns".utf8)
