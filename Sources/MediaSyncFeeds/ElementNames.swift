@@ -16,11 +16,25 @@ enum ElementNames {
         ("http://blogs.law.harvard.edu/tech/rss", ""),
         ("http://www.itunes.com/dtds/podcast-1.0.dtd", "itunes"),
         ("https://www.itunes.com/dtds/podcast-1.0.dtd", "itunes"),
+        ("http://example.com/dtds/podcast-1.0.dtd", "itunes"),
         ("https://podcastindex.org/namespace/1.0", "podcast"),
         ("http://podcastindex.org/namespace/1.0", "podcast"),
         ("https://github.com/podcastindex-org/podcast-namespace/blob/main/docs/1.0.md", "podcast"),
         ("http://www.w3.org/2005/atom", "atom"),
         ("http://purl.org/atom/ns#", "atom"),
+        // Drafts of Atom 1.0, and the names Atom had before it was Atom (Echo, Pie, Necho), as feedparser reads
+        // them.
+        ("http://purl.org/atom/ns#draft-ietf-atompub-format-08", "atom"),
+        ("http://purl.org/atom/ns#draft-ietf-atompub-format-09", "atom"),
+        ("http://purl.org/atom/ns#draft-ietf-atompub-format-10", "atom"),
+        ("http://purl.org/atom/ns#draft-ietf-atompub-format-11", "atom"),
+        ("http://example.com/newformat#", "atom"),
+        ("http://example.com/necho", "atom"),
+        ("http://purl.org/echo/", "atom"),
+        ("uri/of/echo/namespace#", "atom"),
+        ("http://purl.org/pie/", "atom"),
+        ("http://purl.org/rss/1.0/modules/rss091#", ""),
+        ("http://backend.userland.com/rss", ""),
         ("http://purl.org/rss/1.0/modules/content/", "content"),
         ("http://purl.org/dc/elements/1.1/", "dc"),
         ("http://purl.org/dc/terms/", "dc"),
@@ -32,15 +46,19 @@ enum ElementNames {
     private static let fallbackPrefixes: Set<String> = ["itunes", "podcast", "atom", "content", "dc", "media", "rdf"]
 
     /// The schema key for an element, or `nil` for a namespace the parser does not read.
-    static func key(namespaceURI: String?, localName: String) -> String? {
+    /// - Parameter unqualifiedIsAtom: Whether the document is an Atom feed written without a namespace (its root
+    ///   is a `feed` in no namespace, as feedparser reads it): its elements in no namespace are Atom's.
+    static func key(namespaceURI: String?, localName: String, unqualifiedIsAtom: Bool = false) -> String? {
         guard let uri = namespaceURI, !uri.isEmpty else {
             if let colon = localName.firstIndex(of: ":") {
                 let prefix = String(localName[..<colon])
                 return fallbackPrefixes.contains(prefix) ? localName : nil
             }
-            return localName
+            return unqualifiedIsAtom ? "atom:" + localName : localName
         }
-        guard let prefix = prefixesByURI[normalized(uri)] else { return nil }
+        var normalizedURI = normalized(uri)
+        if normalizedURI.contains("backend.userland.com/rss") { normalizedURI = "http://backend.userland.com/rss" }
+        guard let prefix = prefixesByURI[normalizedURI] else { return nil }
         return prefix.isEmpty ? localName : prefix + ":" + localName
     }
 

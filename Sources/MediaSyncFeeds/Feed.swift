@@ -11,7 +11,8 @@ public struct Feed: Codable, Equatable, Sendable {
     public var description: String?
     /// `itunes:author`, else the Atom author name, else `dc:creator`, else `managingEditor`.
     public var author: String?
-    /// `language`, else `dc:language`, else `xml:lang` on the root or channel element.
+    /// `language`, else `dc:language`, else `xml:lang` on the root or channel element, as written (a POSIX-style
+    /// `en_US` as the BCP 47 tag `en-US`; see ``LanguageTag/asWritten(_:)``).
     public var language: String?
     /// `itunes:image href`, else RSS `image/url`, else Atom `logo`/`icon`.
     public var imageURL: String?

@@ -230,6 +230,27 @@ struct FeedBuilder {
         itemSlots[Field.itemRDFAbout.rawValue] = append(value)
     }
 
+    /// CDF's attributes: the channel's `HREF` (its link), an item's `HREF` (its link) and `LASTMOD` (its date),
+    /// in upper or lower case.
+    mutating func readCDFAttributes(of context: FeedSchema.Context, from source: some AttributeSource) {
+        switch context {
+        case .channel:
+            set(.feedCDFHref, urlString("HREF", source) ?? urlString("href", source))
+        case .item:
+            if let href = urlSpan("HREF", source) ?? urlSpan("href", source) {
+                itemSlots[Field.itemCDFHref.rawValue] = href
+            }
+            if let date = source.withAttribute("LASTMOD", { appendTrimmed($0) })
+                ?? source.withAttribute(
+                    "lastmod", { appendTrimmed($0) })
+            {
+                itemSlots[Field.itemCDFLastMod.rawValue] = date
+            }
+        default:
+            break
+        }
+    }
+
     /// Stores a feed-level value (already resolved when it is a URL).
     private mutating func set(_ field: Field, _ value: String?) {
         guard let value, feedSlots[field.rawValue] == nil else { return }
@@ -363,7 +384,7 @@ struct FeedBuilder {
         item.title =
             slot(.itemTitle).flatMap { plainText($0) } ?? constructText(.itemAtomTitle)
             ?? slot(.itemDCTitle).flatMap { plainText($0) } ?? constructText(.itemMediaTitle)
-        item.link = slot(.itemLink) ?? atomLink ?? permalink(slot(.itemGUID))
+        item.link = slot(.itemLink) ?? atomLink ?? slot(.itemCDFHref) ?? permalink(slot(.itemGUID))
         let plain = slot(.itemDescription) ?? slot(.itemAtomSummary)
         let rich = slot(.itemContentEncoded) ?? slot(.itemAtomContent)
         if let rich, let plain {
@@ -374,7 +395,7 @@ struct FeedBuilder {
         }
         item.published =
             (slot(.itemPubDate) ?? slot(.itemDCDate)).flatMap { span in bytes(span) { DateParser.date(bytes: $0) } }
-            ?? (slot(.itemAtomPublished) ?? slot(.itemAtomUpdated)).flatMap { span in
+            ?? (slot(.itemAtomPublished) ?? slot(.itemAtomUpdated) ?? slot(.itemCDFLastMod)).flatMap { span in
                 bytes(span) { DateParser.date(bytes: $0) }
             }
         item.durationSeconds = slot(.itemDuration).flatMap { span in bytes(span) { DurationParser.seconds(bytes: $0) } }
@@ -558,13 +579,13 @@ struct FeedBuilder {
                 constructs[Field.feedAtomTitle.rawValue]?.kind ?? .text == .text
                     ? TextCleaner.literalText(text) : TextCleaner.plainText(text)
             } ?? slot(.feedDCTitle).flatMap(TextCleaner.plainText)
-        feed.link = slot(.feedLink) ?? feedLinkFromAtom
+        feed.link = slot(.feedLink) ?? feedLinkFromAtom ?? slot(.feedCDFHref)
         feed.description =
             slot(.feedDescription) ?? slot(.feedItunesSummary) ?? slot(.feedItunesSubtitle) ?? slot(.feedAtomSubtitle)
         feed.author =
             (slot(.feedItunesAuthor) ?? slot(.feedAtomAuthorName) ?? slot(.feedDCCreator)
             ?? slot(.feedManagingEditor)).flatMap(TextCleaner.plainText)
-        feed.language = (slot(.feedLanguage) ?? slot(.feedDCLanguage) ?? xmlLang).flatMap(LanguageTag.normalized)
+        feed.language = (slot(.feedLanguage) ?? slot(.feedDCLanguage) ?? xmlLang).flatMap(LanguageTag.asWritten)
         feed.imageURL = slot(.feedItunesImage) ?? slot(.feedImageURL) ?? slot(.feedAtomLogo) ?? slot(.feedAtomIcon)
         feed.newFeedURL = slot(.feedNewFeedURL)
         feed.podcastGUID = slot(.feedPodcastGUID)

@@ -50,10 +50,25 @@ public enum FeedJSON {
     ///   - descriptor: Where to write.
     /// - Throws: ``FeedError`` as ``FeedParser/parse(_:baseURL:)`` does, or a `POSIXError` when writing fails.
     public static func write(feedBytes bytes: [UInt8], baseURL: String?, to descriptor: Int32) throws {
+        try write(feedBytes: bytes, baseURL: baseURL, contentType: nil, to: descriptor)
+    }
+
+    /// As ``write(feedBytes:baseURL:to:)``, with the response's `Content-Type`, whose `charset` wins over the XML
+    /// declaration (see ``FeedParser/parse(_:baseURL:contentType:maximumSize:)``).
+    /// - Parameters:
+    ///   - bytes: The document as fetched.
+    ///   - baseURL: The URL the feed was fetched from.
+    ///   - contentType: The `Content-Type` header, if any.
+    ///   - descriptor: Where to write.
+    /// - Throws: As ``write(feedBytes:baseURL:to:)``.
+    public static func write(feedBytes bytes: [UInt8], baseURL: String?, contentType: String?, to descriptor: Int32)
+        throws
+    {
+        let charset = contentType.flatMap(LegacyEncoding.charset(ofContentType:))
         try stream(to: descriptor) { replay, _, onEpisode in
             try FeedParser.parse(
                 bytes, baseURL: baseURL, maximumSize: FeedParser.defaultMaximumSize, replayAfterRecovery: replay,
-                onEpisode: onEpisode)
+                charset: charset, onEpisode: onEpisode)
         }
     }
 

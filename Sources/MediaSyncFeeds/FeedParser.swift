@@ -38,10 +38,24 @@ public enum FeedParser {
     ///   - maximumSize: The largest accepted input, in bytes.
     /// - Throws: ``FeedError`` as ``parse(_:baseURL:)`` does.
     public static func parse(_ bytes: [UInt8], baseURL: String?, maximumSize: Int) throws -> Feed {
+        try parse(bytes, baseURL: baseURL, contentType: nil, maximumSize: maximumSize)
+    }
+
+    /// Parses a fetched feed document with the response's `Content-Type`: its `charset` names the document's
+    /// encoding and wins over the XML declaration (RFC 7303 §3); valid UTF-8 still wins over both.
+    /// - Parameters:
+    ///   - bytes: The document as fetched.
+    ///   - baseURL: The URL the feed was fetched from.
+    ///   - contentType: The `Content-Type` header (`application/rss+xml; charset=gbk`), if any.
+    ///   - maximumSize: The largest accepted input, in bytes.
+    /// - Throws: ``FeedError`` as ``parse(_:baseURL:)`` does.
+    public static func parse(
+        _ bytes: [UInt8], baseURL: String?, contentType: String?, maximumSize: Int = defaultMaximumSize
+    ) throws -> Feed {
         var episodes: [Episode] = []
         var feed = try parse(
             bytes, baseURL: baseURL, maximumSize: maximumSize, replayAfterRecovery: { episodes.removeAll() },
-            onEpisode: { episodes.append($0) })
+            charset: contentType.flatMap(LegacyEncoding.charset(ofContentType:)), onEpisode: { episodes.append($0) })
         feed.episodes = episodes
         return feed
     }
@@ -148,14 +162,14 @@ public enum FeedParser {
 
     static func parse(
         _ bytes: [UInt8], baseURL: String?, maximumSize: Int, replayAfterRecovery: (() throws -> Void)?,
-        onEpisode: (Episode) throws -> Void
+        charset: String? = nil, onEpisode: (Episode) throws -> Void
     ) throws -> Feed {
         guard bytes.count <= maximumSize else { throw FeedError.tooLarge(size: bytes.count, limit: maximumSize) }
         let document = UTF16Input.utf8(from: bytes) ?? bytes
         return try document.withUnsafeBufferPointer { buffer in
             try walk(
-                baseURL: baseURL, replayAfterRecovery: replayAfterRecovery, onEpisode: onEpisode,
-                streaming: { try InputRewriter(buffer) }, recoveryDocument: { document })
+                baseURL: baseURL, replayAfterRecovery: replayAfterRecovery, onEpisode: onEpisode, charset: charset,
+                streaming: { try InputRewriter(buffer, charset: charset) }, recoveryDocument: { document })
         }
     }
 
@@ -165,7 +179,7 @@ public enum FeedParser {
     /// called first and every episode is delivered again.
     private static func walk(
         baseURL: String?, replayAfterRecovery: (() throws -> Void)?, onEpisode: (Episode) throws -> Void,
-        streaming: () throws -> InputRewriter,
+        charset: String? = nil, streaming: () throws -> InputRewriter,
         recoveryDocument: () throws -> [UInt8]
     ) throws -> Feed {
         var delivered = 0
@@ -189,7 +203,8 @@ public enum FeedParser {
             }
             let document = try recoveryDocument()
             return try document.withUnsafeBufferPointer { buffer in
-                let reader = try XMLStreamReader(recovering: try InputRewriter(buffer), baseURL: baseURL)
+                let reader = try XMLStreamReader(
+                    recovering: try InputRewriter(buffer, charset: charset), baseURL: baseURL)
                 var walker = FeedWalker(reader: reader)
                 var feed = try walker.run { episode in
                     if skip > 0 {

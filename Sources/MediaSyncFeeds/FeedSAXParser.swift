@@ -172,10 +172,15 @@ struct FeedSAXParser {
             fail(FeedError.malformed(line: 0, message: "markup inside a text field"))
             return
         }
-        let action = FeedSchema.action(
-            in: contexts.last?.context ?? .root, tag: tagCache.tag(localName, prefix: prefix, uri: uri))
+        let tag = tagCache.tag(localName, prefix: prefix, uri: uri)
+        let action = FeedSchema.action(in: contexts.last?.context ?? .root, tag: tag)
         if !sawRoot {
             sawRoot = true
+            // CDF and Atom without its namespace are rare: the careful path reads them.
+            if tag == FeedSchema.cdfChannelTag || (uri == nil && prefix == nil && xmlStrEqual(localName, "feed") == 1) {
+                fail(FeedError.malformed(line: 0, message: "a CDF channel or an Atom feed in no namespace"))
+                return
+            }
             guard case .enter? = action else {
                 var name = String(cString: localName)
                 if let prefix { name = String(cString: prefix) + ":" + name }
@@ -417,6 +422,6 @@ final class TagCache {
         } else {
             elementKey = ElementNames.key(namespaceURI: nil, localName: local)
         }
-        return elementKey.flatMap { FeedSchema.tags[$0] } ?? -1
+        return FeedSchema.tag(forKey: elementKey)
     }
 }

@@ -33,6 +33,8 @@ enum FeedSchema {
         case feedLanguage, feedDCLanguage
         case feedItunesImage, feedImageURL, feedAtomLogo, feedAtomIcon, feedAtomLink
         case feedNewFeedURL, feedPodcastGUID, feedLocked, feedFunding, feedBlock
+        /// CDF: the channel's `HREF` (set from the attribute, not from a table row).
+        case feedCDFHref
         case itemTitle, itemAtomTitle, itemDCTitle, itemMediaTitle, itemLink, itemAtomLink, itemDescription
         case itemContentEncoded, itemItunesSummary
         case itemAtomContent, itemAtomSummary, itemGUID, itemAtomID
@@ -42,6 +44,8 @@ enum FeedSchema {
         case itemEnclosure, itemMediaContent, itemItunesImage, itemTranscript, itemChapters
         /// `rdf:about` on an RSS 1.0 `item` (set from the attribute, not from a table row).
         case itemRDFAbout
+        /// CDF: an item's `HREF` and `LASTMOD` (set from the attributes, not from table rows).
+        case itemCDFHref, itemCDFLastMod
 
         /// How the element carries its value.
         enum Kind {
@@ -81,6 +85,8 @@ enum FeedSchema {
         (.root, "rss", .enter(.rss)),
         (.root, "rdf:RDF", .enter(.rdf)),
         (.root, "atom:feed", .enter(.channel)),
+        // Microsoft's Channel Definition Format: `<CHANNEL HREF=…><TITLE/><ABSTRACT/><ITEM HREF=… LASTMOD=…>`.
+        (.root, "channel", .enter(.channel)),
         (.rss, "channel", .enter(.channel)),
         // Items directly under `rss`: seen in broken feeds and after libxml2 recovers from a stray end tag.
         (.rss, "item", .enter(.item)),
@@ -97,6 +103,7 @@ enum FeedSchema {
         (.channel, "itunes:summary", .field(.feedItunesSummary)),
         (.channel, "itunes:subtitle", .field(.feedItunesSubtitle)),
         (.channel, "atom:subtitle", .field(.feedAtomSubtitle)),
+        (.channel, "abstract", .field(.feedDescription)),
         // Atom 0.3's name for the subtitle.
         (.channel, "atom:tagline", .field(.feedAtomSubtitle)),
         (.channel, "itunes:author", .field(.feedItunesAuthor)),
@@ -131,6 +138,7 @@ enum FeedSchema {
         (.item, "itunes:summary", .field(.itemItunesSummary)),
         (.item, "atom:content", .field(.itemAtomContent)),
         (.item, "atom:summary", .field(.itemAtomSummary)),
+        (.item, "abstract", .field(.itemDescription)),
         (.item, "guid", .field(.itemGUID)),
         (.item, "atom:id", .field(.itemAtomID)),
         (.item, "pubDate", .field(.itemPubDate)),
@@ -173,6 +181,25 @@ enum FeedSchema {
         }
         return table
     }()
+
+    /// Keys lowercased → tag number, for elements written in another case than the table's.
+    private static let lowercasedTags: [String: Int] = {
+        var lowered: [String: Int] = [:]
+        for (key, tag) in tags where lowered[key.lowercased()] == nil { lowered[key.lowercased()] = tag }
+        return lowered
+    }()
+
+    /// The tag number of an element key (``ElementNames/key(namespaceURI:localName:unqualifiedIsAtom:)``), -1
+    /// when the parser does not read it. Names are matched exactly, else ignoring ASCII case, as feedparser and
+    /// iTunes read them (`<TiTlE>`, `<itunes:AUTHOR>`, CDF's `<CHANNEL>`).
+    static func tag(forKey key: String?) -> Int {
+        guard let key else { return -1 }
+        return tags[key] ?? lowercasedTags[key.lowercased()] ?? -1
+    }
+
+    /// The tag of CDF's `CHANNEL` as the root (``FeedWalker`` reads its `HREF`; the fast path leaves it to the
+    /// careful one).
+    static let cdfChannelTag = tags["channel"] ?? -1
 
     static func action(in context: Context, tag: Int) -> Action? {
         guard tag >= 0 else { return nil }

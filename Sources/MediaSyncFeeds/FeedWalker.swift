@@ -12,6 +12,10 @@ struct FeedWalker {
     private var collecting: Field?
     private var collectingDepth = 0
     private var text: [UInt8] = []
+    /// Whether the field being collected is Atom 1.0 `type="xhtml"` whose first element may be the wrapping `div`.
+    private var unwrapsXHTMLDiv = false
+    /// Whether the root is CDF's `CHANNEL`, whose channel and items carry their link and date in attributes.
+    private var isCDF = false
 
     init(reader: XMLStreamReader) {
         self.reader = reader
@@ -30,16 +34,31 @@ struct FeedWalker {
             case .element:
                 if collecting != nil {
                     // Unescaped markup inside a text field (`<description><p>…</p></description>`): keep it as
-                    // markup, then skip the subtree the serialisation already covered.
-                    reader.appendOuterXML(to: &text)
+                    // markup, then skip the subtree the serialisation already covered. Atom 1.0's XHTML is
+                    // wrapped in a `div` that is not part of the content (RFC 4287 §3.1.1.3).
+                    let start = text.count
+                    if unwrapsXHTMLDiv, reader.depth == collectingDepth + 1, reader.localNameIs("div"),
+                        reader.namespaceIs("http://www.w3.org/1999/xhtml")
+                    {
+                        reader.appendInnerXML(to: &text)
+                    } else {
+                        reader.appendOuterXML(to: &text)
+                    }
+                    unwrapsXHTMLDiv = false
+                    MarkupNamespaces.removeFeedDeclarations(from: &text, start: start)
                     skip = true
                     continue
                 }
-                let action = FeedSchema.action(
-                    in: contexts.last?.context ?? .root, tag: reader.tag(in: FeedSchema.tags))
+                if !sawRoot, reader.isUnqualified, reader.localNameIs("feed") {
+                    // An Atom feed without its namespace (feedparser reads one): its elements are Atom's.
+                    reader.readUnqualifiedAsAtom()
+                }
+                let tag = reader.tag()
+                let action = FeedSchema.action(in: contexts.last?.context ?? .root, tag: tag)
                 if !sawRoot {
                     sawRoot = true
                     guard case .enter? = action else { throw FeedError.notAFeed(rootElement: reader.qualifiedName) }
+                    isCDF = tag == FeedSchema.cdfChannelTag
                 }
                 switch action {
                 case nil:
@@ -79,6 +98,7 @@ struct FeedWalker {
                 builder.setRDFAbout($0)
             }
         }
+        if isCDF, context == .channel || context == .item { builder.readCDFAttributes(of: context, from: reader) }
         if reader.isEmptyElement {
             if context == .item { return builder.endItem() }
         } else {
@@ -96,6 +116,8 @@ struct FeedWalker {
             return !reader.isEmptyElement
         case .text, .urlText, .attributesAndText:
             text.removeAll(keepingCapacity: true)
+            unwrapsXHTMLDiv =
+                reader.withAttribute("type") { TextConstruct.lowercasedASCII(TextConstruct.trimmed($0)) } == "xhtml"
             if reader.isEmptyElement {
                 finish(field)
             } else {

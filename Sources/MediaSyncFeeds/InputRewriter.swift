@@ -88,10 +88,13 @@ final class InputRewriter {
 
     /// The encoding name to hand to libxml2 (`nil`: let libxml2 decide).
     private(set) var encoding: String?
-    /// Whether the document is windows-1252, which this rewriter turns into UTF-8 itself (``encoding`` is then
-    /// `UTF-8`): libxml2's converter stops at the five bytes windows-1252 leaves undefined (0x81, 0x8D, 0x8F,
-    /// 0x90, 0x9D), and the rest of the document was lost. They become U+0081 … U+009D, as in browsers.
-    private(set) var transcodesWindows1252 = false
+    /// Whether the document is in a single-byte encoding this rewriter turns into UTF-8 itself (``encoding`` is
+    /// then `UTF-8`): windows-1252, whose five undefined bytes (0x81, 0x8D, 0x8F, 0x90, 0x9D) stopped libxml2's
+    /// converter and lost the rest of the document (they become U+0081 … U+009D, as in browsers), and the Mac
+    /// encodings iconv lacks or maps otherwise (see ``LegacyEncoding``).
+    private(set) var transcodesSingleByte = false
+    /// The scalars of bytes 0x80…0xFF when ``transcodesSingleByte``.
+    private var highHalf: [UInt16] = LegacyEncoding.windows1252
     /// Whether the document was meant to be UTF-8 (declared so, or not declared) but holds byte sequences that are
     /// not: its valid UTF-8 sequences pass as they are and only the stray bytes are read as windows-1252, so one
     /// latin-1 `é` does not garble the rest of the feed. (A document declared windows-1252 is read as such.)
@@ -107,8 +110,10 @@ final class InputRewriter {
 
     /// Prepares `bytes`, which must stay valid for the lifetime of the rewriter.
     /// - Throws: ``FeedError/empty`` for a document with no markup, ``FeedError/entityExpansion`` for entity bombs.
-    convenience init(_ bytes: UnsafeBufferPointer<UInt8>) throws {
-        try self.init(bytes: bytes, source: nil)
+    /// - Parameter charset: The `charset` of the response's `Content-Type`, which wins over the XML declaration
+    ///   (RFC 7303 §3); valid UTF-8 still wins over both.
+    convenience init(_ bytes: UnsafeBufferPointer<UInt8>, charset: String? = nil) throws {
+        try self.init(bytes: bytes, source: nil, charset: charset)
     }
 
     /// Prepares a document read chunk by chunk from `source`: memory stays bounded by the chunk size plus the
@@ -135,7 +140,7 @@ final class InputRewriter {
 
     private init(
         bytes initial: UnsafeBufferPointer<UInt8>, source: RewriterSource?,
-        window: UnsafeMutableBufferPointer<UInt8>? = nil, speculative: Bool = false
+        window: UnsafeMutableBufferPointer<UInt8>? = nil, speculative: Bool = false, charset: String? = nil
     ) throws {
         // From here on `bytes` is the property: refilling replaces it.
         self.speculative = speculative
@@ -180,16 +185,21 @@ final class InputRewriter {
             valid = Self.isValidUTF8(UnsafeBufferPointer(rebasing: bytes[index...]))
         }
         if let failure { throw failure }
+        let declared = (charset.flatMap(LegacyEncoding.resolve) ?? declaredEncoding.flatMap(LegacyEncoding.resolve))
         if valid {
             encoding = "UTF-8"
-        } else if let declared = declaredEncoding, !["utf-8", "utf8"].contains(declared.lowercased()),
-            !Self.windows1252Names.contains(declared.lowercased())
-        {
-            encoding = Self.iconvName(declared)
+        } else if case .converter(let name)? = declared {
+            encoding = name
         } else {
             encoding = "UTF-8"
-            transcodesWindows1252 = true
-            repairsUTF8 = !(declaredEncoding.map { Self.windows1252Names.contains($0.lowercased()) } ?? false)
+            transcodesSingleByte = true
+            if case .singleByte(let table)? = declared {
+                highHalf = table.high
+            } else {
+                // Undeclared, declared UTF-8, or declared in an encoding nothing here reads: UTF-8 with its
+                // stray bytes read as windows-1252.
+                repairsUTF8 = true
+            }
             // Every byte from 0x80 on is special in every mode (see `handleSpecial()`).
             for byte in 0x80...0xFF { special[byte] = 0b1111 }
         }
@@ -338,7 +348,7 @@ final class InputRewriter {
                 var index = position
                 if let table = special.baseAddress, let base = bytes.baseAddress {
                     // Text and CDATA are most of a feed: skip eight bytes at a time while none can be special.
-                    let swar = (mode == .markup || mode == .cdata) && !transcodesWindows1252
+                    let swar = (mode == .markup || mode == .cdata) && !transcodesSingleByte
                     let first: UInt64 = mode == .markup ? 0x3C3C_3C3C_3C3C_3C3C : 0x5D5D_5D5D_5D5D_5D5D
                     let second: UInt64 = mode == .markup ? 0x2626_2626_2626_2626 : 0x5D5D_5D5D_5D5D_5D5D
                     let raw = UnsafeRawPointer(base)
@@ -448,7 +458,7 @@ final class InputRewriter {
     }
 
     private func emit(_ replacement: ArraySlice<UInt8>) {
-        guard transcodesWindows1252 else {
+        guard transcodesSingleByte else {
             pending.append(contentsOf: replacement)
             return
         }
@@ -456,7 +466,7 @@ final class InputRewriter {
     }
 
     private func emit(_ replacement: UnsafeBufferPointer<UInt8>.SubSequence) {
-        guard transcodesWindows1252 else {
+        guard transcodesSingleByte else {
             pending.append(contentsOf: replacement)
             return
         }
@@ -514,13 +524,13 @@ final class InputRewriter {
         return (length, lower, upper)
     }
 
-    /// Appends a windows-1252 byte to `pending` as UTF-8.
+    /// Appends a byte of the single-byte encoding (``highHalf``) to `pending` as UTF-8.
     private func appendTranscoded(_ byte: UInt8) {
         guard byte >= 0x80 else {
             pending.append(byte)
             return
         }
-        let scalar = byte < 0xA0 ? Self.windows1252[UInt32(byte)] ?? UInt32(byte) : UInt32(byte)
+        let scalar = UInt32(highHalf[Int(byte) - 0x80])
         if scalar < 0x800 {
             pending.append(UInt8(0xC0 | scalar >> 6))
         } else {
@@ -751,7 +761,7 @@ final class InputRewriter {
 
     /// Passes the input up to `end` on unchanged (transcoded when it holds bytes from 0x80 on).
     private func passThrough(to end: Int) {
-        if transcodesWindows1252, bytes[position..<end].contains(where: { $0 >= 0x80 }) {
+        if transcodesSingleByte, bytes[position..<end].contains(where: { $0 >= 0x80 }) {
             emit(bytes[position..<end])
             position = end
         } else {
@@ -1009,33 +1019,6 @@ final class InputRewriter {
         case .comment: 0b0100
         case .instruction: 0b1000
         }
-    }
-
-    /// Encoding names of windows-1252 (see ``transcodesWindows1252``), lowercased.
-    private static let windows1252Names: Set<String> = ["windows-1252", "cp1252", "x-cp1252"]
-
-    /// Encoding names feeds declare that iconv (behind libxml2) knows by another name, lowercased.
-    private static let iconvAliases: [String: String] = [
-        "x-mac-roman": "MACINTOSH", "mac-roman": "MACINTOSH", "macroman": "MACINTOSH", "x-mac": "MACINTOSH",
-        "macintosh": "MACINTOSH", "mac": "MACINTOSH",
-        "x-mac-cyrillic": "MAC-CYRILLIC", "mac-cyrillic": "MAC-CYRILLIC", "maccyrillic": "MAC-CYRILLIC",
-        "x-mac-ukrainian": "MAC-UK", "mac-ukrainian": "MAC-UK",
-        "x-mac-centraleurroman": "MAC-CENTRALEUROPE", "x-mac-ce": "MAC-CENTRALEUROPE",
-        "mac-centraleurope": "MAC-CENTRALEUROPE",
-        "x-mac-icelandic": "MAC-IS", "mac-icelandic": "MAC-IS",
-        "cp932": "CP932", "windows-31j": "CP932", "ms932": "CP932", "ms_kanji": "CP932", "x-sjis": "CP932",
-        "shift_jis": "CP932", "shift-jis": "CP932", "sjis": "CP932", "x-ms-cp932": "CP932",
-        "koi8-r": "KOI8-R", "koi8r": "KOI8-R", "koi8": "KOI8-R", "cskoi8r": "KOI8-R",
-        "koi8-u": "KOI8-U", "koi8u": "KOI8-U", "koi8-ru": "KOI8-RU",
-        "x-euc-jp": "EUC-JP", "x-euc": "EUC-JP", "gb2312": "GBK", "x-gbk": "GBK", "big5": "BIG5-HKSCS",
-        "ks_c_5601-1987": "CP949", "euc-kr": "CP949",
-    ]
-
-    /// The name to hand libxml2 (and through it iconv) for a declared encoding: its iconv name when feeds and
-    /// iconv spell it differently (`x-mac-roman` is `MACINTOSH`, `Shift_JIS` is read as its superset `CP932`),
-    /// else the name as declared.
-    static func iconvName(_ declared: String) -> String {
-        iconvAliases[declared.trimmingCharacters().lowercased()] ?? declared
     }
 
     /// C1 control characters that feeds use to mean their windows-1252 glyphs (`&#146;` for ’).

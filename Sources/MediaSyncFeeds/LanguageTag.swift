@@ -38,6 +38,17 @@ public enum LanguageTag {
         return output.joined(separator: "-")
     }
 
+    /// A feed's language as ``Feed/language`` gives it: as the feed writes it (trimmed, the first tag of a
+    /// list), since BCP 47 tags are compared without regard to case and feedparser keeps `en-us` as `en-us`; a
+    /// tag written POSIX-style with `_` (`en_US`, which is no BCP 47 tag at all) becomes the BCP 47 tag
+    /// (``normalized(_:)``).
+    public static func asWritten(_ text: String) -> String? {
+        guard let first = text.split(separator: ",", omittingEmptySubsequences: false).first else { return nil }
+        let trimmed = String(first).trimmingCharacters()
+        guard !trimmed.isEmpty else { return nil }
+        return trimmed.contains("_") ? normalized(trimmed) : trimmed
+    }
+
     private static func isLetter(_ byte: UInt8) -> Bool {
         (byte | 0x20) >= UInt8(ascii: "a") && (byte | 0x20) <= UInt8(ascii: "z")
     }

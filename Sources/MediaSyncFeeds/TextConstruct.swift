@@ -5,7 +5,8 @@
 /// removed, only runs of ASCII whitespace become one space. `html` (`text/html`, and Atom 0.3's
 /// `mode="escaped"` without a type) and `xhtml` (`application/xhtml+xml`) become plain text: markup removed,
 /// character and entity references decoded, so `&amp;lt;blink&amp;gt;` in HTML still reads `<blink>`.
-/// `mode="base64"` (Atom 0.3) is decoded first; text that is not base64 of UTF-8 is kept as written.
+/// `mode="base64"` (Atom 0.3), or a `type` that is a MIME type other than text or XML (Atom 1.0), is decoded
+/// first; text that is not base64 of UTF-8 is kept as written.
 struct TextConstruct: Equatable {
     enum Kind {
         case text, html, xhtml
@@ -27,7 +28,8 @@ struct TextConstruct: Equatable {
     }
 
     init(type: String?, mode: String?) {
-        base64 = mode == "base64"
+        // Atom 0.3's `mode="base64"`, or a MIME type that is neither text nor XML (RFC 4287 §4.1.3.3).
+        base64 = mode == "base64" || type.map(Self.isBase64MediaType) ?? false
         switch type {
         case nil, "":
             kind = mode == "escaped" ? .html : .text
@@ -40,6 +42,12 @@ struct TextConstruct: Equatable {
         case let other?:
             kind = other.contains("xhtml") ? .xhtml : other.contains("html") ? .html : .text
         }
+    }
+
+    /// Whether content of a `type` is base64 (RFC 4287 §4.1.3.3): a MIME type other than `text/*`, `*/xml` and
+    /// `*+xml` (the lowercased `type`).
+    static func isBase64MediaType(_ type: String) -> Bool {
+        type.contains("/") && !type.hasPrefix("text/") && !type.hasSuffix("/xml") && !type.hasSuffix("+xml")
     }
 
     static func trimmed(_ bytes: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {

@@ -31,6 +31,8 @@ final class XMLStreamReader {
     private let inputBox: Unmanaged<InputRewriter>
     private let errorBox: Unmanaged<ErrorRecorder>
     private var tagCache: [PointerPair: Int] = [:]
+    /// Whether elements in no namespace are Atom's (see ``readUnqualifiedAsAtom()``).
+    private var unqualifiedIsAtom = false
     private static let fastCacheSize = 128
     /// Owned storage (a pointer, so lookups need no exclusivity checks); names are interned in the reader's
     /// dictionary, which lives as long as the reader.
@@ -174,7 +176,7 @@ final class XMLStreamReader {
 
     /// The current element's schema tag number (see ``FeedSchema/tags``), -1 when the parser does not read it.
     /// Names are interned in the reader's dictionary, so the lookup is cached by pointer.
-    func tag(in tags: [String: Int]) -> Int {
+    func tag() -> Int {
         guard let name = xmlTextReaderConstLocalName(reader) else { return -1 }
         let namespace = xmlTextReaderConstNamespaceUri(reader)
         // A direct-mapped cache in front of the dictionary: hashing the pointer pair costs more than libxml2's
@@ -190,11 +192,26 @@ final class XMLStreamReader {
             return known
         }
         let key = ElementNames.key(
-            namespaceURI: namespace.map { String(cString: $0) }, localName: String(cString: name))
-        let tag = key.flatMap { tags[$0] } ?? -1
+            namespaceURI: namespace.map { String(cString: $0) }, localName: String(cString: name),
+            unqualifiedIsAtom: unqualifiedIsAtom)
+        let tag = FeedSchema.tag(forKey: key)
         tagCache[pair] = tag
         fastCache[slot] = (namespace, name, tag)
         return tag
+    }
+
+    /// From now on, elements in no namespace are read as Atom's: the document is an Atom feed written without
+    /// the namespace (a root `feed` in no namespace).
+    func readUnqualifiedAsAtom() {
+        guard !unqualifiedIsAtom else { return }
+        unqualifiedIsAtom = true
+        tagCache.removeAll()
+        fastCache.update(repeating: (nil, nil, -1), count: Self.fastCacheSize)
+    }
+
+    /// Whether the current element is in no namespace and has no prefix.
+    var isUnqualified: Bool {
+        xmlTextReaderConstNamespaceUri(reader) == nil && xmlTextReaderConstPrefix(reader) == nil
     }
 
     /// Whether the current node's local name is `name`. The corresponding C function is `xmlStrEqual`.
@@ -220,6 +237,19 @@ final class XMLStreamReader {
         guard let value = xmlTextReaderReadOuterXml(reader) else { return }
         defer { cxml_free(value) }
         buffer.append(contentsOf: UnsafeBufferPointer(start: value, count: strlen(value)))
+    }
+
+    /// Appends the content of the current element serialised as XML (its children, markup and all). The
+    /// corresponding C function is `xmlTextReaderReadInnerXml`.
+    func appendInnerXML(to buffer: inout [UInt8]) {
+        guard let value = xmlTextReaderReadInnerXml(reader) else { return }
+        defer { cxml_free(value) }
+        buffer.append(contentsOf: UnsafeBufferPointer(start: value, count: strlen(value)))
+    }
+
+    /// Whether the current node is in the namespace `uri`. The corresponding C function is `xmlStrEqual`.
+    func namespaceIs(_ uri: StaticString) -> Bool {
+        xmlStrEqual(xmlTextReaderConstNamespaceUri(reader), uri.utf8Start) == 1
     }
 
     /// The base URI in effect for the current node (`xml:base` applied to the document URL).
