@@ -34,7 +34,7 @@ while [ $# -gt 0 ]; do
     esac
 done
 
-pkg_need swift=swift dpkg-deb=dpkg dpkg-shlibdeps=dpkg-dev objdump=binutils strip=binutils gzip=gzip
+pkg_need swift=swift python3=python3 dpkg-deb=dpkg dpkg-shlibdeps=dpkg-dev objdump=binutils strip=binutils gzip=gzip
 started=$(pkg_now_ns)
 
 # The toolchain's own folder (/opt/swift here): the packaged binary must load nothing from it.
@@ -49,7 +49,8 @@ built="$(swift build "${swift_flags[@]}" --show-bin-path)/mediasync"
 [ -x "$built" ] || pkg_die "no binary at $built (run without --no-build)"
 
 # The package's tree sits in debian/mediasync/ of a work folder, where dpkg-shlibdeps expects it.
-work="$scratch/deb"
+mkdir -p "$scratch"
+work="$(cd "$scratch" && pwd)/deb"
 rm -rf "$work"
 stage="$work/debian/mediasync"
 mkdir -p "$stage/DEBIAN"
@@ -64,7 +65,14 @@ unstripped_size=$(stat -c %s "$binary")
 strip --remove-section=.comment --remove-section=.note --strip-unneeded "$binary"
 pkg_log "stripped the binary: $(pkg_human "$unstripped_size") -> $(pkg_human "$(stat -c %s "$binary")")"
 
-# What the binary links: nothing from the toolchain, nothing missing, no search path of the build machine.
+# SwiftPM links executables with RUNPATH $ORIGIN, for libraries beside them: none go beside /usr/bin/mediasync,
+# and Debian's policy wants no search path in a packaged binary, so it goes.
+if objdump -p "$binary" | grep -E '^ *(RPATH|RUNPATH) ' >/dev/null; then
+    pkg_need chrpath=chrpath
+    chrpath -d "$binary" >/dev/null
+fi
+
+# What the binary links: nothing from the toolchain, nothing missing, no search path left.
 ldd_out=$(ldd "$binary")
 if grep -F "$swift_root/" <<<"$ldd_out" >&2; then pkg_die "the binary still loads libraries from $swift_root"; fi
 if grep -F "not found" <<<"$ldd_out" >&2; then pkg_die "the binary needs libraries this machine lacks"; fi
@@ -86,7 +94,8 @@ git diff --quiet HEAD -- Sources Package.swift || commit="$commit with local cha
 gzip -9nc docs/man/mediasync.1 >"$stage/usr/share/man/man1/mediasync.1.gz"
 
 # The completion scripts, from the binary's own parser.
-"$binary" --generate-completion-script bash >"$stage/usr/share/bash-completion/completions/mediasync"
+# bash-completion sources its files, so the bash one goes without its #! line.
+"$binary" --generate-completion-script bash | sed '1{/^#!/d}' >"$stage/usr/share/bash-completion/completions/mediasync"
 "$binary" --generate-completion-script zsh >"$stage/usr/share/zsh/vendor-completions/_mediasync"
 "$binary" --generate-completion-script fish >"$stage/usr/share/fish/vendor_completions.d/mediasync.fish"
 
@@ -148,28 +157,40 @@ licence_of() {
     done
     echo "not stated in its sources"
 }
+# Package.resolved (written by the build) has each package's version and address: "identity<TAB>location<TAB>version".
+pins=""
+[ -f Package.resolved ] && pins=$(python3 -c '
+import json, sys
+for pin in json.load(open(sys.argv[1])).get("pins", []):
+    state = pin.get("state", {})
+    print(pin["identity"], pin.get("location", ""), state.get("version") or state.get("revision", "")[:12], sep="\t")
+' Package.resolved)
+# (awk, not head: head would stop reading, and git's SIGPIPE would end the script under pipefail)
+first_year=$(git log --reverse --format=%ad --date=format:%Y | awk 'NR == 1')
+last_year=$(git log -1 --format=%ad --date=format:%Y)
+years=$first_year
+[ "$first_year" = "$last_year" ] || years="$first_year-$last_year"
 {
     cat <<EOF
 mediasync
 
-Copyright: the mediasync authors
+Copyright: $years the mediasync authors
 Maintainer: $maintainer
 Built from commit $commit.
 Licence: the sources state none yet$( [ -f LICENSE ] && echo " other than LICENSE: $(head -1 LICENSE)").
 
 The binary links these statically:
 
- - the Swift standard library, runtime, Dispatch and Foundation of Swift $(swift --version 2>/dev/null | sed -n 's/.*Swift version \([0-9.]*\).*/\1/p' | head -1)
+ - the Swift standard library, runtime, Dispatch and Foundation of Swift $(swift --version 2>/dev/null | awk '{ for (i = 1; i < NF; i++) if ($i == "version") { print $(i + 1); exit } }')
    (https://swift.org): Apache-2.0 with the Runtime Library Exception; Foundation's ICU data: the Unicode licence
 EOF
     for checkout in "$scratch"/checkouts/*/; do
         [ -d "$checkout" ] || continue
         name=$(basename "$checkout")
-        url=$(git -C "$checkout" remote get-url origin 2>/dev/null || echo "")
-        case "$url" in /opt/swift-packages/*) url="https://github.com/${url#/opt/swift-packages/}" ;; esac
+        pin=$(awk -F'\t' -v id="$(tr '[:upper:]' '[:lower:]' <<<"$name")" '$1 == id { print $3 " (" $2 ")" }' <<<"$pins")
         licence=$(licence_of "$checkout")
         [ -d "$checkout/Sources/CCryptoBoringSSL" ] && licence="$licence; the BoringSSL inside it: OpenSSL and ISC"
-        echo " - $name${url:+ ($url)}: $licence"
+        echo " - $name${pin:+ $pin}: $licence"
     done
     cat <<'EOF'
 
@@ -192,6 +213,11 @@ EOF
 # Depends from what the binary links: dpkg-shlibdeps gives versioned dependencies from the installed packages'
 # symbols files; failing that, the package of each NEEDED library (dpkg -S), unversioned.
 printf 'Source: mediasync\n\nPackage: mediasync\nArchitecture: any\n' >"$work/debian/control"
+# The path ldd resolves a NEEDED name to ("libc.so.6 => /lib/...", or the loader's own "/lib64/ld-linux...").
+library_path() {
+    awk -v lib="$1" '$1 == lib && $3 ~ /^\// { print $3; exit }
+        $1 ~ "/" lib "$" { print $1; exit }' <<<"$ldd_out"
+}
 depends=""
 if shlibdeps=$(cd "$work" && dpkg-shlibdeps -O "-edebian/mediasync/usr/bin/mediasync" 2>"$work/shlibdeps.log"); then
     depends=$(sed -n 's/^shlibs:Depends=//p' <<<"$shlibdeps")
@@ -200,7 +226,7 @@ if [ -z "$depends" ]; then
     pkg_log "dpkg-shlibdeps gave nothing ($(tr '\n' ' ' <"$work/shlibdeps.log")); mapping NEEDED with dpkg -S"
     packages=()
     for library in "${needed[@]}"; do
-        path=$(awk -v lib="$library" '$1 == lib && $3 ~ /^\// { print $3; exit }' <<<"$ldd_out")
+        path=$(library_path "$library")
         [ -n "$path" ] || pkg_die "ldd does not resolve $library"
         owner=$(dpkg -S "$(readlink -f "$path")" 2>/dev/null || dpkg -S "$path" 2>/dev/null) ||
             pkg_die "no Debian package owns $path ($library)"
@@ -210,7 +236,7 @@ if [ -z "$depends" ]; then
 fi
 # Each NEEDED library and the package it comes from, for the log.
 for library in "${needed[@]}"; do
-    path=$(awk -v lib="$library" '$1 == lib && $3 ~ /^\// { print $3; exit }' <<<"$ldd_out")
+    path=$(library_path "$library")
     owner=$(dpkg -S "$(readlink -f "$path")" 2>/dev/null || dpkg -S "$path" 2>/dev/null || echo "?")
     pkg_log "  NEEDED $library -> $path (${owner%%:*})"
 done

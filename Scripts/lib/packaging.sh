@@ -29,8 +29,8 @@ pkg_need() {
     [ "$(id -u)" -ne 0 ] && sudo=(sudo)
     pkg_log "installing ${missing[*]}"
     export DEBIAN_FRONTEND=noninteractive
-    "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2 ||
-        { "${sudo[@]}" apt-get update -qq >&2 && "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2; }
+    "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null ||
+        { "${sudo[@]}" apt-get update -qq && "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null; }
 }
 
 pkg_human() {
