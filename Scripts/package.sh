@@ -42,7 +42,7 @@ swift_root=$(cd "$(dirname "$(readlink -f "$(command -v swift)")")/../.." && pwd
 
 swift_flags=(-c release --static-swift-stdlib --scratch-path "$scratch")
 if [ "$build" = 1 ]; then
-    pkg_log "building the release binary with the Swift runtime linked in ($scratch; 15–25 minutes from clean on 2 cores)"
+    pkg_log "building the release binary with the Swift runtime linked in ($scratch; from clean, 28 minutes on a busy 2-core machine)"
     swift build "${swift_flags[@]}" --product mediasync >&2
 fi
 built="$(swift build "${swift_flags[@]}" --show-bin-path)/mediasync"
