@@ -67,6 +67,26 @@ import Testing
         #expect(try namedDocument.parse(namedBytes).language == "de-AT")
     }
 
+    /// A legacy-encoded feed its server labels: the `charset` of `Content-Type` names the encoding the document
+    /// does not declare (RFC 7303 §3), so the title reads as written rather than as U+FFFD.
+    @Test func theContentTypeCharsetNamesALegacyEncoding() async throws {
+        let server = try TestServer()
+        defer { server.shutdown() }
+        // "Καλημέρα" in Mac Greek.
+        let title: [UInt8] = [186, 225, 236, 232, 237, 219, 242, 225]
+        let document =
+            Array(#"<?xml version="1.0"?><rss version="2.0"><channel><title>"#.utf8) + title
+            + Array("</title><item><title>One</title><guid>one</guid></item></channel></rss>".utf8)
+        server.setFile("/feeds/greek.xml", contents: document, contentType: "application/rss+xml; charset=x-mac-greek")
+        let outcome = try await FeedFetcher(client: HTTPClient()).fetch(
+            server.baseURL + "/feeds/greek.xml", etag: nil, lastModified: nil)
+        guard case .fetched(let bytes, _, _, _, let fetched) = outcome else {
+            Issue.record("expected a fetched feed, got \(outcome)")
+            return
+        }
+        #expect(try fetched.parse(bytes).title == "Καλημέρα")
+    }
+
     @Test(
         "Content-Location is used only when it is http(s)",
         arguments: [

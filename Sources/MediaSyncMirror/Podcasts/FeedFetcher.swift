@@ -21,6 +21,9 @@ struct FeedFetcher: Sendable {
         var baseURL: String
         /// The `Content-Language` header: the feed's language when the document names none.
         var contentLanguage: String?
+        /// The `Content-Type` header: its `charset` names the document's encoding, over the XML declaration's
+        /// (RFC 7303 §3), as a feed reader reads a legacy-encoded feed its server labels.
+        var contentType: String?
 
         init(url: String, headers: HTTPHeaders) {
             var base = url
@@ -32,11 +35,13 @@ struct FeedFetcher: Sendable {
             }
             baseURL = base
             contentLanguage = headers["Content-Language"]
+            contentType = headers["Content-Type"]
         }
 
         /// Parses the feed's bytes as this document.
         func parse(_ bytes: [UInt8]) throws -> Feed {
-            var feed = try FeedParser.parse(bytes, baseURL: baseURL)
+            var feed = try FeedParser.parse(
+                bytes, baseURL: baseURL, contentType: contentType)
             if feed.language == nil { feed.language = contentLanguage.flatMap(LanguageTag.normalized) }
             return feed
         }

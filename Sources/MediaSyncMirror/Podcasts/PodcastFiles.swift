@@ -26,8 +26,10 @@ extension Subscriptions {
 public enum FeedInspection {
     /// Fetches `url` and writes what its feed holds.
     public static func write(url: String, baseURL: String?, to descriptor: Int32) async throws {
-        let bytes = try await HTTPClient().send(HTTPRequest(url: url, headers: ["Accept": "*/*"])).body
-        try FeedJSON.write(feedBytes: bytes, baseURL: baseURL ?? url, to: descriptor)
+        let response = try await HTTPClient().send(HTTPRequest(url: url, headers: ["Accept": "*/*"]))
+        try FeedJSON.write(
+            feedBytes: response.body, baseURL: baseURL ?? url, contentType: response.headers["Content-Type"],
+            to: descriptor)
     }
 
     /// Streams the feed file at `path`: each episode is written as soon as it is parsed.
