@@ -30,3 +30,5 @@ public typealias SafeName = MediaSyncCore.SafeName
 public typealias WholeSecondTime = MediaSyncCore.WholeSecondTime
 /// A count with its noun, as English reads it ("1 movie", "2 movies").
 public typealias CountText = MediaSyncCore.CountText
+/// Columns of text lined up by the width characters take on a terminal.
+public typealias TextTable = MediaSyncCore.TextTable

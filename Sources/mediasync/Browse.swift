@@ -39,14 +39,12 @@ enum Table {
             Swift.print("(none)")
             return
         }
-        let all = [header] + rows
-        let widths = header.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
-        for row in all {
-            let cells = row.enumerated().map { column, text in
-                column == row.count - 1 ? text : text.padding(toLength: widths[column], withPad: " ", startingAt: 0)
-            }
-            Swift.print(cells.joined(separator: "  "))
-        }
+        for line in lines(rows, header: header) { Swift.print(line) }
+    }
+
+    /// The table's lines, lined up by the columns each character takes on a terminal (see ``TextTable``).
+    static func lines(_ rows: [[String]], header: [String]) -> [String] {
+        TextTable.lines(header: header, rows: rows)
     }
 
     /// What `--json` chooses between: `value` as JSON for scripts, or for people the table of `rows` under `header`.

@@ -11,7 +11,10 @@ struct Select: AsyncParsableCommand {
         help: "What to select: movie, series, season, album, artist (its own albums), playlist, collection or library.")
     var kind: Selection.Kind
 
-    @Argument(help: "The item's id (see `mediasync browse`).")
+    @Argument(
+        help: ArgumentHelp(
+            "The item's id, or its name as the server's search finds it (see `mediasync browse`).",
+            valueName: "id-or-name"))
     var id: String
 
     @Flag(name: .customLong("all-versions"), help: "Keep every version, not only the primary one.")
@@ -118,7 +121,11 @@ struct Select: AsyncParsableCommand {
             // A music library's caps are an audio quality, another library's a video one (known once it is read).
             _ = try chosenQuality()
         }
-        guard SafeName.id(id) != nil else { throw ValidationError("\(id.debugDescription) is not an item id") }
+        if ServerBrowser.isItemId(id) {
+            guard SafeName.id(id) != nil else { throw ValidationError("\(id.debugDescription) is not an item id") }
+        } else if id.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+            throw ValidationError("give the item's id or its name")
+        }
         if season != nil && kind != .series { throw ValidationError("--season applies to a series") }
         if let nextUnplayed, nextUnplayed < 1 { throw ValidationError("--next-unplayed must be at least 1") }
         if nextUnplayed != nil && kind != .series && kind != .season {
@@ -162,6 +169,7 @@ struct Select: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors {
             let browser = ServerBrowser(session: try Session.open(config: ConfigDirectory.resolve()))
+            let id = ServerBrowser.isItemId(self.id) ? self.id : try await itemId(named: self.id, browser: browser)
             let expected = [
                 "movie": "Movie", "series": "Series", "season": "Season", "album": "MusicAlbum",
                 "artist": "MusicArtist", "playlist": "Playlist", "collection": "BoxSet",
@@ -198,6 +206,54 @@ struct Select: AsyncParsableCommand {
                     deletePlayedAfter: deletePlayed ? after.flatMap(TimeText.duration) ?? 86_400 : nil,
                     quality: chosen, audioQuality: audio))
             print("Selected \(kind.rawValue) \(name ?? id). Run `mediasync sync` to download it.")
+        }
+    }
+}
+
+extension Select {
+    /// The id of the one item of this kind the server's search finds by `name`; several are listed to choose from
+    /// by id, and none is said, both as a usage error (exit 64) that selects nothing.
+    func itemId(named name: String, browser: ServerBrowser) async throws -> String {
+        let type: ServerBrowser.ItemType =
+            switch kind {
+            case .movie: .movie
+            case .series: .series
+            case .season: .season
+            case .library: .library
+            case .album: .album
+            case .artist: .artist
+            case .playlist: .playlist
+            case .collection: .collection
+            }
+        switch try await browser.find(type, named: name) {
+        case .one(let item):
+            guard SafeName.id(item.id) != nil else {
+                throw SyncError.invalidInput(
+                    "the server names \(name.debugDescription) by an unsafe id; nothing selected")
+            }
+            return item.id
+        case .none:
+            Console.error(
+                "mediasync: no \(kind.rawValue) called \(name.debugDescription) on the server "
+                    + "(see `mediasync browse --type \(type.rawValue) --search TEXT`)")
+            throw ExitCodes.usage
+        case .several(let items):
+            Console.error(
+                "mediasync: \(CountText.of(items.count, kind.rawValue, plural: Select.plural(kind))) match "
+                    + "\(name.debugDescription); select one by its id:")
+            let rows = items.map { item in
+                [item.id, item.type ?? "", item.name ?? "", item.detail]
+            }
+            for line in Table.lines(rows, header: ["ID", "KIND", "NAME", "DETAIL"]) { Console.error("  " + line) }
+            throw ExitCodes.usage
+        }
+    }
+
+    static func plural(_ kind: Selection.Kind) -> String {
+        switch kind {
+        case .series: return "series"
+        case .library: return "libraries"
+        default: return kind.rawValue + "s"
         }
     }
 }

@@ -16,8 +16,8 @@ import Testing
             ["MEDIASYNC_ROOT": folder + "/mirror", "MEDIASYNC_CONFIG_DIR": folder + "/config", "MEDIASYNC_API_KEY": ""]
         }
 
-        init() throws {
-            server = try TestServer(library: TestLibrary(movies: 2, series: 1, mediaSize: 30_000))
+        init(library: TestLibrary = TestLibrary(movies: 2, series: 1, mediaSize: 30_000)) throws {
+            server = try TestServer(library: library)
             folder =
                 FileManager.default.temporaryDirectory.appendingPathComponent("mediasync-cli-\(UUID().uuidString)").path
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)

@@ -15,6 +15,13 @@ public struct ServerItem: Encodable, Sendable, Equatable {
     /// An album's or a track's album artist.
     public var artist: String?
 
+    init(id: String, type: String?, name: String?, year: Int? = nil) {
+        self.id = id
+        self.type = type
+        self.name = name
+        self.year = year
+    }
+
     init(_ item: BaseItem) {
         id = item.id
         type = item.type
@@ -120,5 +127,49 @@ public struct ServerBrowser: Sendable {
     /// One item by id.
     public func item(id: String) async throws -> ServerItem {
         ServerItem(try await session.client.item(id: id))
+    }
+
+    /// What a name given for an item stands for on the server.
+    public enum NameMatch: Sendable, Equatable {
+        /// The one item it names.
+        case one(ServerItem)
+        /// Several items it could name, to choose from by id.
+        case several([ServerItem])
+        /// Nothing of that kind is called so.
+        case none
+    }
+
+    /// Finds the `type` of item called `name` through the server's own search (what `browse --search` asks, so it
+    /// finds what Jellyfin finds): see ``match(_:in:)``.
+    public func find(_ type: ItemType, named name: String) async throws -> NameMatch {
+        ServerBrowser.match(name, in: try await list(type, search: name))
+    }
+
+    /// Which of the items a search found a name stands for: the only one found; else the only one whose name is the
+    /// name given, compared as people read names (case, accents and the width of characters aside), as "Alien"
+    /// stands for the film among "Alien", "Aliens" and "Alien³"; else every one found (or every one so named) to
+    /// choose from.
+    public static func match(_ name: String, in found: [ServerItem]) -> NameMatch {
+        guard found.count > 1 else { return found.first.map(NameMatch.one) ?? .none }
+        let wanted = comparableName(name)
+        let named = found.filter { comparableName($0.name ?? "") == wanted }
+        if named.count == 1, let only = named.first { return .one(only) }
+        return .several(named.isEmpty ? found : named)
+    }
+
+    /// A name as it is compared: case, diacritics and the width of characters folded, spaces at its ends trimmed.
+    static func comparableName(_ name: String) -> String {
+        name.trimmingCharacters(in: .whitespacesAndNewlines)
+            .folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
+    }
+
+    /// Whether a word given for an item is its Jellyfin id (32 hexadecimal digits, dashed or not) rather than its
+    /// name.
+    public static func isItemId(_ text: String) -> Bool {
+        let digits = text.utf8.filter { $0 != UInt8(ascii: "-") }
+        let hex = digits.allSatisfy { byte in
+            (byte >= 0x30 && byte <= 0x39) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x66)
+        }
+        return hex && digits.count == 32 && (text.utf8.count == 32 || text.utf8.count == 36)
     }
 }
