@@ -15,11 +15,14 @@
 #    rerun until exit 0 (at most 5 runs), check tree, bytes, index, staging, verify, bytes fetched again.
 #
 # Prints one line per trial, then the figures: trials, kills, phases reached, bytes fetched again vs the
-# bound, failures with details. Exit status 1 when a trial failed.
+# bound, the partial files held on the client's disk at the kills past 1.25 MiB (resumed, or started over and why),
+# failures with details. Exit status 1 when a trial failed.
 #
 # Environment:
 #   SEED              random seed of the trial schedule (default 1)
 #   THROTTLE          bytes per second per response (default 4000000)
+#   MEDIA_SIZES       the media files' sizes, comma-separated, cycled over the library (default: 150 KB to 12 MB)
+#   PODCAST_SIZES     the podcast episodes' sizes (default 400000,1800000,5000000)
 #   MEDIASYNC_BIN_DIR use the binaries in this folder (no build)
 #   SWIFT_SCRATCH     scratch path of the release build (default <repo>/.build-torture-rel)
 #   TORTURE_KEEP=1    keep the scratch folder (its path is printed)
@@ -35,7 +38,8 @@ TRIALS=${1:-100}
 SEED=${SEED:-1}
 THROTTLE=${THROTTLE:-4000000}
 SWIFT_SCRATCH=${SWIFT_SCRATCH:-$REPO_DIR/.build-torture-rel}
-MEDIA_SIZES=150000,2500000,6000000,800000,1400000,12000000,300000,3200000,600000,2000000
+MEDIA_SIZES=${MEDIA_SIZES:-150000,2500000,6000000,800000,1400000,12000000,300000,3200000,600000,2000000}
+PODCAST_SIZES=${PODCAST_SIZES:-400000,1800000,5000000}
 
 # --- tools, build, scratch ----------------------------------------------------------------------------------
 ms_prepare_release_run "$SWIFT_SCRATCH"
@@ -43,7 +47,7 @@ ms_scratch "${TORTURE_KEEP:-0}"
 export MEDIASYNC_CONFIG_DIR="$work/config"
 
 # --- the podcast ------------------------------------------------------------------------------------------
-python3 "$SCRIPT_DIR/lib/gen_show.py" "$work/source/podcast" torture "Torture show" 400000,1800000,5000000
+python3 "$SCRIPT_DIR/lib/gen_show.py" "$work/source/podcast" torture "Torture show" "$PODCAST_SIZES"
 
 # --- the server ---------------------------------------------------------------------------------------------
 ms_start_server --movies 3 --series 1 --media-sizes "$MEDIA_SIZES" --throttle "$THROTTLE" \
@@ -68,5 +72,5 @@ TORTURE_THROTTLE=$THROTTLE python3 "$SCRIPT_DIR/lib/torture_kill.py" --bin "$bin
     --trials "$TRIALS" --seed "$SEED" --typical "$typical"
 status=$?
 set -e
-echo "library: $files files, $bytes bytes (media $MEDIA_SIZES; podcast 400000,1800000,5000000); full sync ${typical} s"
+echo "library: $files files, $bytes bytes (media $MEDIA_SIZES; podcast $PODCAST_SIZES); full sync ${typical} s"
 exit $status

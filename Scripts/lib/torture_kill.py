@@ -18,6 +18,11 @@ chosen moment, reruns sync until it exits 0 (bounded), and checks the mirror aga
               bound         = the partial files' sizes (body bytes sent by responses still running at the kill)
                               + one retry each for the last CONCURRENCY files whose bodies had been sent before
                               the kill (a file fetched but not yet placed and recorded when the process died)
+  held      the partial files the client held on its own disk at the kill (the process is stopped with SIGSTOP,
+            its staging folder and its unnamed files, /proc/PID/fd, are read, then it gets SIGKILL): each held past
+            HELD_THRESHOLD (1.25 MiB, clearly past the resume threshold) must be continued by the reruns, never
+            fetched from byte 0 again. Counted: held, resumed, started over (with what the reruns' responses were:
+            status, Range, bytes sent); one with a resume record that started over fails the trial.
 
 Kill moments (chosen per trial at random, recorded): `listing` (0-250 ms after start, 10%), `delay` (uniform
 over the typical duration of a full sync, 40%), `body-end#K` (0-8 ms after the server sent the K-th whole file
@@ -44,6 +49,9 @@ import urllib.request
 
 # Past this many bytes the client keeps a partial file with a resume record (FileWriter.resumeRecordThreshold).
 RESUME_THRESHOLD = 1 << 20
+# A partial file held past this at the kill is one the client promised to resume (well past the moment its record is
+# written).
+HELD_THRESHOLD = RESUME_THRESHOLD + (RESUME_THRESHOLD >> 2)
 FILE_PREFIXES = ("/Items/", "/Videos/", "/files/")
 
 
@@ -121,6 +129,50 @@ def url_for(key, path):
     if parts[0] == "podcast":
         return f"/files/podcast/{os.path.basename(path)}"
     return None
+
+
+def fnv1a64(text):
+    """StagingArea.fnv1a64: the hash that names a destination's partial file in the staging area."""
+    value = 0xcbf29ce484222325
+    for byte in text.encode("utf-8"):
+        value = ((value ^ byte) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
+    return value
+
+
+def held_partials(pid, root):
+    """The partial files a (stopped) sync process holds on its own disk: [(where, size, inode, record)], where is the
+    staging name or the folder of an unnamed file (O_TMPFILE), record the resume record's JSON or None."""
+    held = []
+    seen = set()
+    staging_dir = os.path.join(root, ".mediasync", "staging")
+    for name in (os.listdir(staging_dir) if os.path.isdir(staging_dir) else []):
+        if not name.endswith(".part"):
+            continue
+        try:
+            info = os.lstat(os.path.join(staging_dir, name))
+        except OSError:
+            continue
+        record = None
+        try:
+            with open(os.path.join(staging_dir, name + ".meta"), "rb") as handle:
+                record = json.load(handle)
+        except (OSError, ValueError):
+            pass
+        seen.add(info.st_ino)
+        held.append((name, info.st_size, info.st_ino, record))
+    fd_dir = f"/proc/{pid}/fd"
+    for fd in (os.listdir(fd_dir) if os.path.isdir(fd_dir) else []):
+        try:
+            target = os.readlink(os.path.join(fd_dir, fd))
+            info = os.stat(os.path.join(fd_dir, fd))
+        except OSError:
+            continue
+        if (not target.startswith(root + "/") or not target.endswith(" (deleted)") or info.st_ino in seen
+                or not os.path.basename(target).startswith("#")):
+            continue
+        seen.add(info.st_ino)
+        held.append((os.path.dirname(target), info.st_size, info.st_ino, None))
+    return held
 
 
 def index_files(root):
@@ -267,6 +319,8 @@ def main():
     kills = 0
 
     resume_counts = {"with record": 0, "resumed": 0, "restarted": 0, "sent past the threshold, no record": 0}
+    held_counts = {"held past 1.25 MiB": 0, "resumed": 0, "started over": 0, "not asked again": 0, "unmapped": 0}
+    held_details = []
     for trial in range(1, args.trials + 1):
         problems = []
         continuing = have_root and rng.random() < args.continue_share
@@ -331,7 +385,11 @@ def main():
                 time.sleep(min(0.005, max(0, deadline - time.monotonic())))
         kill_ns = time.monotonic_ns()
         killed = run.process.poll() is None
+        held = []
         if killed:
+            # Stopped first, so what it holds on its disk is read at the moment of the kill.
+            os.kill(run.process.pid, signal.SIGSTOP)
+            held = held_partials(run.process.pid, root)
             os.kill(run.process.pid, signal.SIGKILL)
             kills += 1
         moment_ms = (kill_ns / 1e9 - run.started) * 1000
@@ -393,16 +451,66 @@ def main():
         # Resumes: every partial file left with a resume record is continued (its first rerun request has a
         # Range), never fetched from the start; the server did not change during the trial.
         rerun_segment = trial_segment[len(killed_segment):]
+        def from_zero(responses):
+            """Whether one of these responses sent the file's body from byte 0 (no Range, or a 200 to one)."""
+            return any(r["sent"] > 0 and (not r["range"] or r["status"] == 200) for r in responses)
+
+        def answers(responses):
+            return "; ".join(f"{r['status']} to {r['range'] or 'no Range'}, {r['sent']} B" for r in responses)
+
         for path, part_size in sorted(resumable.items()):
-            first = next((r for r in rerun_segment if r["path"] == path and r["method"] == "GET"), None)
-            if first is None:
+            asked = [r for r in rerun_segment if r["path"] == path and r["method"] == "GET"]
+            if not asked:
                 continue  # placed before the kill or no longer wanted
             resume_counts["with record"] += 1
-            if first["range"]:
+            # Resumed: its first rerun request continues it, and no later one fetches it from byte 0 (a 416 to the
+            # Range of a complete partial file, then the whole file, counted as resumed before).
+            if asked[0]["range"] and not from_zero(asked):
                 resume_counts["resumed"] += 1
             else:
                 resume_counts["restarted"] += 1
-                problems.append(f"{path}: a {part_size}-byte partial file with a resume record was fetched from byte 0")
+                problems.append(
+                    f"{path}: a {part_size}-byte partial file with a resume record was fetched from byte 0 "
+                    f"({answers(asked)})")
+        # What the client held on its disk at the kill, past the threshold: continued, or started over, and why.
+        hashes = {f"{fnv1a64(os.path.join(root, p)):x}": urls[p] for p in file_paths}
+        sizes_by_url = {urls[p]: state[p][0] for p in file_paths}
+        for where, size, _, record in held:
+            if size < HELD_THRESHOLD:
+                continue
+            held_counts["held past 1.25 MiB"] += 1
+            if record is not None:
+                url = urllib.parse.urlsplit(record.get("url", "")).path
+            elif where.endswith(".part"):
+                url = hashes.get(where.split("-", 1)[0])
+            else:
+                # An unnamed file: the one file of its folder whose response was running at the kill with as many
+                # bytes sent.
+                folder = os.path.relpath(where, root)
+                candidates = {r["path"] for r in file_responses
+                              if r["start_ns"] <= kill_ns < r["end_ns"] and r["sent"] >= size
+                              and os.path.dirname(paths_by_url.get(r["path"], "")) == folder}
+                url = candidates.pop() if len(candidates) == 1 else None
+            if url is None:
+                held_counts["unmapped"] += 1
+                held_details.append(f"trial {trial}: {where} held {size} B: not mapped to a URL")
+                continue
+            asked = [r for r in rerun_segment if r["path"] == url and r["method"] == "GET"]
+            total = sizes_by_url.get(url)
+            kind = "staged with a record" if record is not None else (
+                "staged, no record" if where.endswith(".part") else "unnamed")
+            detail = (f"trial {trial}: {url} held {size} of {total} B ({kind}); reruns: "
+                      f"{answers(asked) or 'not asked again'}")
+            if not asked:
+                held_counts["not asked again"] += 1
+            elif from_zero(asked):
+                held_counts["started over"] += 1
+                held_details.append(detail)
+                print(f"    held, started over: {detail}", flush=True)
+                if record is not None:
+                    problems.append(f"held past the threshold, started over: {detail}")
+            else:
+                held_counts["resumed"] += 1
         # Files the server had sent past the threshold when the kill came but the client held no record of: the
         # bytes were in the sockets' buffers, never written by the client (loopback buffers hold megabytes).
         for r in file_responses:
@@ -500,6 +608,9 @@ def main():
           f"(body bytes of responses running at the kill) + {total_bound - total_partial} retries (one for each "
           f"of the last {args.concurrency} files fetched before the kill)")
     print("resumes: " + ", ".join(f"{k} {v}" for k, v in resume_counts.items()))
+    print("held at the kill: " + ", ".join(f"{k} {v}" for k, v in held_counts.items()))
+    for detail in held_details:
+        print(f"  {detail}")
     print(f"failures: {len(failures)}")
     for trial, mode, trigger, moment_ms, phase, problems, log_path in failures:
         print(f"  trial {trial} ({mode}, kill {trigger} at {moment_ms:.0f} ms, {phase}; log {log_path}):")
@@ -508,7 +619,8 @@ def main():
     print(f"RESULT trials={args.trials} failures={len(failures)} kills={kills} "
           f"refetched_bytes={total_refetched} bound_bytes={total_bound} partial_bytes={total_partial} "
           f"resumable_at_kill={resume_counts['with record']} resumed={resume_counts['resumed']} "
-          f"restarted={resume_counts['restarted']}")
+          f"restarted={resume_counts['restarted']} held={held_counts['held past 1.25 MiB']} "
+          f"held_resumed={held_counts['resumed']} held_started_over={held_counts['started over']}")
     return 1 if failures else 0
 
 

@@ -206,7 +206,8 @@ public final class TransferEngine: Sendable {
         number: Int, directories: DirectoryCache, buffers: BufferPool, placing: @escaping DownloadPlacing
     ) async -> AttemptResult {
         let unlooked = number == 1 && directories.stagingWasEmpty(staging.directory)
-        let resume = unlooked ? nil : staging.resumable(for: request.destination, url: request.url)
+        let resume = (unlooked ? nil : staging.resumable(for: request.destination, url: request.url))
+            .map { TransferEngine.continuation(of: $0, expectedSize: request.expectedSize) }
         let partPath = staging.partPath(for: request.destination)
         let parent = PathText.parent(of: request.destination)
         // A fresh download starts as an unnamed file in its destination's folder (see AnonymousFile).
@@ -299,6 +300,22 @@ public final class TransferEngine: Sendable {
         return await withCheckedContinuation { continuation in
             finalizer.async { continuation.resume(returning: finish()) }
         }
+    }
+
+    /// Where a partial file is continued from: its end, or its last byte when it already holds the whole length of
+    /// its version (the record's complete length, else the size the caller expects). A run killed after a file's
+    /// last byte reached its partial file and before the file was named (the fsync, the hash, the rename) leaves one:
+    /// `Range: bytes=SIZE-` for it is unsatisfiable, and a 416 discards the partial file and fetches all of it
+    /// again. The one byte asked again comes in a 206 checked like any continuation (its start, validator and
+    /// complete length), which ties the bytes kept to the version the server has now; should the guess of the
+    /// length be wrong (an expected size gone stale), the 206 simply carries the rest of the file.
+    static func continuation(of resume: StagingArea.Resume, expectedSize: Int64?) -> StagingArea.Resume {
+        guard let complete = resume.total ?? expectedSize, resume.size == complete, resume.size > 1 else {
+            return resume
+        }
+        var last = resume
+        last.size = resume.size - 1
+        return last
     }
 
     /// Files from this size on are written out, checked and placed off the libcurl loop's thread.

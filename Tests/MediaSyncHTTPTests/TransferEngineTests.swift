@@ -265,6 +265,63 @@ import Testing
         }
     }
 
+    /// A run killed after a file's last byte reached its partial file and before the file was named (the fsync, the
+    /// hash, the rename: the crash torture's `body-end` kills land there) leaves a complete partial file with its
+    /// resume record. The next run must not fetch it again: before the fix it asked `Range: bytes=SIZE-`, the
+    /// server answered 416, and the engine discarded the partial file and fetched the whole file from byte 0.
+    ///
+    /// The kill is the moment the engine hands the complete, verified file over to be named: what the staging area
+    /// holds then is what a `kill -9` leaves on disk (the page cache outlives the process). It is kept aside there,
+    /// and the file is not placed.
+    @Test(arguments: [true, false])
+    func aCompletePartialFileAKilledRunLeftIsNotFetchedAgain(recordHasTheLength: Bool) async throws {
+        try await withServerAndFolder { server, folder in
+            let bytes = testBytes(3 * Self.mib + 12_345, seed: 31)
+            server.setFile("/done.bin", contents: bytes)
+            let staging = folder.path + "/.mediasync-staging"
+            let leftovers = folder.path + "/left-by-the-kill"
+            let destination = folder.file("done.bin")
+            let request = TransferRequest(
+                id: "done", url: server.baseURL + "/done.bin", destination: destination,
+                expectedSize: Int64(bytes.count))
+            struct Killed: Error {}
+            let killed = await makeEngine(retry: .none).download(
+                [request],
+                placing: { _ in
+                    try FileManager.default.copyItem(atPath: staging, toPath: leftovers)
+                    throw Killed()
+                })
+            #expect(killed.outcomes.first?.error != nil)
+            #expect(!FileManager.default.fileExists(atPath: destination))
+
+            // The next run finds what the killed one left: the whole file, named, and its resume record.
+            try? FileManager.default.removeItem(atPath: staging)
+            try FileManager.default.moveItem(atPath: leftovers, toPath: staging)
+            let names = try FileManager.default.contentsOfDirectory(atPath: staging).sorted()
+            let part = try #require(names.first { $0.hasSuffix(".part") })
+            #expect(names == [part, part + ".meta"])
+            #expect(readBytes(staging + "/" + part) == bytes)
+            if !recordHasTheLength {
+                // A record written by an older version has no complete length: the size the caller expects tells.
+                try Data(#"{"url":"\#(request.url)","validator":"Tue, 14 Nov 2023 22:13:20 GMT"}"#.utf8)
+                    .write(to: URL(fileURLWithPath: staging + "/" + part + ".meta"))
+            }
+
+            let outcome = try #require(await makeEngine().download([request]).outcomes.first)
+            let success = try outcome.result.get()
+            #expect(readBytes(destination) == bytes)
+            let requests = server.requests(to: "/done.bin")
+            // One request continues the file with its last byte (a 206 that ties it to its version); none fetches it
+            // from byte 0.
+            #expect(requests.count == 2, "\(requests.map { $0.headers["range"] ?? "no Range" })")
+            #expect(requests.dropFirst().first?.headers["range"] == "bytes=\(bytes.count - 1)-")
+            #expect(requests.dropFirst().allSatisfy { $0.headers["range"] != nil })
+            #expect(success.resumedFrom == Int64(bytes.count - 1))
+            #expect(success.contentHash == ContentHash.hex(of: bytes))
+            #expect(folder.allFiles() == ["done.bin"])
+        }
+    }
+
     @Test(arguments: [401, 403, 404])
     func fatalStatusesAreNotRetried(status: Int) async throws {
         try await withServerAndFolder { server, folder in

@@ -170,6 +170,84 @@ import Testing
         }
     }
 
+    /// strace, which kills the sync at a chosen system call: the kill lands at that moment however fast or loaded the
+    /// machine is.
+    static let strace = ["/usr/bin/strace", "/bin/strace"].first { FileManager.default.isExecutableFile(atPath: $0) }
+
+    /// Regression (the crash torture's `body-end` kills): a sync killed after a file's last byte reached its partial
+    /// file, as the partial file is renamed to its final name (fsynced, checked and hashed: complete), left it and its
+    /// resume record in staging. The next sync asked `Range: bytes=SIZE-`, the server answered 416, and the engine
+    /// threw the whole file away and fetched it again from byte 0. It must be continued (its last byte asked again,
+    /// which ties it to the server's version) and placed.
+    @Test(.enabled(if: strace != nil, "skipped: strace is not installed (Debian: apt install strace)"))
+    func aSyncKilledAsACompleteFileIsRenamedIntoPlaceDoesNotFetchItAgain() async throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.tearDown() }
+        try await sandbox.prepare()
+        let reference = try await sandbox.run(["sync"], root: sandbox.referenceRoot)
+        #expect(reference.status == 0, "\(reference.stderr)")
+        let expected = try sandbox.files(under: sandbox.referenceRoot)
+        let source = try #require(sandbox.server.library.allMediaSources.first)
+        let media = try #require(expected.first { $0.hasSuffix("-\(source.id).mkv") })
+        let bytes = try #require(sandbox.server.library.mediaBytes(forMediaSourceId: source.id))
+        let download = "/Items/\(source.id)/Download"
+        let part = Self.partPath(staging: sandbox.root + "/.mediasync/staging", destination: sandbox.root + "/" + media)
+        try await sandbox.waitUntilIdle()
+        sandbox.server.resetStatistics()
+
+        // The kill: as the sync renames that partial file to its final name (the rename is not made).
+        var environment = ProcessInfo.processInfo.environment
+        environment.merge(sandbox.environment(root: sandbox.root)) { $1 }
+        let traced = try Spawned(
+            Self.strace ?? "strace",
+            [
+                "-f", "-qq", "-o", "/dev/null", "-P", part, "-e", "trace=rename,renameat,renameat2", "-e",
+                "inject=rename,renameat,renameat2:error=ENOENT:signal=SIGKILL", "--", CommandRunner.binary.path, "sync",
+            ], environment: environment)
+        let killed = await traced.finished()
+        #expect(killed.signal == SIGKILL || killed.status == 128 + SIGKILL, "\(killed)")
+        #expect(!FileManager.default.fileExists(atPath: sandbox.root + "/" + media))
+        // What the kill left: the whole file, named in staging, with its resume record.
+        #expect(Self.readFile(part) == bytes, "the partial file is not the whole file")
+        #expect(FileManager.default.fileExists(atPath: part + ".meta"))
+        try await sandbox.waitUntilIdle()
+        #expect(sandbox.server.requests(to: download).count == 1)
+
+        let rerun = try await sandbox.run(["sync"], root: sandbox.root)
+        #expect(rerun.status == 0, "\(rerun.stderr)")
+        #expect(try sandbox.files(under: sandbox.root) == expected)
+        #expect(Self.readFile(sandbox.root + "/" + media) == bytes)
+        let ranges = sandbox.server.requests(to: download).map { $0.headers["range"] ?? "no Range" }
+        // The killed run's request, then one continuing the file with its last byte: none from byte 0.
+        #expect(ranges == ["no Range", "bytes=\(bytes.count - 1)-"])
+        let leftInStaging = (try? FileManager.default.contentsOfDirectory(atPath: sandbox.root + "/.mediasync/staging"))
+        #expect((leftInStaging ?? []).isEmpty, "left in staging: \(leftInStaging ?? [])")
+        let verify = try await sandbox.run(["verify"], root: sandbox.root)
+        #expect(verify.status == 0, "\(verify.stdout)")
+    }
+
+    /// Where the transfer engine keeps the partial file of `destination` (StagingArea.partPath): the FNV-1a hash of
+    /// the path, then the name's first 40 characters with all but ASCII letters, digits and `._-` made `_`.
+    static func partPath(staging: String, destination: String) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in destination.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        let name = (destination as NSString).lastPathComponent.unicodeScalars.prefix(40).map { scalar -> String in
+            let ok =
+                scalar.isASCII
+                && (("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar)
+                    || scalar == "." || scalar == "_" || scalar == "-")
+            return ok ? String(scalar) : "_"
+        }
+        return staging + "/" + String(hash, radix: 16) + "-" + name.joined() + ".part"
+    }
+
+    static func readFile(_ path: String) -> [UInt8]? {
+        FileManager.default.contents(atPath: path).map { [UInt8]($0) }
+    }
+
     static func isFile(_ path: String) -> Bool {
         path.hasPrefix("/Items/") && (path.hasSuffix("/Download") || path.contains("/Images/"))
     }
