@@ -485,3 +485,74 @@ import Testing
         }
     }
 }
+
+/// What a mirror asks of `serve`, route by route, against a mirror holding the chain's library (in process).
+@Suite struct ServeForAMirrorTests {
+    @Test func everyVersionDownloadsWithJellyfinsHeadersAndIfRange() async throws {
+        try await ServeFixture.with(MirrorChainTests.library()) { fixture in
+            let library = fixture.library
+            let movie = library.movies[0]
+            try fixture.index.select(
+                Selection(id: movie.id, kind: .movie, allVersions: true, addedAt: "2026-01-01T00:00:00Z"))
+            try await fixture.sync()
+            try MediaServe.setPassword(ServeFixture.password, user: nil, config: fixture.config)
+            guard let alternate = movie.mediaSources.first(where: { $0.id != movie.id }) else {
+                Issue.record("the movie has one version")
+                return
+            }
+            try await fixture.serving { http in
+                let token = try await http.signIn().object["AccessToken"] as? String
+                // An alternate version's id is an item of its own (`LibraryController.GetDownload`).
+                let whole = try await http.send("GET", "/Items/\(alternate.id)/Download", token: token)
+                #expect(whole.status == 200)
+                #expect(whole.body == library.mediaBytes(forMediaSourceId: alternate.id))
+                let name = (alternate.path as NSString).lastPathComponent
+                #expect(whole.headers["content-disposition"]?.hasPrefix("attachment; filename=\"\(name)\"") == true)
+                #expect(whole.headers["content-disposition"]?.contains("filename*=UTF-8''Test%20Movie%201") == true)
+                let etag = whole.headers["etag"] ?? ""
+                let modified = whole.headers["last-modified"] ?? ""
+                #expect(!etag.isEmpty && !modified.isEmpty)
+                #expect(
+                    try await http.send("GET", "/Items/\(String(repeating: "ab", count: 16))/Download", token: token)
+                        .status == 404)
+
+                // `If-Range`: the same validator continues, another one gets the whole file.
+                for (ifRange, status) in [
+                    (etag, 206), (modified, 206), ("\"other\"", 200), ("W/\(etag)", 200),
+                    ("Sat, 01 Jan 2000 00:00:00 GMT", 200), ("not a date", 200),
+                ] {
+                    let reply = try await http.send(
+                        "GET", "/Items/\(alternate.id)/Download", token: token,
+                        headers: ["Range": "bytes=100-", "If-Range": ifRange])
+                    #expect(reply.status == status, "If-Range \(ifRange)")
+                    #expect(reply.body.count == (status == 206 ? alternate.size - 100 : alternate.size))
+                }
+
+                // The listing a mirror asks for: every version with the home server's stream fields, held subtitles
+                // as external streams with their own titles, the embedded one inside the file.
+                let listed = try await http.send(
+                    "GET", "/Items?ids=\(movie.id)&fields=MediaSources,MediaStreams,Etag,CanDownload", token: token)
+                let item = listed.items.first ?? [:]
+                let sources = item["MediaSources"] as? [[String: Any]] ?? []
+                #expect(sources.map { $0["Id"] as? String } == movie.mediaSources.map(\.id))
+                for source in sources {
+                    let streams = source["MediaStreams"] as? [[String: Any]] ?? []
+                    let external = streams.first { $0["Index"] as? Int == 2 }
+                    #expect(external?["DisplayTitle"] as? String == "English - SRT - External")
+                    #expect(external?["IsExternal"] as? Bool == true)
+                    let embedded = streams.first { $0["Index"] as? Int == 3 }
+                    #expect(embedded?["IsDefault"] as? Bool == true)
+                    #expect(embedded?["IsExternal"] as? Bool == false)
+                    #expect(embedded?["Title"] as? String == "Français")
+                    #expect(source["Path"] == nil && source["SupportsTranscoding"] as? Bool == false)
+                }
+                #expect(item["CanDownload"] as? Bool == true)
+                #expect(item["CanDelete"] == nil)
+                #expect(item["MediaStreams"] != nil)
+                // Fields not asked for are not sent.
+                let bare = try await http.send("GET", "/Items?ids=\(movie.id)", token: token).items.first ?? [:]
+                #expect(bare["MediaSources"] == nil && bare["MediaStreams"] == nil && bare["CanDownload"] == nil)
+            }
+        }
+    }
+}
