@@ -218,6 +218,24 @@ import Testing
         }
     }
 
+    /// A's `metadata.json` with only the versions A holds in each item's `MediaSources`: `serve` lists what the
+    /// mirror holds, so a version A did not fetch does not exist for B.
+    static func heldSourcesOnly(_ document: Any?) -> Any? {
+        guard var document = document as? [String: Any] else { return document }
+        let held = Set(
+            (document["versions"] as? [[String: Any]] ?? []).compactMap { $0["versionId"] as? String })
+        func narrowed(_ item: Any?) -> Any? {
+            guard var item = item as? [String: Any], let sources = item["MediaSources"] as? [[String: Any]] else {
+                return item
+            }
+            item["MediaSources"] = sources.filter { held.contains($0["Id"] as? String ?? "") }
+            return item
+        }
+        if let item = document["item"] { document["item"] = narrowed(item) }
+        if let episodes = document["episodes"] as? [Any] { document["episodes"] = episodes.map(narrowed) }
+        return document
+    }
+
     /// B's tree against A's: the same paths, the same bytes of every media, image and subtitle file, and the same
     /// metadata but for ``allowedDifferences``.
     static func compare(a: String, b: String, sourceLocation: SourceLocation = #_sourceLocation) {
@@ -227,7 +245,7 @@ import Testing
         for (path, bytes) in first.sorted(by: { $0.key < $1.key }) {
             guard let other = second[path] else { continue }
             if path.hasSuffix("metadata.json") {
-                let parsedA = try? JSONSerialization.jsonObject(with: Data(bytes))
+                let parsedA = heldSourcesOnly(try? JSONSerialization.jsonObject(with: Data(bytes)))
                 let parsedB = try? JSONSerialization.jsonObject(with: Data(other))
                 let found = differences(parsedA, parsedB, allowed: allowedDifferences)
                 #expect(found.isEmpty, "\(path): \(found.joined(separator: "; "))", sourceLocation: sourceLocation)
@@ -483,6 +501,54 @@ import Testing
                 answered < total,
                 "\(answered) bytes answered for \(total) bytes of media; \(ranges); partial \(partial); \(resumed.err)")
             Self.compare(a: chain.home.root.path, b: chain.b.root)
+        }
+    }
+}
+
+extension MirrorChainTests {
+    /// A transcode A holds (`--quality`) is a plain static file for B: the same bytes under the same name, recorded
+    /// as B fetched it (static), its source describing the held file.
+    @Test func aTranscodeTheFirstMirrorHoldsIsAStaticFileForTheSecond() async throws {
+        var library = TestLibrary(movies: 1, series: 0, mediaSize: 8_000, seed: 95)
+        for source in library.movies[0].mediaSources {
+            library.updateMediaSource(source.id) { $0.runTimeTicks = 300_000_000 }
+        }
+        try await Self.with(library) { chain in
+            let movie = library.movies[0]
+            try chain.home.index.select(
+                Selection(
+                    id: movie.id, kind: .movie, addedAt: "2026-01-01T00:00:00Z",
+                    quality: Quality.presets["720p"] ?? Quality(maxBitrate: 4_000_000, maxHeight: 720)))
+            let first = try await chain.syncA()
+            #expect(first.failed.isEmpty, "\(first.failed)")
+            let transcode = "\(movie.id)/\(movie.id)-\(movie.id).ts"
+            #expect(Self.tree(chain.home.root.path).keys.contains(transcode))
+            try await chain.startServe()
+            let login = try await chain.runB(
+                ["login", chain.address, "--username", library.userName, "--password-stdin"],
+                input: ServeFixture.password + "\n")
+            #expect(login.status == 0, "\(login.err)")
+            #expect(try await chain.runB(["select", "movie", movie.id]).status == 0)
+            let synced = try await chain.syncB()
+            #expect(synced.status == 0, "\(synced.err)")
+            let a = Self.tree(chain.home.root.path)
+            let b = Self.tree(chain.b.root)
+            #expect(Set(b.keys) == Set(a.keys))
+            #expect(b[transcode] == a[transcode] && b[transcode] != nil)
+            let metadata = "\(movie.id)/metadata.json"
+            let allowed =
+                Self.allowedDifferences + [
+                    ["versions", "*", "isStatic"], ["item", "MediaSources", "*", "Container"],
+                    ["item", "MediaSources", "*", "Size"], ["item", "MediaSources", "*", "ETag"],
+                    ["item", "MediaSources", "*", "Bitrate"],
+                ]
+            let found = Self.differences(
+                Self.heldSourcesOnly(try? JSONSerialization.jsonObject(with: Data(a[metadata] ?? []))),
+                try? JSONSerialization.jsonObject(with: Data(b[metadata] ?? [])), allowed: allowed)
+            #expect(found.isEmpty, "\(found)")
+            let versions = Self.metadata(chain.b.root, metadata)["versions"] as? [[String: Any]]
+            #expect(versions?.first?["isStatic"] as? Bool == true)
+            #expect(versions?.first?["container"] as? String == "ts")
         }
     }
 }
