@@ -431,12 +431,23 @@ struct ServeResponder: HTTPResponder {
 
     // MARK: Playback
 
+    /// An alternate version's id answers as that version's item does on Jellyfin: its own source first, then the
+    /// others of its movie (`Video.GetAllItemsForMediaSources` lists the item, then its primary version and the
+    /// primary's other versions, v10.10.7).
     private func playbackInfo(_ id: String, _ call: inout Call) async throws -> Response {
         let catalog = state.catalog()
-        let item = try lookup(id, catalog)
+        let item: CatalogItem
+        var ordered: [HeldVersion]
+        if ServeIds.isAcceptable(id), catalog.item(id) == nil, let found = catalog.version(id) {
+            item = found.item
+            ordered = [found.version] + found.item.versions.filter { $0.id != found.version.id }
+        } else {
+            item = try lookup(id, catalog)
+            ordered = item.versions
+        }
         let body = call.request.method == .post ? try await call.body() : nil
         let wanted = call.query.nonEmpty("MediaSourceId") ?? Self.field(body, "MediaSourceId")?.stringValue
-        let versions = item.versions.filter { wanted == nil || $0.id.lowercased() == wanted?.lowercased() }
+        let versions = ordered.filter { wanted == nil || $0.id.lowercased() == wanted?.lowercased() }
         let profiles = Self.field(Self.field(body, "DeviceProfile")?.objectValue, "SubtitleProfiles")?.arrayValue
         let external = profiles.map { list in
             Set(

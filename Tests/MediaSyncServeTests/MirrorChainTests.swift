@@ -616,6 +616,11 @@ extension MirrorChainTests {
                 #expect(item["CanDownload"] as? Bool == true)
                 #expect(item["CanDelete"] == nil)
                 #expect(item["MediaStreams"] != nil)
+                // An alternate version's playback info: its own source first, then the movie's other.
+                let info = try await http.send(
+                    "GET", "/Items/\(alternate.id)/PlaybackInfo?userId=\(library.userId)", token: token)
+                let offered = (info.object["MediaSources"] as? [[String: Any]] ?? []).map { $0["Id"] as? String }
+                #expect(offered == [alternate.id, movie.id])
                 // Fields not asked for are not sent.
                 let bare = try await http.send("GET", "/Items?ids=\(movie.id)", token: token).items.first ?? [:]
                 #expect(bare["MediaSources"] == nil && bare["MediaStreams"] == nil && bare["CanDownload"] == nil)
