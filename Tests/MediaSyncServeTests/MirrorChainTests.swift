@@ -595,6 +595,8 @@ extension MirrorChainTests {
             let movie = library.movies[0]
             try fixture.index.select(
                 Selection(id: movie.id, kind: .movie, allVersions: true, addedAt: "2026-01-01T00:00:00Z"))
+            try fixture.index.select(
+                Selection(id: library.series[0].id, kind: .series, addedAt: "2026-01-01T00:00:00Z"))
             try await fixture.sync()
             try MediaServe.setPassword(ServeFixture.password, user: nil, config: fixture.config)
             guard let alternate = movie.mediaSources.first(where: { $0.id != movie.id }) else {
@@ -655,6 +657,18 @@ extension MirrorChainTests {
                     "GET", "/Items/\(alternate.id)/PlaybackInfo?userId=\(library.userId)", token: token)
                 let offered = (info.object["MediaSources"] as? [[String: Any]] ?? []).map { $0["Id"] as? String }
                 #expect(offered == [alternate.id, movie.id])
+                // Paging as a mirror pages: `StartIndex`, `Limit`, and the total of the whole listing.
+                let paged = try await http.send(
+                    "GET", "/Items?ids=\(movie.id),\(library.series[0].id)&startIndex=1&limit=1", token: token)
+                #expect(paged.items.count == 1 && paged.object["TotalRecordCount"] as? Int == 2)
+                #expect(paged.object["StartIndex"] as? Int == 1)
+                let episodes = try await http.send(
+                    "GET",
+                    "/Shows/\(library.series[0].id)/Episodes?userId=\(library.userId)&isMissing=false"
+                        + "&fields=MediaSources,Etag&startIndex=1&limit=2",
+                    token: token)
+                #expect(episodes.items.count == 2 && episodes.object["TotalRecordCount"] as? Int == 4)
+                #expect(episodes.items.allSatisfy { ($0["MediaSources"] as? [Any])?.count == 1 && $0["Etag"] != nil })
                 // Fields not asked for are not sent.
                 let bare = try await http.send("GET", "/Items?ids=\(movie.id)", token: token).items.first ?? [:]
                 #expect(bare["MediaSources"] == nil && bare["MediaStreams"] == nil && bare["CanDownload"] == nil)
