@@ -587,6 +587,72 @@ extension MirrorChainTests {
     }
 }
 
+extension MirrorChainTests {
+    /// B's first sync and no-op from `serve`, and the same first sync straight from the home server, over a larger
+    /// library (20 movies, 40 episodes, 1 MB each). Prints the times; asserts none. Run with
+    /// `MEDIASYNC_CHAIN_BENCH=1 swift test --filter MirrorChainTests/measuresTheChain`.
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["MEDIASYNC_CHAIN_BENCH"] != nil))
+    func measuresTheChain() async throws {
+        let library = TestLibrary(
+            movies: 20, series: 2, seasonsPerSeries: 2, episodesPerSeason: 10, mediaSize: 1_000_000, seed: 99)
+        try await Self.with(library) { chain in
+            for movie in library.movies.dropFirst() {
+                try chain.home.index.select(
+                    Selection(id: movie.id, kind: .movie, allVersions: true, addedAt: "2026-01-01T00:00:00Z"))
+            }
+            let first = try await chain.syncA()
+            #expect(first.failed.isEmpty, "\(first.failed)")
+            try await chain.startServe(proxied: true)
+            let clock = ContinuousClock()
+            func mirror(_ scratch: ServeCommandTests.Scratch, from address: String, password: String) async throws
+                -> (first: Duration, noOp: Duration)
+            {
+                var environment = scratch.environment
+                environment["MEDIASYNC_API_KEY"] = ""
+                func run(_ arguments: [String], input: String? = nil) async throws -> Spawned.Finished {
+                    try await Spawned(
+                        ServeCommandTests.binary, arguments, environment: environment,
+                        input: input.map { Array($0.utf8) }
+                    ).finished()
+                }
+                _ = try await run(
+                    ["login", address, "--username", library.userName, "--password-stdin"], input: password + "\n")
+                for movie in library.movies {
+                    _ = try await run(["select", "movie", movie.id, "--all-versions"])
+                }
+                for series in library.series { _ = try await run(["select", "series", series.id]) }
+                let start = clock.now
+                let synced = try await run(["sync"])
+                let firstTime = clock.now - start
+                #expect(synced.status == 0, "\(synced.stderr)")
+                let again = clock.now
+                _ = try await run(["sync"])
+                return (firstTime, clock.now - again)
+            }
+            let fromServe = try await mirror(chain.b, from: chain.address, password: ServeFixture.password)
+            // What B asked of serve, by route.
+            var routes: [String: Int] = [:]
+            for line in (chain.proxy?.requests ?? "").components(separatedBy: "\r\n")
+            where line.hasPrefix("GET ") || line.hasPrefix("POST ") {
+                let path = line.split(separator: " ").dropFirst().first.map(String.init) ?? ""
+                let shape =
+                    path.split(separator: "?").first.map {
+                        $0.split(separator: "/").map { $0.count >= 32 ? "{id}" : String($0) }.joined(separator: "/")
+                    } ?? path
+                routes[shape, default: 0] += 1
+            }
+            print("mirror chain, B asked serve: \(routes.sorted { $0.key < $1.key })")
+            let direct = ServeCommandTests.Scratch()
+            defer { try? FileManager.default.removeItem(atPath: direct.folder) }
+            let straight = try await mirror(direct, from: chain.home.upstream.baseURL, password: library.password)
+            Self.compare(a: chain.home.root.path, b: chain.b.root)
+            print(
+                "mirror chain, 61 versions of 1 MB: from serve first \(fromServe.first), no-op \(fromServe.noOp); "
+                    + "from the home server first \(straight.first), no-op \(straight.noOp)")
+        }
+    }
+}
+
 /// What a mirror asks of `serve`, route by route, against a mirror holding the chain's library (in process).
 @Suite struct ServeForAMirrorTests {
     @Test func everyVersionDownloadsWithJellyfinsHeadersAndIfRange() async throws {
