@@ -226,6 +226,9 @@ public struct Catalog: Sendable {
     public private(set) var artistsByView: [String: [String]] = [:]
     /// Problems met while reading (unreadable metadata), for the log.
     public private(set) var problems: [String] = []
+    /// The item holding each alternate version, by the version's id (plain, lowercased): on Jellyfin each alternate
+    /// version is an item of its own, which `/Items/{id}/Download` finds by its id.
+    public private(set) var versionOwners: [String: String] = [:]
 
     public init() {}
 
@@ -239,6 +242,9 @@ public struct Catalog: Sendable {
         for item in views + items {
             self.items[item.id] = item
             if let parent = item.parentId { children[parent, default: []].append(item.id) }
+            for version in item.versions where ServeIds.plain(version.id) != ServeIds.plain(item.id) {
+                versionOwners[ServeIds.plain(version.id)] = item.id
+            }
         }
         // A playlist's or box set's children are its linked children in their order (`Playlist.GetChildren`,
         // `BoxSet.GetChildren`, v10.10.7).
@@ -263,6 +269,22 @@ public struct Catalog: Sendable {
 
     public func item(_ id: String) -> CatalogItem? {
         items[id] ?? items[id.lowercased()] ?? items[ServeIds.plain(id)]
+    }
+
+    /// The held version with this id and the item it belongs to: an item's own id names its primary version, an
+    /// alternate version's id the alternate (Jellyfin's `LibraryController.GetDownload` looks the id up as an item,
+    /// and each alternate version is one, v10.10.7 L667-702).
+    public func version(_ id: String) -> (item: CatalogItem, version: HeldVersion)? {
+        let plain = ServeIds.plain(id)
+        if let item = item(id) {
+            guard let version = item.versions.first(where: { ServeIds.plain($0.id) == plain }) ?? item.versions.first
+            else { return nil }
+            return (item, version)
+        }
+        guard let owner = versionOwners[plain].flatMap({ items[$0] }),
+            let version = owner.versions.first(where: { ServeIds.plain($0.id) == plain })
+        else { return nil }
+        return (owner, version)
     }
 
     /// Every item under `id` at any depth, each once.

@@ -140,18 +140,32 @@ struct JellyfinDTO: Sendable {
     }
 
     /// `UserItemDataDto`.
+    ///
+    /// While no mark was made here the home server's own object is answered (its `PlayedPercentage` as it sent it,
+    /// or none, and any field it has besides); a mark changes what it changes.
     func userData(_ item: CatalogItem, _ state: UserState, unplayedCount: Int? = nil) -> JSONValue {
+        let upstream = item.upstreamUserData ?? JSONObject()
+        let own = upstream.isEmpty || state != UserState.upstream(item)
         var members: [(String, JSONValue)] = []
         if item.isFolder, let unplayedCount { members.append(("UnplayedItemCount", Self.number(unplayedCount))) }
         if item.isPlayable, let runtime = item.runTimeTicks, runtime > 0, state.positionTicks > 0 {
-            members.append(("PlayedPercentage", .number(min(100, Double(state.positionTicks) / Double(runtime) * 100))))
+            if own {
+                members.append(
+                    ("PlayedPercentage", .number(min(100, Double(state.positionTicks) / Double(runtime) * 100))))
+            } else if let given = upstream["PlayedPercentage"] {
+                members.append(("PlayedPercentage", given))
+            }
         }
         members += [
             ("PlaybackPositionTicks", Self.number(state.positionTicks)), ("PlayCount", Self.number(state.playCount)),
             ("IsFavorite", .bool(state.isFavorite)),
         ]
         if let last = state.lastPlayed { members.append(("LastPlayedDate", .string(last))) }
-        members += [("Played", .bool(state.played)), ("Key", .string(item.id)), ("ItemId", .string(item.id))]
+        // The home server's key (a track's is made of its album and number, not its id), else the id.
+        let key = item.upstreamUserData?["Key"] ?? .string(item.id)
+        members += [("Played", .bool(state.played)), ("Key", key), ("ItemId", .string(item.id))]
+        let answered = Set(members.map(\.0) + ["PlayedPercentage", "LastPlayedDate"])
+        members += upstream.members.filter { !answered.contains($0.key) }.map { ($0.key, $0.value) }
         return Self.object(members)
     }
 
@@ -164,7 +178,8 @@ struct JellyfinDTO: Sendable {
         let upstream =
             (item.raw["MediaSources"]?.arrayValue ?? []).first { $0["Id"]?.stringValue == version.id }?.objectValue
             ?? JSONObject()
-        var streams = (upstream["MediaStreams"]?.arrayValue ?? []).compactMap(\.objectValue).filter { stream in
+        let upstreamStreams = (upstream["MediaStreams"]?.arrayValue ?? []).compactMap(\.objectValue)
+        var streams = upstreamStreams.filter { stream in
             // External subtitles the mirror does not hold are left out; embedded streams are in the file. A track's
             // `Lyric` stream (10.9+) stays when its lyrics are held (`/Audio/{id}/Lyrics` answers them), else not.
             if stream["Type"]?.stringValue == "Lyric" { return item.lyrics != nil }
@@ -188,20 +203,24 @@ struct JellyfinDTO: Sendable {
             }
         }
         for subtitle in version.subtitles {
+            // The upstream stream as the home server listed it (its `IsDefault`, `DisplayTitle`, `Title`…), when it
+            // did.
             var stream =
-                streams.first { $0["Index"]?.intValue == Int64(subtitle.index) }
+                upstreamStreams.first { $0["Index"]?.intValue == Int64(subtitle.index) }
                 ?? JSONObject([
                     JSONMember("Codec", .string(subtitle.format)), JSONMember("Language", .string(subtitle.language)),
                     JSONMember("Type", .string("Subtitle")), JSONMember("Index", Self.number(subtitle.index)),
                 ])
             streams.removeAll { $0["Index"]?.intValue == Int64(subtitle.index) }
             // Fields a `MediaStream` always carries (`MediaBrowser.Model/Entities/MediaStream.cs`), for a subtitle
-            // the upstream object did not list.
-            for (key, value) in [
-                ("VideoRange", JSONValue.string("Unknown")), ("VideoRangeType", .string("Unknown")),
-                ("IsInterlaced", .bool(false)), ("IsDefault", .bool(false)), ("IsHearingImpaired", .bool(false)),
-            ] where stream[key] == nil {
-                stream[key] = value
+            // the upstream object did not list (one it listed is passed on as it was).
+            if !upstreamStreams.contains(where: { $0["Index"]?.intValue == Int64(subtitle.index) }) {
+                for (key, value) in [
+                    ("VideoRange", JSONValue.string("Unknown")), ("VideoRangeType", .string("Unknown")),
+                    ("IsInterlaced", .bool(false)), ("IsDefault", .bool(false)), ("IsHearingImpaired", .bool(false)),
+                ] where stream[key] == nil {
+                    stream[key] = value
+                }
             }
             stream["IsExternal"] = .bool(true)
             stream["IsForced"] = .bool(subtitle.forced)
@@ -221,11 +240,17 @@ struct JellyfinDTO: Sendable {
         }
         streams.sort { ($0["Index"]?.intValue ?? 0) < ($1["Index"]?.intValue ?? 0) }
         let isAudio = item.type == "Audio"
+        // An original's `ETag` is the home server's (what a mirror of this mirror compares to see a change); a
+        // transcode's is the held file's own.
+        let fileTag = JSONValue.string(version.file.etag.replacingOccurrences(of: "\"", with: ""))
         var members: [(String, JSONValue)] = [
             ("Protocol", .string("File")), ("Id", .string(version.id)), ("Type", .string("Default")),
             ("Container", .string(version.container)), ("Size", Self.number(version.file.size)),
             ("Name", upstream["Name"] ?? .string(item.name)), ("IsRemote", .bool(false)),
-            ("ETag", .string(version.file.etag.replacingOccurrences(of: "\"", with: ""))),
+            (
+                "ETag",
+                version.transcodeCodec == nil ? upstream["ETag"] ?? fileTag : fileTag
+            ),
         ]
         if let runtime = upstream["RunTimeTicks"] ?? item.runTimeTicks.map({ Self.number($0) }) {
             members.append(("RunTimeTicks", runtime))
@@ -252,13 +277,45 @@ struct JellyfinDTO: Sendable {
             if let value = upstream[key] { members.append((key, value)) }
         }
         members.append(("HasSegments", .bool(false)))
+        // How the file is delivered is `serve`'s own; every other field is the home server's, as the mirror holds
+        // it (a mirror of this mirror then records the same source).
+        // A field the home server did not send is not added (`serve`'s own defaults stand only for a version with no
+        // upstream source, such as a podcast episode's).
+        members = members.compactMap { key, value in
+            if Self.deliveryFields.contains(key) || upstream.isEmpty { return (key, value) }
+            return upstream[key].map { (key, $0) }
+        }
+        let answered = Set(members.map(\.0))
+        for member in upstream.members
+        where !answered.contains(member.key) && !Self.withheldSourceFields.contains(member.key) {
+            members.append((member.key, member.value))
+        }
         return Self.object(members)
     }
 
+    /// The `MediaSourceInfo` fields that say how `serve` delivers a version: its own, whatever the home server said.
+    static let deliveryFields: Set<String> = [
+        "Protocol", "Id", "Container", "Size", "IsRemote", "ETag", "Bitrate", "SupportsTranscoding",
+        "SupportsDirectStream", "SupportsDirectPlay", "MediaStreams", "TranscodingSubProtocol",
+    ]
+
+    /// Fields of the home server's source never passed on: where its file is, and how it transcodes or opens it.
+    static let withheldSourceFields: Set<String> = [
+        "Path", "TranscodingUrl", "TranscodingContainer", "DirectStreamUrl", "EncoderPath", "EncoderProtocol",
+        "OpenToken", "LiveStreamId", "TranscodeReasons",
+    ]
+
     /// A `BaseItemDto`: the upstream object with `serve`'s ids, parent, user data, images and media sources.
+    /// - Parameter fields: the `Fields` asked for (lowercased), nil for every field (a single item,
+    ///   `UserLibraryController.GetItem`, answers with all of them). `CanDelete`, `CanDownload`, the item's own
+    ///   `MediaStreams` and a series' or season's `ChildCount` are sent only when asked, as `DtoService` sets them
+    ///   (`ContainsField`, v10.10.7 L233-245, L391-393, L1074); an album's, a playlist's and a collection's count
+    ///   always (L377-388: from their children).
     func item(
-        _ item: CatalogItem, state: UserState, unplayedCount: Int?, childCount: Int?, withMediaSources: Bool
+        _ item: CatalogItem, state: UserState, unplayedCount: Int?, childCount: Int?, withMediaSources: Bool,
+        fields: Set<String>? = nil
     ) -> JSONValue {
+        func wants(_ field: String) -> Bool { fields?.contains(field) ?? true }
         var object: JSONObject
         if item.raw["Id"] != nil {
             object = item.raw
@@ -290,9 +347,10 @@ struct JellyfinDTO: Sendable {
         object["Path"] = nil
         object["ParentId"] = item.parentId.map { .string($0) }
         object["LocationType"] = .string("FileSystem")
-        object["CanDelete"] = .bool(false)
-        object["CanDownload"] = .bool(item.isPlayable)
-        if let childCount { object["ChildCount"] = Self.number(childCount) }
+        object["CanDelete"] = wants("candelete") ? .bool(false) : nil
+        object["CanDownload"] = wants("candownload") ? .bool(item.isPlayable) : nil
+        let counted = item.raw["Id"] == nil || !["Series", "Season"].contains(item.type) || wants("childcount")
+        if let childCount, counted { object["ChildCount"] = Self.number(childCount) }
         var tags = JSONObject()
         for type in item.images.keys.sorted() where type != "Backdrop" {
             let upstreamTag = item.raw["ImageTags"]?[type]?.stringValue
@@ -316,7 +374,7 @@ struct JellyfinDTO: Sendable {
             let primary =
                 sources.first { ServeIds.plain($0["Id"]?.stringValue ?? "") == ServeIds.plain(item.id) }
                 ?? sources.first
-            object["MediaStreams"] = primary?["MediaStreams"] ?? .array([])
+            if wants("mediastreams") { object["MediaStreams"] = primary?["MediaStreams"] ?? .array([]) }
         }
         return .object(object)
     }

@@ -84,9 +84,10 @@ extension ServeResponder {
         let entries = (catalog.children[list.id] ?? []).compactMap { catalog.items[$0] }
         let start = min(max(0, call.query.int("StartIndex") ?? 0), entries.count)
         let end = call.query.int("Limit").map { min(entries.count, start + max(0, $0)) } ?? entries.count
-        let withSources = ItemQuery(call.query).fields.contains("mediasources")
+        let fields = ItemQuery(call.query).fields
         let items = entries[start..<end].map { entry in
-            Self.withPlaylistItemId(itemDTO(entry, catalog, withMediaSources: withSources), entry.id)
+            Self.withPlaylistItemId(
+                itemDTO(entry, catalog, withMediaSources: fields.contains("mediasources"), fields: fields), entry.id)
         }
         return Self.json(Self.queryResult(items, total: entries.count, start: start))
     }

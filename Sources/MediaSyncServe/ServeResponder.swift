@@ -172,7 +172,9 @@ struct ServeResponder: HTTPResponder {
             let seasons = (catalog.children[series.id] ?? []).compactMap { catalog.items[$0] }
                 .sorted { ($0.indexNumber ?? 0, $0.id) < ($1.indexNumber ?? 0, $1.id) }
             let fields = ItemQuery(call.query).fields
-            let items = seasons.map { itemDTO($0, catalog, withMediaSources: fields.contains("mediasources")) }
+            let items = seasons.map {
+                itemDTO($0, catalog, withMediaSources: fields.contains("mediasources"), fields: fields)
+            }
             return Self.json(Self.queryResult(items, total: items.count, start: 0))
         case .episodes(let seriesId):
             return try episodes(seriesId, call)
@@ -184,6 +186,8 @@ struct ServeResponder: HTTPResponder {
             return try await playbackInfo(id, &call)
         case .stream(let id, _):
             return try await stream(id, call)
+        case .download(let id):
+            return try await stream(id, call, attachment: true)
         case .subtitle(let id, let mediaSourceId, let index, let format):
             return try await subtitle(id, mediaSourceId, index, format, call)
         case .playedItem(let id, _):
@@ -254,11 +258,15 @@ struct ServeResponder: HTTPResponder {
         return folder
     }
 
-    func itemDTO(_ item: CatalogItem, _ catalog: Catalog, withMediaSources: Bool) -> JSONValue {
+    /// - Parameter fields: the `Fields` a listing asked for (lowercased); nil for every field.
+    func itemDTO(_ item: CatalogItem, _ catalog: Catalog, withMediaSources: Bool, fields: Set<String>? = nil)
+        -> JSONValue
+    {
         let folder = item.isFolder
         return state.dto.item(
             item, state: userState(item, catalog), unplayedCount: folder ? unplayedCount(item, catalog) : nil,
-            childCount: folder ? catalog.children[item.id]?.count ?? 0 : nil, withMediaSources: withMediaSources)
+            childCount: folder ? catalog.children[item.id]?.count ?? 0 : nil, withMediaSources: withMediaSources,
+            fields: fields)
     }
 
     private func items(_ call: Call) throws -> Response {
@@ -271,7 +279,9 @@ struct ServeResponder: HTTPResponder {
             throw ServeFailure(.badRequest, "no item with that ParentId")
         }
         let withSources = query.fields.contains("mediasources")
-        let items = selected.items.map { itemDTO($0, catalog, withMediaSources: withSources) }
+        let items = selected.items.map {
+            itemDTO($0, catalog, withMediaSources: withSources, fields: query.fields)
+        }
         return Self.json(Self.queryResult(items, total: selected.total, start: query.startIndex))
     }
 
@@ -301,8 +311,10 @@ struct ServeResponder: HTTPResponder {
         }
         let start = min(max(0, call.query.int("StartIndex") ?? 0), episodes.count)
         let end = call.query.int("Limit").map { min(episodes.count, start + max(0, $0)) } ?? episodes.count
-        let withSources = ItemQuery(call.query).fields.contains("mediasources")
-        let page = episodes[start..<end].map { itemDTO($0, catalog, withMediaSources: withSources) }
+        let fields = ItemQuery(call.query).fields
+        let page = episodes[start..<end].map {
+            itemDTO($0, catalog, withMediaSources: fields.contains("mediasources"), fields: fields)
+        }
         return Self.json(Self.queryResult(page, total: episodes.count, start: start))
     }
 
@@ -419,12 +431,23 @@ struct ServeResponder: HTTPResponder {
 
     // MARK: Playback
 
+    /// An alternate version's id answers as that version's item does on Jellyfin: its own source first, then the
+    /// others of its movie (`Video.GetAllItemsForMediaSources` lists the item, then its primary version and the
+    /// primary's other versions, v10.10.7).
     private func playbackInfo(_ id: String, _ call: inout Call) async throws -> Response {
         let catalog = state.catalog()
-        let item = try lookup(id, catalog)
+        let item: CatalogItem
+        var ordered: [HeldVersion]
+        if ServeIds.isAcceptable(id), catalog.item(id) == nil, let found = catalog.version(id) {
+            item = found.item
+            ordered = [found.version] + found.item.versions.filter { $0.id != found.version.id }
+        } else {
+            item = try lookup(id, catalog)
+            ordered = item.versions
+        }
         let body = call.request.method == .post ? try await call.body() : nil
         let wanted = call.query.nonEmpty("MediaSourceId") ?? Self.field(body, "MediaSourceId")?.stringValue
-        let versions = item.versions.filter { wanted == nil || $0.id.lowercased() == wanted?.lowercased() }
+        let versions = ordered.filter { wanted == nil || $0.id.lowercased() == wanted?.lowercased() }
         let profiles = Self.field(Self.field(body, "DeviceProfile")?.objectValue, "SubtitleProfiles")?.arrayValue
         let external = profiles.map { list in
             Set(
@@ -450,14 +473,57 @@ struct ServeResponder: HTTPResponder {
     /// in every source), so whatever a client asks of the universal route (`Container`, `AudioCodec`,
     /// `MaxStreamingBitrate`, `TranscodingContainer`…), it gets the held file as it is, where Jellyfin would redirect
     /// to a direct stream or start a transcode (`UniversalAudioController.GetUniversalAudioStream`, v10.10.7).
-    private func stream(_ id: String, _ call: Call) async throws -> Response {
-        let item = try lookup(id, state.catalog())
-        let wanted = call.query.nonEmpty("MediaSourceId").map(ServeIds.plain)
-        guard let version = item.versions.first(where: { wanted == nil || ServeIds.plain($0.id) == wanted })
-        else {
-            throw ServeFailure(.notFound, "no such media source")
+    ///
+    /// The id may be an alternate version's: Jellyfin keeps each alternate version as an item of its own, and
+    /// `LibraryController.GetDownload` answers the file of whatever item the id names (v10.10.7 L667-702), which is
+    /// how a mirror fetches every version (`/Items/{mediaSourceId}/Download`).
+    /// - Parameter attachment: `/Items/{id}/Download`: named by `Content-Disposition`, as `PhysicalFile` with a
+    ///   download name answers (`Path.GetFileName(item.Path)`, quotes taken out, L700-702).
+    private func stream(_ id: String, _ call: Call, attachment: Bool = false) async throws -> Response {
+        let catalog = state.catalog()
+        guard ServeIds.isAcceptable(id) else { throw ServeFailure(.badRequest, "not an item id") }
+        guard let found = catalog.version(id) else { throw ServeFailure(.notFound, "no such item") }
+        var version = found.version
+        if let wanted = call.query.nonEmpty("MediaSourceId").map(ServeIds.plain), ServeIds.plain(version.id) != wanted {
+            guard let other = found.item.versions.first(where: { ServeIds.plain($0.id) == wanted }) else {
+                throw ServeFailure(.notFound, "no such media source")
+            }
+            version = other
         }
-        return try await file(version.file, contentType: ContentTypes.forPath(version.file.path), call)
+        let name = attachment ? Self.downloadName(found.item, version) : nil
+        return try await file(
+            version.file, contentType: ContentTypes.forPath(version.file.path), call, downloadName: name)
+    }
+
+    /// The name a download is offered under: the home server's file name of the version (its `Path` as the mirror
+    /// recorded it), when the held file has its extension; else the held file's own name.
+    static func downloadName(_ item: CatalogItem, _ version: HeldVersion) -> String {
+        let held = String(version.file.path.split(separator: "/").last ?? "")
+        let upstream =
+            (item.raw["MediaSources"]?.arrayValue ?? []).first {
+                ServeIds.plain($0["Id"]?.stringValue ?? "") == ServeIds.plain(version.id)
+            }?["Path"]?.stringValue ?? (version.id == item.id ? item.raw["Path"]?.stringValue : nil)
+        let name = upstream.map { String($0.split(separator: "/").last ?? "") } ?? ""
+        let heldExtension = held.split(separator: ".").last.map { $0.lowercased() }
+        let nameExtension = name.split(separator: ".").last.map { $0.lowercased() }
+        let chosen = !name.isEmpty && name.contains(".") && nameExtension == heldExtension ? name : held
+        return chosen.replacingOccurrences(of: "\"", with: "")
+    }
+
+    /// `Content-Disposition` as ASP.NET writes it for a download name (`ContentDispositionHeaderValue
+    /// .SetHttpFileName`): `filename` in ASCII (other characters as `_`), quoted, and `filename*` in UTF-8.
+    static func contentDisposition(_ name: String) -> String {
+        let ascii = String(
+            String.UnicodeScalarView(
+                name.unicodeScalars.map { $0.isASCII && $0.value >= 0x20 && $0.value != 0x7f ? $0 : "_" }))
+        var encoded = ""
+        for byte in name.utf8 {
+            let unreserved =
+                (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+                || [UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~")].contains(byte)
+            encoded += unreserved ? String(UnicodeScalar(byte)) : "%" + HexText.lowercase([byte]).uppercased()
+        }
+        return "attachment; filename=\"\(ascii)\"; filename*=UTF-8''\(encoded)"
     }
 
     private func subtitle(_ id: String, _ sourceId: String, _ index: Int, _ format: String, _ call: Call) async throws
@@ -555,7 +621,13 @@ struct ServeResponder: HTTPResponder {
     /// A held file, whole or one range of it, streamed from the disk (never read into memory whole). The file is
     /// opened first and the headers describe the open file, so a file a `sync` replaced since the catalog was read
     /// is answered as it is now.
-    private func file(_ catalogued: HeldFile, contentType: String, _ call: Call) async throws -> Response {
+    ///
+    /// A `Range` with an `If-Range` that no longer names these bytes is answered with the whole file, as ASP.NET's
+    /// `FileResultExecutorBase.IfRangeValid` decides: a date earlier than the file's `Last-Modified`, or an entity tag
+    /// other than its `ETag` (strong comparison), so a resumed download never joins two versions of a file.
+    private func file(_ catalogued: HeldFile, contentType: String, _ call: Call, downloadName: String? = nil)
+        async throws -> Response
+    {
         guard let open = OpenFile(path: catalogued.path) else { throw ServeFailure(.notFound, "not held") }
         let held = open.held(path: catalogued.path)
         var headers = HTTPFields()
@@ -563,10 +635,14 @@ struct ServeResponder: HTTPResponder {
         headers[.acceptRanges] = "bytes"
         headers[.lastModified] = HTTPDateText.format(held.modified)
         headers[.eTag] = held.etag
+        if let downloadName, !downloadName.isEmpty {
+            headers[.contentDisposition] = Self.contentDisposition(downloadName)
+        }
         if let match = call.request.headers[.ifNoneMatch], match == held.etag || match == "*" {
             return Response(status: .notModified, headers: headers)
         }
-        switch ByteRange.parse(call.request.headers[.range], size: held.size) {
+        let range = Self.ifRangeHolds(call.request.headers[.ifRange], held) ? call.request.headers[.range] : nil
+        switch ByteRange.parse(range, size: held.size) {
         case .whole:
             headers[.contentLength] = String(held.size)
             if call.head || held.size == 0 { return Response(status: .ok, headers: headers) }
@@ -583,6 +659,16 @@ struct ServeResponder: HTTPResponder {
             headers[.contentLength] = "0"
             return Response(status: .rangeNotSatisfiable, headers: headers)
         }
+    }
+
+    /// Whether an `If-Range` lets a range be answered (`FileResultExecutorBase.IfRangeValid`, ASP.NET Core 8): no
+    /// header; a date not before the file's last modification (whole seconds, as `Last-Modified` says it); the
+    /// file's own entity tag, compared strongly (a weak tag never matches).
+    static func ifRangeHolds(_ header: String?, _ held: HeldFile) -> Bool {
+        guard let value = header?.trimmed, !value.isEmpty else { return true }
+        if value.hasPrefix("\"") || value.hasPrefix("W/") { return value == held.etag }
+        guard let date = HTTPDate.parse(value) else { return false }
+        return Double(held.modified) <= date
     }
 
     // MARK: Helpers

@@ -62,6 +62,9 @@ public enum ServeRoute: Sendable, Equatable {
     /// `GetAudioStreamByContainer`, `UniversalAudioController.GetUniversalAudioStream`, `LibraryController.GetDownload`
     /// and `GetFile`: the file as held.
     case stream(id: String, anonymous: Bool)
+    /// `LibraryController.GetDownload`: the file of the item, or of the alternate version, with this id, as an
+    /// attachment named by `Content-Disposition`.
+    case download(id: String)
     /// `ArtistsController.GetArtists` (`/Artists`) and `GetAlbumArtists` (`/Artists/AlbumArtists`).
     case artists(albumArtistsOnly: Bool)
     /// `PlaylistsController.GetPlaylist`: the `PlaylistDto`.
@@ -211,7 +214,7 @@ public enum RouteTable {
         entry(get, "Items/{}/LocalTrailers") { .extras(id: $0[0], userId: nil, kind: .localTrailers) },
         entry(get, "Items/{}/SpecialFeatures") { .extras(id: $0[0], userId: nil, kind: .specialFeatures) },
         entry(["GET", "POST"], "Items/{}/PlaybackInfo") { .playbackInfo(id: $0[0]) },
-        entry(file, "Items/{}/Download") { .stream(id: $0[0], anonymous: false) },
+        entry(file, "Items/{}/Download") { .download(id: $0[0]) },
         // `LibraryController.GetFile` (`[Authorize]`, v10.10.7 L98): the item's file.
         entry(file, "Items/{}/File") { .stream(id: $0[0], anonymous: false) },
         entry(get, "Artists") { _ in .artists(albumArtistsOnly: false) },

@@ -249,7 +249,12 @@ enum JellyfinDTO {
         if let played = item.lastPlayedDate {
             m.append(JSONMember("LastPlayedDate", .string(date(played))))
         }
-        m.append(JSONMember("Played", .bool(item.played)))
+        // A series or a season is played when nothing in it is unplayed (`Folder.FillUserDataDtoValues`,
+        // v10.10.7 L1745-1772: `Played = UnplayedItemCount == 0`).
+        let folderPlayed =
+            (item.type == "Series" || item.type == "Season") && library.unplayedCount(of: item.id) == 0
+            && !library.children(of: item.id).isEmpty
+        m.append(JSONMember("Played", .bool(item.played || folderPlayed)))
         m.append(JSONMember("Key", .string(userDataKey(item))))
         return .members(m)
     }
@@ -272,43 +277,60 @@ enum JellyfinDTO {
     /// MediaStreams: H.264 video, AC-3 audio, external SRT subtitle (string `Type`s as the live server sends).
     static func mediaStreams(_ source: TestMediaSource, item: TestItem) -> JSONValue {
         let subtitlePath = (source.path as NSString).deletingPathExtension + ".en.srt"
-        return .array([
-            .object([
-                JSONMember("Codec", .string("h264")), JSONMember("Language", .string("eng")),
-                JSONMember("TimeBase", .string("1/1000")), JSONMember("VideoRange", .string("SDR")),
-                JSONMember("DisplayTitle", .string("1080p H264 SDR")), JSONMember("IsInterlaced", .bool(false)),
-                JSONMember("BitRate", .integer(4_000_000)), JSONMember("BitDepth", .integer(8)),
-                JSONMember("IsDefault", .bool(true)), JSONMember("IsForced", .bool(false)),
-                JSONMember("Height", .integer(1080)), JSONMember("Width", .integer(1920)),
-                JSONMember("AverageFrameRate", .double(23.976)), JSONMember("RealFrameRate", .double(23.976)),
-                JSONMember("Profile", .string("High")), JSONMember("Type", .string("Video")),
-                JSONMember("AspectRatio", .string("16:9")), JSONMember("Index", .integer(0)),
-                JSONMember("IsExternal", .bool(false)), JSONMember("IsTextSubtitleStream", .bool(false)),
-                JSONMember("SupportsExternalStream", .bool(false)), JSONMember("PixelFormat", .string("yuv420p")),
-                JSONMember("Level", .integer(41)),
-            ]),
-            .object([
-                JSONMember("Codec", .string("ac3")), JSONMember("Language", .string("eng")),
-                JSONMember("TimeBase", .string("1/1000")),
-                JSONMember("DisplayTitle", .string("English - Dolby Digital - 5.1 - Default")),
-                JSONMember("ChannelLayout", .string("5.1")), JSONMember("BitRate", .integer(384_000)),
-                JSONMember("Channels", .integer(6)), JSONMember("SampleRate", .integer(48_000)),
-                JSONMember("IsDefault", .bool(true)), JSONMember("IsForced", .bool(false)),
-                JSONMember("Type", .string("Audio")), JSONMember("Index", .integer(1)),
-                JSONMember("IsExternal", .bool(false)), JSONMember("IsTextSubtitleStream", .bool(false)),
-                JSONMember("SupportsExternalStream", .bool(false)), JSONMember("Level", .integer(0)),
-            ]),
-            .object([
-                JSONMember("Codec", .string("srt")), JSONMember("Language", .string("eng")),
-                JSONMember("DisplayTitle", .string("English - SRT - External")),
-                JSONMember("IsDefault", .bool(false)), JSONMember("IsForced", .bool(false)),
-                JSONMember("Type", .string("Subtitle")), JSONMember("Index", .integer(2)),
-                JSONMember("IsExternal", .bool(true)), JSONMember("IsTextSubtitleStream", .bool(true)),
-                JSONMember("SupportsExternalStream", .bool(true)), JSONMember("Path", .string(subtitlePath)),
-                JSONMember("DeliveryMethod", .string("External")),
-                JSONMember("DeliveryUrl", .string("/Videos/\(item.id)/\(source.id)/Subtitles/2/0/Stream.srt")),
-            ]),
-        ])
+        let embedded: [JSONValue] =
+            source.embeddedSubtitle
+            ? [
+                .object([
+                    JSONMember("Codec", .string("subrip")), JSONMember("Language", .string("fre")),
+                    JSONMember("TimeBase", .string("1/1000")), JSONMember("Title", .string("Français")),
+                    JSONMember("LocalizedDefault", .string("Default")),
+                    JSONMember("LocalizedExternal", .string("External")),
+                    JSONMember("DisplayTitle", .string("Français - French - Default - SUBRIP")),
+                    JSONMember("IsInterlaced", .bool(false)), JSONMember("IsDefault", .bool(true)),
+                    JSONMember("IsForced", .bool(false)), JSONMember("IsHearingImpaired", .bool(false)),
+                    JSONMember("Type", .string("Subtitle")), JSONMember("Index", .integer(3)),
+                    JSONMember("IsExternal", .bool(false)), JSONMember("IsTextSubtitleStream", .bool(true)),
+                    JSONMember("SupportsExternalStream", .bool(true)), JSONMember("Level", .integer(0)),
+                ])
+            ] : []
+        return .array(
+            [
+                .object([
+                    JSONMember("Codec", .string("h264")), JSONMember("Language", .string("eng")),
+                    JSONMember("TimeBase", .string("1/1000")), JSONMember("VideoRange", .string("SDR")),
+                    JSONMember("DisplayTitle", .string("1080p H264 SDR")), JSONMember("IsInterlaced", .bool(false)),
+                    JSONMember("BitRate", .integer(4_000_000)), JSONMember("BitDepth", .integer(8)),
+                    JSONMember("IsDefault", .bool(true)), JSONMember("IsForced", .bool(false)),
+                    JSONMember("Height", .integer(1080)), JSONMember("Width", .integer(1920)),
+                    JSONMember("AverageFrameRate", .double(23.976)), JSONMember("RealFrameRate", .double(23.976)),
+                    JSONMember("Profile", .string("High")), JSONMember("Type", .string("Video")),
+                    JSONMember("AspectRatio", .string("16:9")), JSONMember("Index", .integer(0)),
+                    JSONMember("IsExternal", .bool(false)), JSONMember("IsTextSubtitleStream", .bool(false)),
+                    JSONMember("SupportsExternalStream", .bool(false)), JSONMember("PixelFormat", .string("yuv420p")),
+                    JSONMember("Level", .integer(41)),
+                ]),
+                .object([
+                    JSONMember("Codec", .string("ac3")), JSONMember("Language", .string("eng")),
+                    JSONMember("TimeBase", .string("1/1000")),
+                    JSONMember("DisplayTitle", .string("English - Dolby Digital - 5.1 - Default")),
+                    JSONMember("ChannelLayout", .string("5.1")), JSONMember("BitRate", .integer(384_000)),
+                    JSONMember("Channels", .integer(6)), JSONMember("SampleRate", .integer(48_000)),
+                    JSONMember("IsDefault", .bool(true)), JSONMember("IsForced", .bool(false)),
+                    JSONMember("Type", .string("Audio")), JSONMember("Index", .integer(1)),
+                    JSONMember("IsExternal", .bool(false)), JSONMember("IsTextSubtitleStream", .bool(false)),
+                    JSONMember("SupportsExternalStream", .bool(false)), JSONMember("Level", .integer(0)),
+                ]),
+                .object([
+                    JSONMember("Codec", .string("srt")), JSONMember("Language", .string("eng")),
+                    JSONMember("DisplayTitle", .string("English - SRT - External")),
+                    JSONMember("IsDefault", .bool(false)), JSONMember("IsForced", .bool(false)),
+                    JSONMember("Type", .string("Subtitle")), JSONMember("Index", .integer(2)),
+                    JSONMember("IsExternal", .bool(true)), JSONMember("IsTextSubtitleStream", .bool(true)),
+                    JSONMember("SupportsExternalStream", .bool(true)), JSONMember("Path", .string(subtitlePath)),
+                    JSONMember("DeliveryMethod", .string("External")),
+                    JSONMember("DeliveryUrl", .string("/Videos/\(item.id)/\(source.id)/Subtitles/2/0/Stream.srt")),
+                ]),
+            ] + embedded)
     }
 
     /// A MediaSourceInfo (one element of `MediaSources`).

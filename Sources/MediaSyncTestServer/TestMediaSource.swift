@@ -31,6 +31,9 @@ public struct TestMediaSource: Sendable, Equatable {
     public var videoType = "VideoFile"
     /// A track's audio stream; nil for a video (whose streams are H.264, AC-3 and an SRT file).
     public var audio: TestAudioStream?
+    /// A video with a SubRip subtitle inside its file as well (index 3, French, the default subtitle), after the
+    /// external one: an embedded stream is listed but has no file of its own.
+    public var embeddedSubtitle = false
 
     /// Creates a media source.
     public init(

@@ -25,7 +25,7 @@ import Testing
         ("GET", "/Videos/i1/stream.mkv", .found(.stream(id: "i1", anonymous: true))),
         ("HEAD", "/Audio/i1/stream.mp3", .found(.stream(id: "i1", anonymous: true))),
         ("GET", "/Audio/i1/universal", .found(.stream(id: "i1", anonymous: false))),
-        ("GET", "/Items/i1/Download", .found(.stream(id: "i1", anonymous: false))),
+        ("GET", "/Items/i1/Download", .found(.download(id: "i1"))),
         ("GET", "/Items/i1/Images/Primary", .found(.image(id: "i1", type: "Primary", index: nil))),
         ("GET", "/Items/i1/Images/Backdrop/0", .found(.image(id: "i1", type: "Backdrop", index: 0))),
         (
