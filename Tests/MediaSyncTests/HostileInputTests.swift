@@ -317,7 +317,14 @@ import Testing
                 try fm.createDirectory(
                     atPath: (target + "/" + name as NSString).deletingLastPathComponent,
                     withIntermediateDirectories: true)
-                #expect(fm.createFile(atPath: target + "/" + name, contents: Data(sentinel)))
+                // Written with O_CLOEXEC: a file descriptor a child process of a test running beside this one
+                // inherited (Foundation's createFile opens without it) is closed when that child exits, and the
+                // watcher would see that close as a write outside the root.
+                let descriptor = open(target + "/" + name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+                #expect(descriptor >= 0)
+                let written = sentinel.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+                #expect(written == sentinel.count)
+                #expect(close(descriptor) == 0)
             }
         }
         let keptFolder = world.root.path + "/Downloads/\(kept.id)"
