@@ -4,9 +4,9 @@ import MediaSyncCore
 import MediaSyncJSON
 import MediaSyncServer
 
-/// Each movie's and episode's `MediaSources` and `MediaStreams` as last listed, with the item's `Etag` then
-/// (issue 10, 6). Building them is most of a real 10.11 server's work on a listing (Jellyfin issues #14336,
-/// #15063): library listings are asked without them, and they are asked for by id only for items that are new or
+/// Each movie's and episode's `MediaSources` and `MediaStreams` as last listed, with the item's `Etag` then, so a
+/// listing need not ask for them again. Building them is most of a real 10.11 server's work on a listing (Jellyfin
+/// issues #14336, #15063): library listings are asked without them, and they are asked for by id only for items that are new or
 /// whose `Etag` changed. An item's `Etag` changes whenever the server saves it (`BaseItem.GetEtagValues`).
 public struct MediaSourceCache: Sendable, Equatable {
     public struct Entry: Sendable, Equatable {
