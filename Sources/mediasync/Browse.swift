@@ -39,12 +39,7 @@ enum Table {
             Swift.print("(none)")
             return
         }
-        for line in lines(rows, header: header) { Swift.print(line) }
-    }
-
-    /// The table's lines, lined up by the columns each character takes on a terminal (see ``TextTable``).
-    static func lines(_ rows: [[String]], header: [String]) -> [String] {
-        TextTable.lines(header: header, rows: rows)
+        for line in TextTable.lines(header: header, rows: rows) { Swift.print(line) }
     }
 
     /// What `--json` chooses between: `value` as JSON for scripts, or for people the table of `rows` under `header`.

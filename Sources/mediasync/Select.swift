@@ -244,7 +244,9 @@ extension Select {
             let rows = items.map { item in
                 [item.id, item.type ?? "", item.name ?? "", item.detail]
             }
-            for line in Table.lines(rows, header: ["ID", "KIND", "NAME", "DETAIL"]) { Console.error("  " + line) }
+            for line in TextTable.lines(header: ["ID", "KIND", "NAME", "DETAIL"], rows: rows) {
+                Console.error("  " + line)
+            }
             throw ExitCodes.usage
         }
     }

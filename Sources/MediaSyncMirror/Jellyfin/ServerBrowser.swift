@@ -166,10 +166,8 @@ public struct ServerBrowser: Sendable {
     /// Whether a word given for an item is its Jellyfin id (32 hexadecimal digits, dashed or not) rather than its
     /// name.
     public static func isItemId(_ text: String) -> Bool {
-        let digits = text.utf8.filter { $0 != UInt8(ascii: "-") }
-        let hex = digits.allSatisfy { byte in
-            (byte >= 0x30 && byte <= 0x39) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x66)
-        }
-        return hex && digits.count == 32 && (text.utf8.count == 32 || text.utf8.count == 36)
+        let digits = JellyfinID.comparable(text)
+        return digits.utf8.count == 32 && (text.utf8.count == 32 || text.utf8.count == 36)
+            && digits.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }
     }
 }
