@@ -287,6 +287,28 @@ public struct Catalog: Sendable {
         return (owner, version)
     }
 
+    /// An alternate version answered as the item it is on Jellyfin: the movie (or episode) it belongs to under the
+    /// version's own id, with that version's source first and its streams as the item's (`Video.GetMediaSources`
+    /// lists the queried item's own source, then the versions it is grouped with; `DtoService` takes the item's
+    /// streams from its own source, v10.10.7). Played state is the owner's, which the mirror keeps once for all its
+    /// versions; images stay with the owner (nil: `id` is no alternate version held here).
+    public func alternate(_ id: String) -> CatalogItem? {
+        let plain = ServeIds.plain(id)
+        guard let owner = versionOwners[plain].flatMap({ items[$0] }),
+            let index = owner.versions.firstIndex(where: { ServeIds.plain($0.id) == plain })
+        else { return nil }
+        var item = owner
+        let versionId = owner.versions[index].id
+        item.id = versionId
+        if item.raw["Id"] != nil { item.raw["Id"] = .string(versionId) }
+        item.versions.remove(at: index)
+        item.versions.insert(owner.versions[index], at: 0)
+        item.images = [:]
+        item.raw["ImageTags"] = nil
+        item.raw["BackdropImageTags"] = nil
+        return item
+    }
+
     /// Every item under `id` at any depth, each once.
     public func descendants(of id: String) -> [CatalogItem] {
         var result: [CatalogItem] = []

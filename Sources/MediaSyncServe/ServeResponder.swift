@@ -157,7 +157,8 @@ struct ServeResponder: HTTPResponder {
             return try items(call)
         case .item(let id, _):
             let catalog = state.catalog()
-            let item = try lookup(id, catalog)
+            // An alternate version's id is an item of its own on Jellyfin.
+            let item = try (ServeIds.isAcceptable(id) ? catalog.alternate(id) : nil) ?? lookup(id, catalog)
             return Self.json(itemDTO(item, catalog, withMediaSources: true))
         case .extras(let id, _, let kind):
             _ = try lookup(id, state.catalog())

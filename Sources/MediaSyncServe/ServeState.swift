@@ -19,7 +19,9 @@ final class ServeState: Sendable {
     private struct CatalogCache: Sendable {
         var catalog: Catalog
         var signature: [Int64]
-        var checked: ContinuousClock.Instant
+        /// When the last rebuild ended, and how long it took.
+        var built: ContinuousClock.Instant
+        var took: Duration = .zero
         var rebuilding = false
     }
 
@@ -27,8 +29,6 @@ final class ServeState: Sendable {
     /// The `metadata.json` files read for the catalog, kept so a rebuild parses only those that changed.
     private let documents = MetadataDocuments()
     private let cache: Mutex<CatalogCache>
-    /// How long a catalog is used without looking at the index again.
-    static let recheckInterval: Duration = .seconds(1)
 
     /// - Parameter config: where the signed-in clients' tokens are kept (nil: in memory only).
     init(
@@ -44,7 +44,7 @@ final class ServeState: Sendable {
         self.advertisedAddress = Mutex("127.0.0.1:8096")
         let signature = ServeState.indexSignature(root)
         let catalog = try Catalog.build(root: root, index: index, serverId: dto.serverId, documents: documents)
-        cache = Mutex(CatalogCache(catalog: catalog, signature: signature, checked: .now))
+        cache = Mutex(CatalogCache(catalog: catalog, signature: signature, built: .now))
         tracker.reloadMarks()
     }
 
@@ -58,30 +58,37 @@ final class ServeState: Sendable {
         }
     }
 
-    /// The catalog, rebuilt first when the index changed (looked at no more than once a second).
+    /// The catalog, rebuilt first when the index changed since it was read.
+    ///
+    /// Every request looks (two `stat` calls), so a client asking after a sync of the mirror ended sees what it did: a
+    /// second mirror syncing from this one right after the first's sync gets the new items. While the index keeps
+    /// changing (a sync under way) rebuilds are spaced by the time the last one took, so at most half of the time
+    /// goes to them, and a request arriving in between, or while one runs, is answered from the catalog before.
     func catalog() -> Catalog {
         let now = ContinuousClock.now
+        let signature = ServeState.indexSignature(root)
         let due = cache.withLock { cache -> Bool in
-            guard !cache.rebuilding, now - cache.checked >= ServeState.recheckInterval else { return false }
-            cache.checked = now
-            if ServeState.indexSignature(root) == cache.signature { return false }
+            guard !cache.rebuilding, signature != cache.signature, now - cache.built >= cache.took else { return false }
             cache.rebuilding = true
             return true
         }
-        if due { rebuild() }
+        if due { rebuild(signature: signature) }
         return cache.withLock { $0.catalog }
     }
 
-    /// Reads the catalog again now (the index changed).
-    func rebuild() {
-        let signature = ServeState.indexSignature(root)
+    /// Reads the catalog again (the index changed).
+    /// - Parameter signature: the index's signature taken before it is read, so a commit landing during the read is
+    ///   seen as a change at the next request.
+    private func rebuild(signature: [Int64]) {
+        let started = ContinuousClock.now
         let built = try? Catalog.build(root: root, index: index, serverId: dto.serverId, documents: documents)
         tracker.reloadMarks()
         cache.withLock { cache in
             if let built { cache.catalog = built }
             cache.signature = signature
             cache.rebuilding = false
-            cache.checked = .now
+            cache.built = .now
+            cache.took = cache.built - started
         }
     }
 

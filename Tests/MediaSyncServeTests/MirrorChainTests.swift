@@ -15,10 +15,11 @@ import Testing
 @Suite struct MirrorChainTests {
     /// A movie with two versions, each with an external and an embedded subtitle; a series of two seasons of two
     /// episodes, with images at every level.
-    static func library(seed: UInt64 = 91) -> TestLibrary {
+    /// - Parameter movies: more than one: the others are left for a test to select later (the chain selects the first).
+    static func library(seed: UInt64 = 91, movies: Int = 1) -> TestLibrary {
         var library = TestLibrary(
-            movies: 1, series: 1, seasonsPerSeries: 2, episodesPerSeason: 2, mediaSize: 48_000, seed: seed)
-        for source in library.movies[0].mediaSources {
+            movies: movies, series: 1, seasonsPerSeries: 2, episodesPerSeason: 2, mediaSize: 48_000, seed: seed)
+        for source in library.movies.first?.mediaSources ?? [] {
             library.updateMediaSource(source.id) { $0.embeddedSubtitle = true }
         }
         return library
@@ -131,18 +132,6 @@ import Testing
                 let selected = try await runB(["select", "series", series.id])
                 #expect(selected.status == 0, "\(selected.err)")
             }
-        }
-
-        /// Polls A's `serve` (bounded) until `path` answers as `holds` says: `serve` reads the mirror again at most
-        /// once a second after it changes, so B syncs only once `serve` shows what A's sync did.
-        func waitForServe(_ path: String, until holds: (Reply) -> Bool) async throws {
-            let http = ServeHTTP(base: serveAddress, serverId: "")
-            let token = try await http.signIn(home.library.userName).object["AccessToken"] as? String
-            for _ in 0..<6_000 {
-                if holds(try await http.send("GET", path, token: token)) { return }
-                try await Task.sleep(for: .milliseconds(10))
-            }
-            Issue.record("serve never answered \(path) as expected")
         }
 
         /// B's `sync --json`, and its report.
@@ -368,9 +357,6 @@ import Testing
                     played: true, playCount: 3, playbackPositionTicks: 0,
                     lastPlayedDate: Date(timeIntervalSince1970: 1_790_000_000)))
             try await chain.syncA()
-            try await chain.waitForServe("/Items/\(movie.id)") {
-                ($0.object["UserData"] as? [String: Any])?["Played"] as? Bool == true
-            }
             #expect(try await chain.syncB().status == 0)
             let userData = Self.metadata(chain.b.root, "\(movie.id)/metadata.json")["item"] as? [String: Any]
             #expect((userData?["UserData"] as? [String: Any])?["Played"] as? Bool == true)
@@ -412,7 +398,6 @@ import Testing
             #expect(try await chain.syncB().status == 0)
             #expect(!Self.tree(chain.b.root).keys.contains { $0.contains(newId) })
             try await chain.syncA()
-            try await chain.waitForServe("/Items/\(newId)") { $0.status == 200 }
             #expect(try await chain.syncB().status == 0)
             #expect(Self.tree(chain.b.root).keys.contains { $0.hasSuffix("\(newId)-\(newId).mkv") })
             Self.compare(a: chain.home.root.path, b: chain.b.root)
@@ -425,11 +410,51 @@ import Testing
             let dropped = try await chain.syncA(delete: true)
             #expect(!dropped.deleted.isEmpty)
             #expect(!Self.tree(chain.home.root.path).keys.contains { $0.hasPrefix("\(movie.id)/") })
-            try await chain.waitForServe("/Items/\(movie.id)") { $0.status == 404 }
             let confirmed = try await chain.syncB(["--delete"])
             #expect(confirmed.status == 0, "\(confirmed.err)")
             #expect(!Self.tree(chain.b.root).keys.contains { $0.hasPrefix("\(movie.id)/") })
             Self.compare(a: chain.home.root.path, b: chain.b.root)
+        }
+    }
+
+    /// B selects `serve`'s libraries (as a user who wants all of it would, found with `browse`) instead of items:
+    /// it gets A's tree, and an item A gains later reaches B without B selecting it.
+    ///
+    /// A library's listing asks fields that A's selections by id do not (a series' `CanDownload`, the episodes' own
+    /// `MediaStreams`); `serve` answers them as Jellyfin does, so B's metadata has them and A's has not.
+    @Test func theLibrariesOfServeSelectedWholeAreTheFirstMirrors() async throws {
+        let allowed = Self.allowedDifferences + [["item", "CanDownload"], ["episodes", "*", "MediaStreams"]]
+        try await Self.with(Self.library(movies: 2)) { chain in
+            try await chain.syncA()
+            try await chain.startServe()
+            let login = try await chain.runB(
+                ["login", chain.address, "--username", chain.home.library.userName, "--password-stdin"],
+                input: ServeFixture.password + "\n")
+            #expect(login.status == 0, "\(login.err)")
+            let browse = try await chain.runB(["browse", "--json"])
+            let views = (try? JSONSerialization.jsonObject(with: Data(browse.out.utf8))) as? [[String: Any]] ?? []
+            let wanted = views.filter { ["movies", "tvshows"].contains($0["collectionType"] as? String ?? "") }
+            #expect(wanted.count == 2, "\(browse.out)")
+            for view in wanted {
+                let id = view["id"] as? String ?? ""
+                let selected = try await chain.runB(["select", "library", id, "--all-versions"])
+                #expect(selected.status == 0, "\(selected.err)")
+            }
+            let synced = try await chain.syncB()
+            #expect(synced.status == 0, "\(synced.err)")
+            Self.compare(a: chain.home.root.path, b: chain.b.root, allowed: allowed)
+
+            // A second movie selected on A reaches B through the library.
+            guard let other = chain.home.library.movies.dropFirst().first else {
+                Issue.record("the library has one movie")
+                return
+            }
+            #expect(!Self.tree(chain.b.root).keys.contains { $0.hasPrefix("\(other.id)/") })
+            try chain.home.index.select(Selection(id: other.id, kind: .movie, addedAt: "2026-01-02T00:00:00Z"))
+            try await chain.syncA()
+            #expect(try await chain.syncB().status == 0)
+            #expect(Self.tree(chain.b.root).keys.contains { $0.hasPrefix("\(other.id)/") })
+            Self.compare(a: chain.home.root.path, b: chain.b.root, allowed: allowed)
         }
     }
 
@@ -508,7 +533,7 @@ extension MirrorChainTests {
     /// as B fetched it (static), its source describing the held file.
     @Test func aTranscodeTheFirstMirrorHoldsIsAStaticFileForTheSecond() async throws {
         var library = TestLibrary(movies: 1, series: 0, mediaSize: 8_000, seed: 95)
-        for source in library.movies[0].mediaSources {
+        for source in library.movies.first?.mediaSources ?? [] {
             library.updateMediaSource(source.id) { $0.runTimeTicks = 300_000_000 }
         }
         try await Self.with(library) { chain in
@@ -684,6 +709,24 @@ extension MirrorChainTests {
                 #expect(
                     try await http.send("GET", "/Items/\(String(repeating: "ab", count: 16))/Download", token: token)
                         .status == 404)
+
+                // And `/Items/{id}` answers it as an item: the movie under the version's id, its own source first and
+                // its streams as the item's, the movie's played state; no images of its own.
+                let asItem = try await http.send("GET", "/Items/\(alternate.id)", token: token)
+                #expect(asItem.status == 200)
+                #expect(asItem.object["Id"] as? String == alternate.id)
+                #expect(asItem.object["Name"] as? String == movie.name)
+                let ownSources = asItem.object["MediaSources"] as? [[String: Any]] ?? []
+                #expect(ownSources.map { $0["Id"] as? String } == [alternate.id, movie.id])
+                let ownStreams = (asItem.object["MediaStreams"] as? [[String: Any]] ?? []).map { $0["Index"] as? Int }
+                #expect(
+                    ownStreams == (ownSources.first?["MediaStreams"] as? [[String: Any]] ?? []).map { $0["Index"] as? Int })
+                #expect((asItem.object["ImageTags"] as? [String: Any])?.isEmpty == true)
+                let owner = try await http.send("GET", "/Items/\(movie.id)", token: token)
+                #expect(
+                    (asItem.object["UserData"] as? [String: Any])?["Played"] as? Bool
+                        == (owner.object["UserData"] as? [String: Any])?["Played"] as? Bool)
+                #expect((owner.object["MediaSources"] as? [[String: Any]])?.first?["Id"] as? String == movie.id)
 
                 // `If-Range`: the same validator continues, another one gets the whole file.
                 for (ifRange, status) in [
