@@ -720,7 +720,8 @@ extension MirrorChainTests {
                 #expect(ownSources.map { $0["Id"] as? String } == [alternate.id, movie.id])
                 let ownStreams = (asItem.object["MediaStreams"] as? [[String: Any]] ?? []).map { $0["Index"] as? Int }
                 #expect(
-                    ownStreams == (ownSources.first?["MediaStreams"] as? [[String: Any]] ?? []).map { $0["Index"] as? Int })
+                    ownStreams
+                        == (ownSources.first?["MediaStreams"] as? [[String: Any]] ?? []).map { $0["Index"] as? Int })
                 #expect((asItem.object["ImageTags"] as? [String: Any])?.isEmpty == true)
                 let owner = try await http.send("GET", "/Items/\(movie.id)", token: token)
                 #expect(
