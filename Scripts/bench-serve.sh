@@ -6,8 +6,12 @@
 # The mirror is written on disk in Swiftfin's offline layout and indexed by `mediasync reindex`; nginx is Debian's
 # nginx-light (installed with apt-get when missing), with its own config in the scratch folder.
 # Usage: Scripts/bench-serve.sh            (release build; BENCH_BUILD=debug for a debug one)
-# Environment: BENCH_SIZE_MIB (1024), BENCH_ROUNDS (3), BENCH_STREAMS (20), BENCH_ITEMS (5000), BENCH_DIR,
-# BENCH_NGINX_WORKERS (auto: one per core).
+#   4. PAGES pages of 100 `/Users/{id}/Items` as Jellyfin Web asks for a library (its fields and image types), over
+#      every page of the library in turn, CLIENTS at once (`curl --parallel`), against nginx serving the very answers
+#      `serve` gave, saved as files, to the same curl; serve's peak RSS after.
+# Environment: BENCH_SIZE_MIB (1024), BENCH_ROUNDS (3), BENCH_STREAMS (20), BENCH_ITEMS (5000), BENCH_PAGES (1000),
+# BENCH_CLIENTS (50), BENCH_DIR, BENCH_NGINX_WORKERS (auto: one per core), BENCH_BIN_DIR (use the mediasync there, no
+# build), BENCH_LISTINGS_ONLY=1 (only 3 and 4).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,8 +29,15 @@ if ! command -v nginx >/dev/null 2>&1; then
 fi
 command -v curl >/dev/null || { log "curl is needed"; exit 1; }
 
-swift build -c "$BUILD" --product mediasync >&2
-BIN="$(swift build -c "$BUILD" --show-bin-path)/mediasync"
+if [ -n "${BENCH_BIN_DIR:-}" ]; then
+    BIN="$BENCH_BIN_DIR/mediasync"
+else
+    swift build -c "$BUILD" --product mediasync >&2
+    BIN="$(swift build -c "$BUILD" --show-bin-path)/mediasync"
+fi
+PAGES=${BENCH_PAGES:-1000}
+CLIENTS=${BENCH_CLIENTS:-50}
+LISTINGS_ONLY=${BENCH_LISTINGS_ONLY:-0}
 
 DIR=${BENCH_DIR:-$(mktemp -d /tmp/bench-serve.XXXXXX)}
 SERVE_PID=""
@@ -86,9 +97,11 @@ SERVE_PORT=$(free_port)
 SERVE_PID=$!
 for _ in $(seq 1 600); do grep -q Serving "$DIR/serve.out" 2>/dev/null && break; sleep 0.1; done
 grep -q Serving "$DIR/serve.out" || { log "serve did not start: $(cat "$DIR/serve.out")"; exit 1; }
-TOKEN=$(curl -s -X POST "http://127.0.0.1:$SERVE_PORT/Users/AuthenticateByName" -H 'Content-Type: application/json' \
+read -r TOKEN USER_ID < <(curl -s -X POST "http://127.0.0.1:$SERVE_PORT/Users/AuthenticateByName" \
+    -H 'Content-Type: application/json' \
     -H 'Authorization: MediaBrowser Client="bench", Device="bench", DeviceId="bench", Version="1"' \
-    -d '{"Username":"bench","Pw":"bench"}' | python3 -c 'import json,sys; print(json.load(sys.stdin)["AccessToken"])')
+    -d '{"Username":"bench","Pw":"bench"}' \
+    | python3 -c 'import json,sys; a = json.load(sys.stdin); print(a["AccessToken"], a["User"]["Id"])')
 SERVE_URL="http://127.0.0.1:$SERVE_PORT/Videos/$BIG_ID/stream?static=true&api_key=$TOKEN"
 
 NGINX_PORT=$(free_port)
@@ -118,6 +131,7 @@ curl -s -o /dev/null "$NGINX_URL"   # page cache warm for both
 mbps() { python3 -c "import sys; print('%.0f' % (float(sys.argv[1]) / 1048576))" "$1"; }
 median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 
+if [ "$LISTINGS_ONLY" != 1 ]; then
 log "1 GiB whole: $ROUNDS rounds each, alternating"
 serve_rates=(); nginx_rates=()
 for _ in $(seq 1 "$ROUNDS"); do
@@ -143,6 +157,8 @@ echo "$STREAMS streams at once: serve $(mbps "$SP") MiB/s in all, nginx $(mbps "
     "serve/nginx $(python3 -c "print('%.2f' % ($SP / $NP))")"
 echo "serve's peak RSS: $(grep VmHWM /proc/$SERVE_PID/status | awk '{print $2, $3}')"
 
+fi
+
 log "/Items pages over $((ITEMS + 1)) movies"
 times=()
 total_start=$(date +%s%N)
@@ -154,3 +170,60 @@ total_end=$(date +%s%N)
 echo "/Items, $((ITEMS + 1)) movies in pages of 100: ${#times[@]} pages in" \
     "$(python3 -c "print('%.2f' % (($total_end - $total_start) / 1e9))") s, median page" \
     "$(python3 -c "print('%.1f' % (float('$(median "${times[@]}")') * 1000))") ms"
+
+# 4. Pages as Jellyfin Web asks for a movie library, many clients at once. The answers `serve` gives are saved as
+# files first (one per StartIndex); nginx then serves those very bytes to the same curl command.
+VIEW_ID=$(curl -s "http://127.0.0.1:$SERVE_PORT/UserViews?userId=$USER_ID&api_key=$TOKEN" \
+    | python3 -c 'import json,sys; print(next(v["Id"] for v in json.load(sys.stdin)["Items"] if v.get("CollectionType") == "movies"))')
+page_query() { # StartIndex → the query Jellyfin Web sends for a page of the movies library
+    echo "SortBy=SortName,ProductionYear&SortOrder=Ascending&IncludeItemTypes=Movie&Recursive=true&Fields=PrimaryImageAspectRatio,MediaSourceCount&ImageTypeLimit=1&EnableImageTypes=Primary,Backdrop,Banner,Thumb&StartIndex=$1&Limit=100&ParentId=$VIEW_ID"
+}
+mkdir -p "$DIR/pages"
+page_count=$(( (ITEMS + 1 + 99) / 100 ))
+for page in $(seq 0 $((page_count - 1))); do
+    curl -s -o "$DIR/pages/$page.json" \
+        "http://127.0.0.1:$SERVE_PORT/Users/$USER_ID/Items?$(page_query $((page * 100)))&api_key=$TOKEN"
+done
+chmod -R a+rX "$DIR/pages"
+cat >"$NGINX_CONF" <<NGINX
+worker_processes ${BENCH_NGINX_WORKERS:-auto};
+pid $DIR/nginx/nginx.pid;
+error_log $DIR/nginx/error.log;
+events { worker_connections 1024; }
+http {
+    access_log off;
+    sendfile on;
+    client_body_temp_path $DIR/nginx/tmp;
+    server {
+        listen 127.0.0.1:$NGINX_PORT;
+        location / { root $DIR/pages; default_type application/json; }
+    }
+}
+NGINX
+nginx -c "$NGINX_CONF" -p "$DIR/nginx/" -s reload
+sleep 1
+: >"$DIR/serve-pages.cfg"
+: >"$DIR/nginx-pages.cfg"
+for n in $(seq 0 $((PAGES - 1))); do
+    page=$((n % page_count))
+    printf 'url = "http://127.0.0.1:%s/Users/%s/Items?%s&api_key=%s"\noutput = "/dev/null"\n' \
+        "$SERVE_PORT" "$USER_ID" "$(page_query $((page * 100)))" "$TOKEN" >>"$DIR/serve-pages.cfg"
+    printf 'url = "http://127.0.0.1:%s/%s.json"\noutput = "/dev/null"\n' "$NGINX_PORT" "$page" >>"$DIR/nginx-pages.cfg"
+done
+pages_at_once() { # curl config → wall seconds
+    local start end
+    start=$(date +%s%N)
+    curl -s --no-progress-meter --parallel --parallel-max "$CLIENTS" -K "$1" 2>/dev/null
+    end=$(date +%s%N)
+    python3 -c "print('%.3f' % (($end - $start) / 1e9))"
+}
+serve_walls=(); nginx_walls=()
+for _ in $(seq 1 "$ROUNDS"); do
+    serve_walls+=("$(pages_at_once "$DIR/serve-pages.cfg")")
+    nginx_walls+=("$(pages_at_once "$DIR/nginx-pages.cfg")")
+done
+SW=$(median "${serve_walls[@]}"); NW=$(median "${nginx_walls[@]}")
+echo "$PAGES pages of 100 /Users/{id}/Items ($((ITEMS + 1)) movies, $(du -sk "$DIR/pages" | cut -f1) KiB of answers)," \
+    "$CLIENTS clients at once: serve $SW s, nginx $NW s (the same bytes from files), serve/nginx" \
+    "$(python3 -c "print('%.1f' % ($SW / $NW))")x"
+echo "serve's peak RSS after the pages: $(grep VmHWM /proc/$SERVE_PID/status | awk '{print $2, $3}')"

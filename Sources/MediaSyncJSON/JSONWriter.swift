@@ -112,8 +112,15 @@ public enum JSONWriter {
     /// `text` as a JSON string; text with nothing to escape (most) is copied in one go.
     public static func writeString(_ text: String, into output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
-        if !text.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
-            output.append(contentsOf: text.utf8)
+        // Most strings need no escape: checked over the string's own bytes and copied whole.
+        let plain = text.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
+            for byte in bytes where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                return false
+            }
+            output.append(contentsOf: bytes)
+            return true
+        }
+        if plain == true {
             output.append(UInt8(ascii: "\""))
             return
         }

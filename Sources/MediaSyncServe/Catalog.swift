@@ -72,38 +72,193 @@ public struct HeldVersion: Sendable, Equatable {
 /// One item `serve` lists: the upstream server's object (ids, names and fields as the home server gave them) and
 /// what the mirror holds of it.
 public struct CatalogItem: Sendable, Equatable {
-    public var id: String
+    /// The stored values, shared by copies until one of them changes: listings copy items by the thousand, and a
+    /// copy is then one reference count, not one per member.
+    struct Fields: Sendable, Equatable {
+        var id: String
+        var type: String
+        var name: String
+        var sortName: String
+        var parentId: String?
+        var viewId: String?
+        var seriesId: String?
+        var seasonId: String?
+        var indexNumber: Int?
+        var parentIndexNumber: Int?
+        var dateCreated: String?
+        var premiereDate: String?
+        var runTimeTicks: Int64?
+        var isFolder: Bool
+        var raw: JSONObject
+        var versions: [HeldVersion]
+        var images: [String: HeldFile]
+        var markId: String
+        var lyrics: HeldFile?
+    }
+
+    private final class Box: @unchecked Sendable {
+        // Changed only through `CatalogItem`'s accessors, and only while this item alone holds the box.
+        var fields: Fields
+
+        init(_ fields: Fields) { self.fields = fields }
+    }
+
+    private var box: Box
+
+    private mutating func makeUnique() {
+        if !isKnownUniquelyReferenced(&box) { box = Box(box.fields) }
+    }
+
+    public static func == (left: CatalogItem, right: CatalogItem) -> Bool {
+        left.box === right.box || left.box.fields == right.box.fields
+    }
+
+    public var id: String {
+        get { box.fields.id }
+        _modify {
+            makeUnique()
+            yield &box.fields.id
+        }
+    }
     /// Jellyfin's `Type`: `CollectionFolder`, `UserView`, `Movie`, `MusicVideo`, `Video`, `Series`, `Season`,
     /// `Episode`, `MusicAlbum`, `Audio`, `MusicArtist`, `Playlist`, `BoxSet`.
-    public var type: String
-    public var name: String
+    public var type: String {
+        get { box.fields.type }
+        _modify {
+            makeUnique()
+            yield &box.fields.type
+        }
+    }
+    public var name: String {
+        get { box.fields.name }
+        _modify {
+            makeUnique()
+            yield &box.fields.name
+        }
+    }
     /// For sorting: `SortName` as the server gave it, else the name; lowercased.
-    public var sortName: String
+    public var sortName: String {
+        get { box.fields.sortName }
+        _modify {
+            makeUnique()
+            yield &box.fields.sortName
+        }
+    }
     /// The parent in `serve`'s tree: a view for a movie, series, podcast, album, playlist or box set; the series for a
     /// season; the season for an episode; the podcast for a podcast episode; the album for a track (the music view
     /// for a track without one); nil for a view and for an artist (see ``Catalog/init(views:items:entries:problems:)``).
-    public var parentId: String?
+    public var parentId: String? {
+        get { box.fields.parentId }
+        _modify {
+            makeUnique()
+            yield &box.fields.parentId
+        }
+    }
     /// The view (collection folder) the item is in.
-    public var viewId: String?
-    public var seriesId: String?
-    public var seasonId: String?
-    public var indexNumber: Int?
-    public var parentIndexNumber: Int?
+    public var viewId: String? {
+        get { box.fields.viewId }
+        _modify {
+            makeUnique()
+            yield &box.fields.viewId
+        }
+    }
+    public var seriesId: String? {
+        get { box.fields.seriesId }
+        _modify {
+            makeUnique()
+            yield &box.fields.seriesId
+        }
+    }
+    public var seasonId: String? {
+        get { box.fields.seasonId }
+        _modify {
+            makeUnique()
+            yield &box.fields.seasonId
+        }
+    }
+    public var indexNumber: Int? {
+        get { box.fields.indexNumber }
+        _modify {
+            makeUnique()
+            yield &box.fields.indexNumber
+        }
+    }
+    public var parentIndexNumber: Int? {
+        get { box.fields.parentIndexNumber }
+        _modify {
+            makeUnique()
+            yield &box.fields.parentIndexNumber
+        }
+    }
     /// ISO 8601, as the server wrote it (sorting compares the text).
-    public var dateCreated: String?
-    public var premiereDate: String?
-    public var runTimeTicks: Int64?
-    public var isFolder: Bool
+    public var dateCreated: String? {
+        get { box.fields.dateCreated }
+        _modify {
+            makeUnique()
+            yield &box.fields.dateCreated
+        }
+    }
+    public var premiereDate: String? {
+        get { box.fields.premiereDate }
+        _modify {
+            makeUnique()
+            yield &box.fields.premiereDate
+        }
+    }
+    public var runTimeTicks: Int64? {
+        get { box.fields.runTimeTicks }
+        _modify {
+            makeUnique()
+            yield &box.fields.runTimeTicks
+        }
+    }
+    public var isFolder: Bool {
+        get { box.fields.isFolder }
+        _modify {
+            makeUnique()
+            yield &box.fields.isFolder
+        }
+    }
     /// The upstream object (empty for `serve`'s own views and the podcasts, built from their metadata).
-    public var raw: JSONObject
-    public var versions: [HeldVersion]
+    public var raw: JSONObject {
+        get { box.fields.raw }
+        _modify {
+            makeUnique()
+            yield &box.fields.raw
+        }
+    }
+    public var versions: [HeldVersion] {
+        get { box.fields.versions }
+        _modify {
+            makeUnique()
+            yield &box.fields.versions
+        }
+    }
     /// Held images by type (`Primary`, `Backdrop`).
-    public var images: [String: HeldFile]
+    public var images: [String: HeldFile] {
+        get { box.fields.images }
+        _modify {
+            makeUnique()
+            yield &box.fields.images
+        }
+    }
     /// The id the mirror keeps played state under: the item's id, except for a podcast episode, which `serve`
     /// answers under an id of its own (clients read every id as a GUID; a feed's episode id is not one).
-    public var markId: String
+    public var markId: String {
+        get { box.fields.markId }
+        _modify {
+            makeUnique()
+            yield &box.fields.markId
+        }
+    }
     /// A track's lyrics, held beside it as LRC (`Downloads/<album>/<track>.lrc`).
-    public var lyrics: HeldFile?
+    public var lyrics: HeldFile? {
+        get { box.fields.lyrics }
+        _modify {
+            makeUnique()
+            yield &box.fields.lyrics
+        }
+    }
 
     public init(
         id: String, type: String, name: String, sortName: String? = nil, parentId: String? = nil,
@@ -112,25 +267,13 @@ public struct CatalogItem: Sendable, Equatable {
         runTimeTicks: Int64? = nil, isFolder: Bool = false, raw: JSONObject = JSONObject(),
         versions: [HeldVersion] = [], images: [String: HeldFile] = [:], markId: String? = nil, lyrics: HeldFile? = nil
     ) {
-        self.id = id
-        self.lyrics = lyrics
-        self.markId = markId ?? id
-        self.type = type
-        self.name = name
-        self.sortName = (sortName ?? name).lowercased()
-        self.parentId = parentId
-        self.viewId = viewId
-        self.seriesId = seriesId
-        self.seasonId = seasonId
-        self.indexNumber = indexNumber
-        self.parentIndexNumber = parentIndexNumber
-        self.dateCreated = dateCreated
-        self.premiereDate = premiereDate
-        self.runTimeTicks = runTimeTicks
-        self.isFolder = isFolder
-        self.raw = raw
-        self.versions = versions
-        self.images = images
+        box = Box(
+            Fields(
+                id: id, type: type, name: name, sortName: (sortName ?? name).lowercased(), parentId: parentId,
+                viewId: viewId, seriesId: seriesId, seasonId: seasonId, indexNumber: indexNumber,
+                parentIndexNumber: parentIndexNumber, dateCreated: dateCreated, premiereDate: premiereDate,
+                runTimeTicks: runTimeTicks, isFolder: isFolder, raw: raw, versions: versions, images: images,
+                markId: markId ?? id, lyrics: lyrics))
     }
 
     /// The item's upstream `UserData` object, if the metadata holds one.
@@ -211,9 +354,32 @@ public final class MetadataDocuments: Sendable {
     }
 }
 
+/// Whole selections of listing queries over one catalog, in order (see ``ItemQuery/selectPage(_:state:)``). A catalog
+/// built again starts with an empty memo, so nothing kept outlives the mirror's state it was read from.
+public final class ListingMemo: Sendable {
+    /// Selections kept at most: a client pages through a few listings at a time; beyond this the memo starts over.
+    static let capacity = 64
+    private let kept = Mutex<[ItemQuery: [CatalogItem]]>([:])
+
+    public init() {}
+
+    func selection(for query: ItemQuery) -> [CatalogItem]? {
+        kept.withLock { $0[query] }
+    }
+
+    func keep(_ selection: [CatalogItem], for query: ItemQuery) {
+        kept.withLock { kept in
+            if kept.count >= ListingMemo.capacity { kept.removeAll() }
+            kept[query] = selection
+        }
+    }
+}
+
 /// What the mirror holds, as `serve` lists it: built once from the index and the `metadata.json` files, rebuilt
 /// when the index changes, never read per request.
 public struct Catalog: Sendable {
+    /// The listings already answered from this catalog.
+    public let listings = ListingMemo()
     public private(set) var items: [String: CatalogItem] = [:]
     /// The views, in the order they are listed (movies, shows, music, music videos, home videos, podcasts,
     /// collections, playlists).

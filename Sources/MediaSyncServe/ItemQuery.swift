@@ -1,6 +1,6 @@
 /// What `/Items` (and `/Users/{userId}/Items`) asks for, read from the query as `ItemsController.GetItems` binds it
 /// (v10.10.7 / v10.11.11), and the pure selection over a ``Catalog``: filter, sort, page.
-public struct ItemQuery: Sendable, Equatable {
+public struct ItemQuery: Sendable, Hashable {
     public var parentId: String?
     /// Lowercased type names; empty: any.
     public var includeTypes: Set<String> = []
@@ -51,7 +51,7 @@ public struct ItemQuery: Sendable, Equatable {
     public var indexNumber: Int?
 
     /// The names the artist and album filters name, resolved from the catalog by ``select(_:state:)``.
-    struct Names: Equatable {
+    struct Names: Hashable {
         var artists: Set<String>?
         var albumArtists: Set<String>?
         var contributing: Set<String>?
@@ -147,19 +147,54 @@ public struct ItemQuery: Sendable, Equatable {
         return query.page(candidates, catalog: catalog, keepOrder: keepOrder, state: state)
     }
 
+    /// ``select(_:state:)``, with the whole selection in order kept in the catalog's memo for a query that reads no
+    /// user state: a client paging through a library asks the same query again with another `StartIndex`, and the
+    /// filter and sort of every item are then done once per catalog, not once per page.
+    public func selectPage(_ catalog: Catalog, state: (CatalogItem) -> UserState) throws(Refusal) -> (
+        items: [CatalogItem], total: Int
+    ) {
+        guard isMemoizable else { return try select(catalog, state: state) }
+        var whole = self
+        whole.startIndex = 0
+        whole.limit = nil
+        let all: [CatalogItem]
+        if let kept = catalog.listings.selection(for: whole) {
+            all = kept
+        } else {
+            all = try whole.select(catalog, state: state).items
+            catalog.listings.keep(all, for: whole)
+        }
+        let start = min(startIndex, all.count)
+        let end = limit.map { min(all.count, start + $0) } ?? all.count
+        return (Array(all[start..<end]), all.count)
+    }
+
+    /// Whether the selection depends on nothing but the catalog: no played-state filter or sort, no random order, no
+    /// search (whose terms are too many to keep), no list of ids.
+    var isMemoizable: Bool {
+        isPlayed == nil && isFavorite == nil && filters.isDisjoint(with: ItemQuery.userStateFilters)
+            && sortBy.allSatisfy { !ItemQuery.userStateKeys.contains($0) && $0 != "random" } && searchTerm == nil
+            && ids.isEmpty
+    }
+
     /// `candidates` filtered by this query, sorted (unless `keepOrder` and no sort was asked for), and the page.
     public func page(
         _ candidates: [CatalogItem], catalog: Catalog, keepOrder: Bool = false, state: (CatalogItem) -> UserState
     ) -> (items: [CatalogItem], total: Int) {
         let excluded = Set(excludeIds.compactMap { catalog.item($0)?.id })
+        let needsState =
+            isPlayed != nil || isFavorite != nil || !filters.isDisjoint(with: ItemQuery.userStateFilters)
         let matched = candidates.filter { item in
-            !excluded.contains(item.id) && matches(item, state: state(item))
+            !excluded.contains(item.id) && matches(item, state: needsState ? state(item) : UserState())
         }
-        let sorted = !keepOrder || !sortBy.isEmpty ? sort(matched, state: state) : matched
-        let start = min(startIndex, sorted.count)
-        let end = limit.map { min(sorted.count, start + $0) } ?? sorted.count
-        return (Array(sorted[start..<end]), sorted.count)
+        let order = !keepOrder || !sortBy.isEmpty ? sortedOrder(matched, state: state) : Array(matched.indices)
+        let start = min(startIndex, order.count)
+        let end = limit.map { min(order.count, start + $0) } ?? order.count
+        return (order[start..<end].map { matched[$0] }, order.count)
     }
+
+    /// The `Filters` that read the user's state of an item.
+    static let userStateFilters: Set<String> = ["isplayed", "isunplayed", "isresumable", "isfavorite"]
 
     /// Reads the artist and album filters' ids as the names they stand for (an id that names nothing here matches
     /// nothing, as the SQL's sub-select finds no name).
@@ -228,59 +263,68 @@ public struct ItemQuery: Sendable, Equatable {
         return true
     }
 
-    /// Sorted by the keys asked for (`SortName` when none), ties broken by sort name and id so pages never
-    /// overlap. Unknown keys are ignored, as Jellyfin ignores them.
-    func sort(_ items: [CatalogItem], state: (CatalogItem) -> UserState) -> [CatalogItem] {
+    /// The positions of `items` sorted by the keys asked for (`SortName` when none), ties broken by sort name and id so
+    /// pages never overlap. Unknown keys are ignored, as Jellyfin ignores them.
+    func sortedOrder(_ items: [CatalogItem], state: (CatalogItem) -> UserState) -> [Int] {
         let keys = sortBy.isEmpty ? ["sortname"] : sortBy
         // `Random` orders by a draw per item and query, as SQL's `RANDOM()` does.
-        if keys.first == "random" { return items.shuffled() }
-        let states = Dictionary(items.map { ($0.id, state($0)) }, uniquingKeysWith: { first, _ in first })
-        return items.sorted { left, right in
-            for (position, key) in keys.enumerated() {
-                let down = descending.count == 1 ? descending[0] : (position < descending.count && descending[position])
-                let order = ItemQuery.compare(key, left, right, states[left.id], states[right.id])
-                if order != 0 { return down ? order > 0 : order < 0 }
+        if keys.first == "random" { return items.indices.shuffled() }
+        // The user's state is read once per item, and only for a key that needs it.
+        let states: [UserState]? =
+            keys.contains(where: ItemQuery.userStateKeys.contains) ? items.map { state($0) } : nil
+        // Each key's value of each item is read once, before the sort, which then compares small values by position
+        // (an item is a large value: handing one to a comparison costs a reference count per member).
+        var columns: [(values: [SortValue], down: Bool)] = []
+        for (position, key) in keys.enumerated() where ItemQuery.sortKeys.contains(key) {
+            let down = descending.count == 1 ? descending[0] : (position < descending.count && descending[position])
+            columns.append(
+                (items.indices.map { ItemQuery.sortValue(key, items[$0], states?[$0]) }, down))
+        }
+        let names = items.map(\.sortName)
+        let ids = items.map(\.id)
+        return items.indices.sorted { a, b in
+            for column in columns where column.values[a] != column.values[b] {
+                return column.down ? column.values[b] < column.values[a] : column.values[a] < column.values[b]
             }
-            if left.sortName != right.sortName { return left.sortName < right.sortName }
-            return left.id < right.id
+            if names[a] != names[b] { return names[a] < names[b] }
+            return ids[a] < ids[b]
         }
     }
 
-    /// -1, 0 or 1 for one sort key; an absent value sorts first (as SQL's NULL does in Jellyfin's queries).
-    static func compare(
-        _ key: String, _ left: CatalogItem, _ right: CatalogItem, _ leftState: UserState?,
-        _ rightState: UserState?
-    ) -> Int {
-        func trackOnly(_ item: CatalogItem, _ value: String?) -> String? {
-            item.type == "Audio" ? value?.lowercased() : nil
-        }
-        func order<T: Comparable>(_ a: T?, _ b: T?) -> Int {
-            switch (a, b) {
-            case (nil, nil): return 0
-            case (nil, _): return -1
-            case (_, nil): return 1
-            case (let a?, let b?): return a < b ? -1 : (a > b ? 1 : 0)
-            }
-        }
+    /// The sort keys that read the user's state of an item.
+    static let userStateKeys: Set<String> = ["dateplayed", "datelastcontentadded", "playcount"]
+    /// The sort keys understood here.
+    static let sortKeys: Set<String> = userStateKeys.union([
+        "sortname", "name", "datecreated", "premieredate", "productionyear", "indexnumber", "parentindexnumber",
+        "runtime", "album", "albumartist", "artist",
+    ])
+
+    /// One item's value for one sort key; an absent value sorts first (as SQL's NULL does in Jellyfin's queries).
+    enum SortValue: Comparable, Sendable {
+        case absent
+        case number(Int64)
+        case text(String)
+    }
+
+    static func sortValue(_ key: String, _ item: CatalogItem, _ state: UserState?) -> SortValue {
+        func text(_ value: String?) -> SortValue { value.map { .text($0) } ?? .absent }
+        func number<T: BinaryInteger>(_ value: T?) -> SortValue { value.map { .number(Int64($0)) } ?? .absent }
+        // `AlbumComparer`, `ArtistComparer` (v10.10.7): a track's album, a track's first artist, without case.
+        func trackOnly(_ value: String?) -> SortValue { item.type == "Audio" ? text(value?.lowercased()) : .absent }
         switch key {
-        case "sortname", "name": return order(left.sortName, right.sortName)
-        case "datecreated": return order(left.dateCreated, right.dateCreated)
-        case "premieredate", "productionyear": return order(left.premiereDate, right.premiereDate)
-        case "indexnumber": return order(left.indexNumber, right.indexNumber)
-        case "parentindexnumber": return order(left.parentIndexNumber, right.parentIndexNumber)
-        case "runtime": return order(left.runTimeTicks, right.runTimeTicks)
-        case "dateplayed", "datelastcontentadded":
-            return order(leftState?.lastPlayed, rightState?.lastPlayed)
-        case "playcount": return order(leftState?.playCount, rightState?.playCount)
-        // `AlbumComparer`, `AlbumArtistComparer`, `ArtistComparer` (v10.10.7): a track's album, the first album
-        // artist, a track's first artist, without case.
-        case "album":
-            return order(
-                trackOnly(left, left.raw["Album"]?.stringValue), trackOnly(right, right.raw["Album"]?.stringValue))
-        case "albumartist": return order(left.albumArtistNames.first, right.albumArtistNames.first)
-        case "artist":
-            return order(trackOnly(left, left.trackArtistNames.first), trackOnly(right, right.trackArtistNames.first))
-        default: return 0
+        case "sortname", "name": return .text(item.sortName)
+        case "datecreated": return text(item.dateCreated)
+        case "premieredate", "productionyear": return text(item.premiereDate)
+        case "indexnumber": return number(item.indexNumber)
+        case "parentindexnumber": return number(item.parentIndexNumber)
+        case "runtime": return number(item.runTimeTicks)
+        case "dateplayed", "datelastcontentadded": return text(state?.lastPlayed)
+        case "playcount": return number(state?.playCount)
+        case "album": return trackOnly(item.raw["Album"]?.stringValue)
+        // `AlbumArtistComparer`: the first album artist.
+        case "albumartist": return text(item.albumArtistNames.first)
+        case "artist": return trackOnly(item.trackArtistNames.first)
+        default: return .absent
         }
     }
 }

@@ -275,7 +275,7 @@ struct ServeResponder: HTTPResponder {
         let query = ItemQuery(call.query)
         let selected: (items: [CatalogItem], total: Int)
         do {
-            selected = try query.select(catalog) { userState($0, catalog) }
+            selected = try query.selectPage(catalog) { userState($0, catalog) }
         } catch {
             throw ServeFailure(.badRequest, "no item with that ParentId")
         }
