@@ -83,6 +83,31 @@ import Testing
         let result = try ItemQuery(RequestQuery(query)).select(Self.catalog, state: Self.state)
         #expect(result.items.map(\.id) == ids)
         #expect(result.total == total)
+        // The same through the listing memo, on a catalog of its own: once to fill it, once from it.
+        let catalog = Catalog(views: Self.catalog.views, items: Array(Self.catalog.items.values))
+        for _ in 0..<2 {
+            let paged = try ItemQuery(RequestQuery(query)).selectPage(catalog, state: Self.state)
+            #expect(paged.items.map(\.id) == ids)
+            #expect(paged.total == total)
+        }
+    }
+
+    /// Pages of one query come from one selection kept for the catalog; a query that reads played state is worked
+    /// out again each time, so a mark made between two pages shows at once.
+    @Test func pagesShareOneSelectionUnlessTheyReadPlayedState() throws {
+        let catalog = Catalog(views: Self.catalog.views, items: Array(Self.catalog.items.values))
+        let pages = try ["StartIndex=0&Limit=2", "StartIndex=2&Limit=2"].map { paging in
+            try ItemQuery(RequestQuery("Recursive=true&IncludeItemTypes=Movie,Series&\(paging)"))
+                .selectPage(catalog, state: Self.state)
+        }
+        #expect(pages.flatMap { $0.items.map(\.id) } == ["m2", "m1", "m3", "s1"])
+        #expect(pages.map(\.total) == [4, 4])
+        let unplayed = try ItemQuery(RequestQuery("ParentId=se1&Filters=IsUnplayed&SortBy=IndexNumber"))
+        #expect(try unplayed.selectPage(catalog, state: Self.state).items.map(\.id) == ["e2", "e3"])
+        let afterAMark = try unplayed.selectPage(catalog) { item in
+            item.id == "e2" ? UserState(played: true, playCount: 1) : Self.state(item)
+        }
+        #expect(afterAMark.items.map(\.id) == ["e3"])
     }
 
     @Test func aRandomOrderHoldsEveryItemOnce() throws {
