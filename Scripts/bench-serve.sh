@@ -2,16 +2,17 @@
 # Benchmarks `mediasync serve` against nginx serving the same file from the same disk, on 127.0.0.1:
 #   1. one 1 GiB file streamed whole (curl -o /dev/null), median of BENCH_ROUNDS rounds each, alternating;
 #   2. 20 streams of that file at once (aggregate MB/s);
-#   3. `/Items` pages (Limit=100) over a mirror of BENCH_ITEMS movies: every page read in turn, total and median.
-# The mirror is written on disk in Swiftfin's offline layout and indexed by `mediasync reindex`; nginx is Debian's
-# nginx-light (installed with apt-get when missing), with its own config in the scratch folder.
-# Usage: Scripts/bench-serve.sh            (release build; BENCH_BUILD=debug for a debug one)
+#   3. `/Items` pages (Limit=100) over a mirror of BENCH_ITEMS movies: every page read in turn, total and median;
 #   4. PAGES pages of 100 `/Users/{id}/Items` as Jellyfin Web asks for a library (its fields and image types), over
 #      every page of the library in turn, CLIENTS at once (`curl --parallel`), against nginx serving the very answers
 #      `serve` gave, saved as files, to the same curl; serve's peak RSS after.
+# The mirror is written on disk in Swiftfin's offline layout and indexed by `mediasync reindex` (timed); nginx is
+# Debian's nginx-light (installed with apt-get when missing), with its own config in the scratch folder.
+# Usage: Scripts/bench-serve.sh            (release build; BENCH_BUILD=debug for a debug one)
 # Environment: BENCH_SIZE_MIB (1024), BENCH_ROUNDS (3), BENCH_STREAMS (20), BENCH_ITEMS (5000), BENCH_PAGES (1000),
-# BENCH_CLIENTS (50), BENCH_DIR, BENCH_NGINX_WORKERS (auto: one per core), BENCH_BIN_DIR (use the mediasync there, no
-# build), BENCH_LISTINGS_ONLY=1 (only 3 and 4).
+# BENCH_CLIENTS (50), BENCH_DIR (kept; with BENCH_REUSE=1 the mirror a run left there is used again),
+# BENCH_NGINX_WORKERS (auto: one per core), BENCH_BIN_DIR (the mediasync there, no build), BENCH_LISTINGS_ONLY=1
+# (only 3 and 4).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -52,6 +53,9 @@ trap cleanup EXIT
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
 # The mirror: one big movie and ITEMS small ones, each with its metadata.json.
+if [ "${BENCH_REUSE:-0}" = 1 ] && [ -f "$DIR/root/big" ]; then
+    log "using the mirror already under $DIR/root"
+else
 log "writing a ${SIZE_MIB} MiB movie and $ITEMS small ones under $DIR/root"
 python3 - "$DIR/root" "$SIZE_MIB" "$ITEMS" <<'PY'
 import json, os, sys
@@ -86,10 +90,13 @@ for index in range(1, items + 1):
 with open(os.path.join(root, "big"), "w") as out:
     out.write(big + "\n" + path + "\n")
 PY
+fi
 BIG_ID=$(sed -n 1p "$DIR/root/big")
 BIG_PATH=$(sed -n 2p "$DIR/root/big")
 export MEDIASYNC_CONFIG_DIR="$DIR/config"
+reindex_start=$(date +%s%N)
 "$BIN" reindex --root "$DIR/root" >/dev/null
+echo "reindex of $((ITEMS + 1)) movies: $(python3 -c "print('%.1f' % (($(date +%s%N) - $reindex_start) / 1e9))") s"
 printf 'bench\n' | "$BIN" serve --set-password --user bench >/dev/null
 
 SERVE_PORT=$(free_port)
