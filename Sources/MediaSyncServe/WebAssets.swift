@@ -7,6 +7,7 @@ enum WebAssets {
         *{box-sizing:border-box}
         body{margin:0;font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);background:var(--bg)}
         header{display:flex;flex-wrap:wrap;align-items:center;gap:.5rem 1.25rem;padding:.6rem 1rem;background:#20242b;color:#fff}
+        header nav{display:flex;flex-wrap:wrap;gap:.25rem 1rem}
         header a{color:#dfe6f0;text-decoration:none;padding:.2rem 0}
         header a[aria-current]{color:#fff;border-bottom:2px solid #7fb0ff}
         header .brand{font-weight:600;margin-right:.5rem}
@@ -111,6 +112,18 @@ enum WebAssets {
               failedBlock.hidden = !(state.failed && state.failed.length);
             }
           }
+          // A poster the browser cannot show becomes the grey box a missing one is.
+          function unbroken(img) {
+            var box = document.createElement("span");
+            box.className = "noposter";
+            box.setAttribute("role", "img");
+            box.setAttribute("aria-label", img.alt);
+            img.replaceWith(box);
+          }
+          Array.prototype.forEach.call(document.querySelectorAll("img"), function (img) {
+            if (img.complete && img.naturalWidth === 0) { unbroken(img); }
+            else { img.addEventListener("error", function () { unbroken(img); }); }
+          });
           if (!window.EventSource || !document.body.hasAttribute("data-live")) { return; }
           var source = new EventSource("/mediasync/api/events");
           source.onmessage = function (event) {

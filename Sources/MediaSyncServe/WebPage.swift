@@ -113,7 +113,8 @@ enum WebPage {
         html += "<div id=\"sync-running\"\(running ? "" : " hidden")><h2>Syncing</h2>"
         html += "<p class=\"muted\" id=\"sync-phase\">\(escape(state?.phase ?? ""))</p>"
         html += "<div id=\"sync-bar\" role=\"progressbar\" aria-label=\"Sync progress\" aria-valuemin=\"0\" "
-        html += "aria-valuemax=\"100\" aria-valuenow=\"\(percent)\"><progress max=\"100\" value=\"\(percent)\"></progress></div>"
+        html +=
+            "aria-valuemax=\"100\" aria-valuenow=\"\(percent)\"><progress max=\"100\" value=\"\(percent)\"></progress></div>"
         let details =
             state.map {
                 "\($0.filesDone) of \($0.filesTotal) files, \(bytes($0.bytesDone)) of \(bytes($0.bytesTotal)), "

@@ -182,17 +182,19 @@ struct WebResponder {
             + "SameSite=Strict\(tls ? "; Secure" : "")"
     }
 
-    /// Whether a changing request comes from the page itself: its `Origin` (or, without one, its `Sec-Fetch-Site`)
-    /// names this server.
+    /// Whether a changing request comes from the page itself: its `Origin` names this server, or (without one, or
+    /// with `null`, which a browser sends under the page's `Referrer-Policy: no-referrer`) its `Sec-Fetch-Site` says
+    /// the same origin.
     static func sameOrigin(_ request: Request) -> Bool {
         let host = request.head.authority ?? ""
-        if let origin = request.headers[.origin] {
+        let site = request.headers[HTTPField.Name("Sec-Fetch-Site") ?? .accept]
+        if let origin = request.headers[.origin], origin != "null" {
             return !host.isEmpty && (origin == "http://" + host || origin == "https://" + host)
+                && (site == nil || site == "same-origin")
         }
-        if let site = request.headers[HTTPField.Name("Sec-Fetch-Site") ?? .accept] {
-            return site == "same-origin" || site == "none"
-        }
-        return true
+        if let site { return site == "same-origin" || site == "none" }
+        // `null` without `Sec-Fetch-Site`: a sandboxed frame or a privacy-minded client; not the page.
+        return request.headers[.origin] == nil
     }
 
     // MARK: Mirror
@@ -262,10 +264,13 @@ struct WebResponder {
             } else {
                 state = "ok"
             }
-            let catalogId = entry.type == "Podcast" ? Catalog.podcastId(serverId: self.state.dto.serverId, podcastId: entry.id) : entry.id
+            let catalogId =
+                entry.type == "Podcast"
+                ? Catalog.podcastId(serverId: self.state.dto.serverId, podcastId: entry.id) : entry.id
             let hasPoster = catalog.item(catalogId).map { Self.primaryImage($0) != nil } ?? false
             body += "<li class=\"tile\">"
-            body += WebPage.poster(hasPoster ? "/mediasync/image/held/\(WebPage.encode(catalogId))" : nil, alt: entry.title)
+            body += WebPage.poster(
+                hasPoster ? "/mediasync/image/held/\(WebPage.encode(catalogId))" : nil, alt: entry.title)
             body += "<div class=\"body\"><span class=\"name\">\(WebPage.escape(entry.title))</span>"
             body += "<span class=\"muted\">\(WebPage.escape(Self.kind(ofType: entry.type).name)) · "
             body += "\(WebPage.bytes(entry.bytes)) · \(entry.files) files</span>"
@@ -323,7 +328,8 @@ struct WebResponder {
             let page = try await browser.page(
                 parent: library, search: search, start: (pageNumber - 1) * Self.pageSize, limit: Self.pageSize)
             let kept = Set(try state.index.selections().map { ServeIds.plain($0.id) })
-            body += "<ul class=\"libraries\"><li><a href=\"/mediasync/browse\"\(library == nil ? " aria-current=\"page\"" : "")>All</a></li>"
+            body +=
+                "<ul class=\"libraries\"><li><a href=\"/mediasync/browse\"\(library == nil ? " aria-current=\"page\"" : "")>All</a></li>"
             for view in libraries {
                 let current = view.id == library ? " aria-current=\"page\"" : ""
                 body += "<li><a href=\"/mediasync/browse?library=\(WebPage.encode(view.id))\"\(current)>"
@@ -338,10 +344,12 @@ struct WebResponder {
             body += "<ul class=\"grid\" id=\"items\">"
             for item in page.items {
                 let name = item.name ?? item.id
-                let poster = page.withPoster.contains(item.id) ? "/mediasync/image/server/\(WebPage.encode(item.id))" : nil
+                let poster =
+                    page.withPoster.contains(item.id) ? "/mediasync/image/server/\(WebPage.encode(item.id))" : nil
                 body += "<li class=\"tile\" data-id=\"\(WebPage.escape(item.id))\">\(WebPage.poster(poster, alt: name))"
                 body += "<div class=\"body\"><span class=\"name\">\(WebPage.escape(name))</span>"
-                body += "<span class=\"muted\">\(WebPage.escape([item.type ?? "", item.detail].filter { !$0.isEmpty }.joined(separator: " · ")))</span>"
+                body +=
+                    "<span class=\"muted\">\(WebPage.escape([item.type ?? "", item.detail].filter { !$0.isEmpty }.joined(separator: " · ")))</span>"
                 if kept.contains(ServeIds.plain(item.id)) {
                     body += "<span class=\"kept\">Kept offline</span>"
                     body += "<form method=\"post\" action=\"/mediasync/unkeep\">\(WebPage.hidden(call.csrf))"
@@ -353,7 +361,8 @@ struct WebResponder {
                     body += "<input type=\"hidden\" name=\"id\" value=\"\(WebPage.escape(item.id))\">"
                     body += "<input type=\"hidden\" name=\"back\" value=\"\(WebPage.escape(back))\">"
                     if kind == .movie || kind == .series {
-                        body += "<label><input type=\"checkbox\" name=\"all_versions\" value=\"1\"> all versions</label>"
+                        body +=
+                            "<label><input type=\"checkbox\" name=\"all_versions\" value=\"1\"> all versions</label>"
                         body += "<label>quality <select name=\"quality\"><option value=\"original\">original</option>"
                         body += "<option>1080p</option><option>720p</option><option>480p</option></select></label>"
                     }
@@ -369,11 +378,13 @@ struct WebResponder {
             let pages = max(1, (page.total + Self.pageSize - 1) / Self.pageSize)
             body += "<nav class=\"pager\" aria-label=\"pages\">"
             if pageNumber > 1 {
-                body += "<a href=\"\(WebPage.escape(Self.browseLink(library: library, search: search, page: pageNumber - 1)))\">Previous</a>"
+                body +=
+                    "<a href=\"\(WebPage.escape(Self.browseLink(library: library, search: search, page: pageNumber - 1)))\">Previous</a>"
             }
             body += "<span>Page \(pageNumber) of \(pages) (\(page.total) items)</span>"
             if pageNumber < pages {
-                body += "<a href=\"\(WebPage.escape(Self.browseLink(library: library, search: search, page: pageNumber + 1)))\" rel=\"next\">Next</a>"
+                body +=
+                    "<a href=\"\(WebPage.escape(Self.browseLink(library: library, search: search, page: pageNumber + 1)))\" rel=\"next\">Next</a>"
             }
             body += "</nav>"
         } catch {
@@ -469,7 +480,8 @@ struct WebResponder {
         body += "<span class=\"muted\">the same as <code>mediasync sync</code>, with the stored budget</span></form>"
         body += WebPage.syncPanel(progress())
         return Self.page(
-            WebPage.layout(title: "Sync", tab: .sync, csrf: call.csrf, signOut: call.signOut, notice: notice, body: body)
+            WebPage.layout(
+                title: "Sync", tab: .sync, csrf: call.csrf, signOut: call.signOut, notice: notice, body: body)
         )
     }
 
@@ -566,10 +578,12 @@ struct WebResponder {
             }
             body += "<li class=\"card podcast\">"
             body += WebPage.poster(hasArt ? "/mediasync/image/held/\(WebPage.encode(catalogId))" : nil, alt: title)
-            body += "<div><h2>\(WebPage.escape(title))</h2><p class=\"muted\">\(WebPage.escape(subscription.feedURL))</p>"
+            body +=
+                "<div><h2>\(WebPage.escape(title))</h2><p class=\"muted\">\(WebPage.escape(subscription.feedURL))</p>"
             body += "<p>\(CountText.of(episodes.count, "episode")) held</p><ul>"
             for episode in episodes.prefix(50) {
-                body += "<li>\(WebPage.escape(episode.title)) <span class=\"muted\">\(WebPage.bytes(episode.bytes))</span></li>"
+                body +=
+                    "<li>\(WebPage.escape(episode.title)) <span class=\"muted\">\(WebPage.bytes(episode.bytes))</span></li>"
             }
             body += "</ul><form method=\"post\" action=\"/mediasync/podcasts/unsubscribe\">\(WebPage.hidden(call.csrf))"
             body += "<input type=\"hidden\" name=\"id\" value=\"\(WebPage.escape(subscription.id))\">"

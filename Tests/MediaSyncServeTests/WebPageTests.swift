@@ -114,7 +114,9 @@ final class WebClient: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
                 let css = try await web.send("GET", "/mediasync/assets/site.css")
                 #expect(css.status == 200)
                 Self.securityHeadersAreSent(css)
-                for path in ["/mediasync/sync", "/mediasync/browse", "/mediasync/podcasts", "/mediasync/assets/site.js"] {
+                for path in [
+                    "/mediasync/sync", "/mediasync/browse", "/mediasync/podcasts", "/mediasync/assets/site.js",
+                ] {
                     let reply = try await web.send("GET", path)
                     #expect(reply.status == 401, "\(path)")
                     #expect(reply.text.contains("Sign in"), "\(path)")
@@ -184,7 +186,8 @@ final class WebClient: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
                 let noToken = try await web.send("POST", "/mediasync/podcasts/unsubscribe", form: ["id": "x"])
                 #expect(noToken.status == 403)
                 let wrongToken = try await web.send(
-                    "POST", "/mediasync/podcasts/unsubscribe", form: ["id": "x", "csrf": String(repeating: "0", count: 64)])
+                    "POST", "/mediasync/podcasts/unsubscribe",
+                    form: ["id": "x", "csrf": String(repeating: "0", count: 64)])
                 #expect(wrongToken.status == 403)
                 let foreign = try await web.send(
                     "POST", "/mediasync/podcasts/unsubscribe", form: ["id": "x", "csrf": csrf],
@@ -195,6 +198,16 @@ final class WebClient: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
                     "POST", "/mediasync/sign-in", form: ["password": ServeFixture.password],
                     headers: ["Sec-Fetch-Site": "cross-site"], useCookie: false)
                 #expect(crossSite.status == 403)
+                // `Origin: null` (what a browser sends under `Referrer-Policy: no-referrer`) passes only with
+                // `Sec-Fetch-Site: same-origin`.
+                let nullOrigin = try await web.send(
+                    "POST", "/mediasync/podcasts/unsubscribe", form: ["id": "x", "csrf": csrf],
+                    headers: ["Origin": "null"])
+                #expect(nullOrigin.status == 403)
+                let nullSameSite = try await web.send(
+                    "POST", "/mediasync/podcasts/unsubscribe", form: ["id": "x", "csrf": csrf],
+                    headers: ["Origin": "null", "Sec-Fetch-Site": "same-origin"])
+                #expect(nullSameSite.status == 404)
                 // The page's own origin with its token passes the checks (the podcast is not there: 404).
                 let own = try await web.send(
                     "POST", "/mediasync/podcasts/unsubscribe", form: ["id": "x", "csrf": csrf],
@@ -225,7 +238,9 @@ final class WebClient: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
                 guard let movie = fixture.library.movies.last else { throw ServeError("no movie") }
                 // Search by name, as the server searches.
                 let searched = try await web.send(
-                    "GET", "/mediasync/browse?search=" + (movie.name.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""))
+                    "GET",
+                    "/mediasync/browse?search="
+                        + (movie.name.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""))
                 #expect(searched.text.contains("data-id=\"\(movie.id)\""))
                 // A poster through serve, with the page's headers.
                 let poster = try await web.send("GET", "/mediasync/image/server/\(movie.id)")

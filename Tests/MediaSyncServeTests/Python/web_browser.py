@@ -46,7 +46,7 @@ def browser():
     return driver
 
 
-def wait(driver, condition, what, seconds=120, poll=0.05):
+def wait(driver, condition, what, seconds=60, poll=0.05):
     try:
         return WebDriverWait(driver, seconds, poll_frequency=poll).until(lambda d: condition(d))
     except Exception:
