@@ -254,7 +254,15 @@ struct WebResponder {
         }
         body += "<ul class=\"grid\" id=\"held\">"
         let failedPaths = (last?.failed ?? []).map(\.name)
-        for entry in usage.entries.sorted(by: { $0.title.localizedCompare($1.title) == .orderedAscending }) {
+        // An item whose metadata is not written yet (its media failed) is named by its selection.
+        let selected = Dictionary(
+            try state.index.selections().map { (ServeIds.plain($0.id), $0.name) }, uniquingKeysWith: { a, _ in a })
+        let entries = usage.entries.map { entry -> StorageQueries.Usage.Entry in
+            var entry = entry
+            if entry.title == entry.id, let name = selected[ServeIds.plain(entry.id)] ?? nil { entry.title = name }
+            return entry
+        }
+        for entry in entries.sorted(by: { $0.title.localizedCompare($1.title) == .orderedAscending }) {
             let related = library.filter { $0.id == entry.id || ($0.parent == entry.title && $0.type != "track") }
             let state: String
             if failedPaths.contains(where: { $0.contains("/\(entry.id)/") || $0.contains("/\(entry.title)") }) {
