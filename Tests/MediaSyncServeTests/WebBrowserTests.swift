@@ -59,7 +59,7 @@ import Testing
     static func library() -> TestLibrary {
         // Files big enough, and the server slow enough, that a sync takes a few seconds to watch.
         var library = TestLibrary(
-            movies: 4, series: 1, seasonsPerSeries: 1, episodesPerSeason: 4, mediaSize: 400_000, seed: 83)
+            movies: 4, series: 1, seasonsPerSeries: 1, episodesPerSeason: 5, mediaSize: 700_000, seed: 83)
         if let index = library.items.firstIndex(where: { $0.type == "Movie" }) {
             library.items[index].name = "<img src=x onerror=alert(1)>"
         }
