@@ -2,6 +2,7 @@ import Foundation
 import MediaSync
 import MediaSyncServe
 import MediaSyncTestServer
+import MediaSyncTestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -316,6 +317,31 @@ final class WebClient: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
                     #expect(image.status == 200)
                     Self.securityHeadersAreSent(image)
                 }
+            }
+        }
+    }
+
+    @Test func aSyncWhoseProcessIsGoneReadsAsInterrupted() async throws {
+        try await ServeFixture.with(Self.library()) { fixture in
+            // A process that has ended: its pid names no process now.
+            let ended = try Spawned("/bin/true", [])
+            _ = ended.finish()
+            let state: [String: Any] = [
+                "running": true, "pid": Int(ended.pid), "phase": "downloading", "startedAt": "2026-01-01T00:00:00Z",
+                "updatedAt": "2026-01-01T00:00:05Z", "filesDone": 1, "filesTotal": 4, "bytesDone": 10,
+                "bytesTotal": 40, "bytesPerSecond": 2.0, "percent": 25, "downloaded": 0, "failed": [],
+            ]
+            try JSONSerialization.data(withJSONObject: state).write(
+                to: URL(fileURLWithPath: SyncProgressFile.path(fixture.root)))
+            let read = SyncProgressFile.read(fixture.root)
+            #expect(read?.running == false)
+            #expect(read?.outcome == "interrupted")
+            #expect(read?.finishedAt == "2026-01-01T00:00:05Z")
+            try await fixture.serving { http in
+                let web = WebClient(base: http.base)
+                let page = try await web.send("GET", "/mediasync/sync")
+                #expect(page.text.contains("Last sync"))
+                #expect(page.text.contains("interrupted"))
             }
         }
     }
