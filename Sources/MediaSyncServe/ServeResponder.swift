@@ -33,6 +33,8 @@ struct ServeResponder: HTTPResponder {
         + "X-Emby-Token, X-MediaBrowser-Token, X-Requested-With"
 
     func respond(to request: Request, context: Context) async throws -> Response {
+        // The page has its own rules (and no CORS: only the page itself may use it).
+        if WebResponder.handles(request.uri.path) { return await WebResponder(state: state).respond(to: request) }
         var response: Response
         do {
             response = try await answer(request, context: context)

@@ -26,6 +26,8 @@ final class ServeState: Sendable {
     }
 
     let tokens: ServeTokens
+    /// The page's sessions and its "Sync now" (``WebResponder``).
+    let web: WebState
     /// The `metadata.json` files read for the catalog, kept so a rebuild parses only those that changed.
     private let documents = MetadataDocuments()
     private let cache: Mutex<CatalogCache>
@@ -37,6 +39,7 @@ final class ServeState: Sendable {
     ) throws {
         self.root = root
         self.tokens = ServeTokens(config: config)
+        self.web = WebState(root: root, config: config, password: password)
         self.index = index
         self.dto = dto
         self.password = password

@@ -60,6 +60,16 @@ import Testing
                 #expect(try await http.send("GET", "/Items/abc%00def", token: token).status == 400)
                 #expect(try await http.send("GET", "/Items/%2E%2E", token: token).status == 400)
                 #expect(try await http.send("GET", "/Items/\(movie.id)/Images/..%2F..%2Fsecret").status == 404)
+                // The page is answered beside them too, and its image routes refuse what climbs out of a folder.
+                let web = WebClient(base: http.base)
+                #expect(try await web.send("GET", "/mediasync/image/held/..%2F..%2Fsecret").status == 401)
+                let signedIn = try await web.send(
+                    "POST", "/mediasync/sign-in", form: ["password": ServeFixture.password])
+                #expect(signedIn.status == 303)
+                #expect(try await web.send("GET", "/mediasync/image/held/..%2F..%2Fsecret").status == 404)
+                #expect(try await web.send("GET", "/mediasync/image/held/%2E%2E").status == 404)
+                #expect(try await web.send("GET", "/mediasync/image/server/..%2F..%2Fsecret").status == 400)
+                #expect(try await web.send("GET", "/mediasync/").text.contains("<h1>Mirror</h1>"))
                 // The stalled client is still there and can read its answer's head now.
                 let head = try await offThePool { () throws -> [UInt8] in
                     var head: [UInt8] = []

@@ -88,9 +88,10 @@ public final class MirrorSync: Sendable {
     ///   Failures of single files and of single sources do not throw: they are in the report.
     ///   - progress: the batch's aggregate download progress.
     ///   - events: one call per file fetched, written, moved, deleted or failed, as it happens.
-    public func run(
-        options: SyncOptions = SyncOptions(), only: Scope? = nil, progress: (@Sendable (BatchProgress) -> Void)? = nil,
-        events: (@Sendable (SyncEvent) -> Void)? = nil
+    /// ``run(options:only:progress:events:)`` calls it and keeps `.mediasync/sync-progress.json` (``SyncProgressFile``).
+    func runUnrecorded(
+        options: SyncOptions, only: Scope?, progress: (@Sendable (BatchProgress) -> Void)?,
+        events: (@Sendable (SyncEvent) -> Void)?
     ) async throws -> SyncReport {
         var report = SyncReport()
         report.phases.start()
