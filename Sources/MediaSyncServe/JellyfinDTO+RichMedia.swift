@@ -24,9 +24,9 @@ extension JellyfinDTO {
 
     /// `Trickplay`: the home server's description of each width whose every tile the mirror holds, by version id
     /// and width (`TrickplayManager.GetTrickplayManifest`, L504–523, v10.10.7: `{}` when there is none). Nil for a
-    /// non-video.
+    /// non-video, and for an item from a home server without trickplay (10.8 sends no such field).
     func trickplay(_ item: CatalogItem) -> JSONValue? {
-        guard Self.videoTypes.contains(item.type), item.isPlayable else { return nil }
+        guard Self.videoTypes.contains(item.type), item.isPlayable, item.raw["Trickplay"] != nil else { return nil }
         var sources = JSONObject()
         for version in item.versions {
             var widths = JSONObject()
