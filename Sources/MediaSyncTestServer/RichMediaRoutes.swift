@@ -26,8 +26,9 @@ public struct TestTrickplay: Sendable, Equatable {
     public var thumbnailCount: Int
     /// Milliseconds between thumbnails.
     public var interval: Int
-    /// Bits per second of the tiles.
-    public var bandwidth: Int
+    /// Bits per second of the tiles; nil for Jellyfin's own figure from the tiles' sizes (see
+    /// ``JellyfinDTO/bandwidth(_:sourceId:)``).
+    public var bandwidth: Int?
     /// Bump to change every tile's bytes (the server made the tiles again).
     public var contentVersion: Int = 0
 
@@ -42,7 +43,7 @@ public struct TestTrickplay: Sendable, Equatable {
         self.tileHeight = tileHeight
         self.thumbnailCount = thumbnailCount
         self.interval = interval
-        self.bandwidth = bandwidth ?? width * 100
+        self.bandwidth = bandwidth
     }
 
     /// ⌈ThumbnailCount / (TileWidth × TileHeight)⌉ (`TrickplayManager.GetHlsPlaylist`, v10.10.7 L556).
@@ -159,18 +160,40 @@ extension JellyfinDTO {
                                     JSONMember("TileHeight", .integer(info.tileHeight)),
                                     JSONMember("ThumbnailCount", .integer(info.thumbnailCount)),
                                     JSONMember("Interval", .integer(info.interval)),
-                                    JSONMember("Bandwidth", .integer(info.bandwidth)),
+                                    JSONMember(
+                                        "Bandwidth", .integer(info.bandwidth ?? bandwidth(info, sourceId: source.id))),
                                 ]))
                         }))
             })
     }
 }
 
+extension JellyfinDTO {
+    /// `Bandwidth` as Jellyfin figures it when it makes the tiles: the most bits per second of thumbnail time of any
+    /// tile, ⌈bytes × 8 / TileWidth / TileHeight / (Interval / 1000)⌉ (`TrickplayManager` L384–385, v10.10.7).
+    static func bandwidth(_ info: TestTrickplay, sourceId: String) -> Int {
+        let seconds = Double(info.interval) / 1000
+        let largest =
+            (0..<info.tileCount).map { TestServer.trickplayTileSize(sourceId: sourceId, info: info, index: $0) }
+            .max() ?? 0
+        return Int((Double(largest * 8) / Double(info.tileWidth) / Double(info.tileHeight) / seconds).rounded(.up))
+    }
+}
+
 extension TestServer {
+    static func tileLabel(sourceId: String, info: TestTrickplay, index: Int) -> String {
+        "tile-\(sourceId)-\(info.width)-\(index)-\(info.contentVersion)"
+    }
+
+    /// The size of one trickplay tile (see ``trickplayTileBytes(sourceId:info:index:)``).
+    public static func trickplayTileSize(sourceId: String, info: TestTrickplay, index: Int) -> Int {
+        4 + 900 + Int(SplitMix64.hash(tileLabel(sourceId: sourceId, info: info, index: index)) % 256)
+    }
+
     /// The bytes of one trickplay tile: a JPEG start and deterministic bytes (about 1 KiB).
     public static func trickplayTileBytes(sourceId: String, info: TestTrickplay, index: Int) -> [UInt8] {
-        let label = "tile-\(sourceId)-\(info.width)-\(index)-\(info.contentVersion)"
-        let size = 900 + Int(SplitMix64.hash(label) % 256)
+        let label = tileLabel(sourceId: sourceId, info: info, index: index)
+        let size = trickplayTileSize(sourceId: sourceId, info: info, index: index) - 4
         return [0xFF, 0xD8, 0xFF, 0xE0] + SplitMix64.bytes(seed: SplitMix64.hash(label), count: size)
     }
 
@@ -252,7 +275,7 @@ extension TestServer {
         let key = profile == .v10_11 ? "ApiKey" : "api_key"
         let width = TrickplayWidth(
             width: info.width, height: info.height, tileWidth: info.tileWidth, tileHeight: info.tileHeight,
-            thumbnailCount: info.thumbnailCount, interval: info.interval, bandwidth: info.bandwidth)
+            thumbnailCount: info.thumbnailCount, interval: info.interval, bandwidth: info.bandwidth ?? 0)
         guard let text = TrickplayText.playlist(width, mediaSourceId: source.id, tokenKey: key, token: token) else {
             return .empty(404)
         }

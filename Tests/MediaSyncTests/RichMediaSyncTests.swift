@@ -120,6 +120,35 @@ import Testing
         }
     }
 
+    /// A budget counts a movie's tiles (each at the most a tile can have, from the width's `Bandwidth`): the second
+    /// movie's media would fit, its media and tiles do not, so it waits.
+    @Test func aBudgetCountsTheTiles() async throws {
+        var library = TestLibrary(movies: 2, series: 0, mediaSize: 4_000)
+        library.addRichMedia(chapters: 0, trickplayWidths: [160], thumbnailCount: 2_000, segments: false)
+        try await MirrorFixture.with(library) { fixture, library in
+            let first = library.movies[0]
+            let second = library.movies[1]
+            try fixture.select(.movie, first.id)
+            try fixture.select(.movie, second.id)
+            let listed = try await fixture.client.item(id: second.id, fields: SelectionExpander.fields)
+            let info = try #require(listed.trickplay[second.id]?[160])
+            #expect(info.tileCount == 20)
+            let bound = try #require(MirrorFiles.trickplayTileBound(info))
+            let served = try #require(second.mediaSources[0].trickplay.first)
+            let largest =
+                (0..<20).map { TestServer.trickplayTileSize(sourceId: second.id, info: served, index: $0) }.max() ?? 0
+            #expect(bound >= Int64(largest))
+            let media = Int64(first.mediaSources[0].size + second.mediaSources[0].size)
+            // Both movies' media and the first's tiles fit; the second's tiles do not.
+            let budget = media + 20 * bound + bound
+            let report = try await fixture.sync(SyncOptions(budget: budget))
+            #expect(report.failed.isEmpty, "\(report.failed)")
+            let tree = fixture.tree()
+            #expect(tree.filter { $0.hasPrefix("Downloads/\(first.id)/") && $0.contains(".trickplay/") }.count == 20)
+            #expect(!tree.contains { $0.hasPrefix("Downloads/\(second.id)/") })
+        }
+    }
+
     @Test(arguments: [JellyfinProfile.v10_8, .v10_9])
     func anOlderServerGetsNoQuestionItCannotAnswer(profile: JellyfinProfile) async throws {
         try await MirrorFixture.with(Self.library(), profile: profile) { fixture, library in

@@ -130,6 +130,15 @@ public enum MirrorFiles {
             + "|\(info.interval)"
     }
 
+    /// The most bytes one tile of a width can have, from its `Bandwidth` (Jellyfin sets it to the most bits per
+    /// second of thumbnail time of any tile: `TrickplayManager` L384–385, v10.10.7): what a budget counts a tile as.
+    /// Nil when the server gives no bandwidth.
+    public static func trickplayTileBound(_ info: TrickplayWidth) -> Int64? {
+        guard info.bandwidth > 0 else { return nil }
+        let bits = Double(info.bandwidth) * Double(info.tileWidth * info.tileHeight) * Double(info.interval) / 1000
+        return Int64((bits / 8).rounded(.up))
+    }
+
     /// The subtitle file format for a text subtitle codec, or nil for image-based or unknown codecs.
     static func subtitleFormat(codec: String?) -> String? {
         switch codec?.lowercased() {
@@ -225,6 +234,7 @@ public enum MirrorFiles {
                 let info = widths[width]
             else { return }
             let signature = MirrorFiles.trickplaySignature(info)
+            let hint = MirrorFiles.trickplayTileBound(info)
             for index in 0..<info.tileCount {
                 guard let url = try? server.trickplayTileURL(mediaSourceId: versionId, width: width, index: index)
                 else { return }
@@ -233,7 +243,7 @@ public enum MirrorFiles {
                         key: .trickplay(itemId: item.id, versionId: versionId, width: width, index: index),
                         path: LibraryLayout.trickplayTile(mediaPath: mediaPath, width: width, index: index),
                         kind: .image, content: .download(url: url, expectedSize: nil), signature: signature,
-                        itemId: item.id, versionId: versionId, essential: false))
+                        itemId: item.id, versionId: versionId, essential: false, sizeHint: hint))
             }
         }
 
