@@ -117,6 +117,29 @@ public enum TrickplayChoice: Sendable, Hashable, Codable {
         }
     }
 
+    /// How `selections` says it: `smallest`, `none` or the width.
+    public var description: String {
+        switch self {
+        case .smallest: return "smallest"
+        case .none: return "none"
+        case .width(let width): return String(width)
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let text = try decoder.singleValueContainer().decode(String.self)
+        switch text {
+        case "smallest": self = .smallest
+        case "none": self = .none
+        default: self = Int(text).map { TrickplayChoice(stored: $0) } ?? .smallest
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(description)
+    }
+
     /// From the index's value (see ``stored``).
     public init(stored: Int?) {
         switch stored {

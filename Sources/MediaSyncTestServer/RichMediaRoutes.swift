@@ -76,9 +76,9 @@ extension TestLibrary {
     /// Gives every movie, episode and home video (their versions' items included) `count` chapters spread over the
     /// runtime, each with an image, and trickplay at `trickplayWidths` on each of its media sources, and an intro and
     /// an outro segment: what a Jellyfin server with chapter-image extraction, trickplay and an intro-skipper plugin
-    /// holds.
+    /// holds. `thumbnailCount` nil: one thumbnail every 10 s of the version's runtime, as Jellyfin makes them.
     public mutating func addRichMedia(
-        chapters count: Int = 3, trickplayWidths: [Int] = [320], thumbnailCount: Int = 12, segments: Bool = true
+        chapters count: Int = 3, trickplayWidths: [Int] = [320], thumbnailCount: Int? = 12, segments: Bool = true
     ) {
         let seed = self.seed
         for position in items.indices where !items[position].mediaSources.isEmpty {
@@ -93,7 +93,8 @@ extension TestLibrary {
         }
         for source in allMediaSources where source.audio == nil && source.strmURL == nil {
             updateMediaSource(source.id) { changed in
-                changed.trickplay = trickplayWidths.map { TestTrickplay(width: $0, thumbnailCount: thumbnailCount) }
+                let thumbnails = thumbnailCount ?? Int(changed.runTimeTicks / 100_000_000)
+                changed.trickplay = trickplayWidths.map { TestTrickplay(width: $0, thumbnailCount: thumbnails) }
                 if segments {
                     let end = changed.runTimeTicks
                     changed.segments = [

@@ -331,6 +331,11 @@ struct Selections: AsyncParsableCommand {
                         options.append("played leave after \(TimeText.format(duration: after))")
                     }
                     if let priority = selection.priority { options.append("priority \(priority)") }
+                    switch selection.trickplay {
+                    case .smallest: break
+                    case .none: options.append("no trickplay")
+                    case .width(let width): options.append("trickplay \(width) px")
+                    }
                     if let audio = selection.audioQuality {
                         options.append("tracks \(audio.description)")
                     } else {

@@ -66,6 +66,11 @@ import Testing
         #expect(zero.status == 64, "\(zero.stderr)")
         #expect(try await sandbox.run(["select", "movie", movie.id, "--trickplay-width", "320"]).status == 0)
         #expect(try await sandbox.run(["select", "series", series.id, "--no-trickplay"]).status == 0)
+        let listed = try await sandbox.run(["selections"])
+        #expect(
+            listed.stdout.contains("trickplay 320 px") && listed.stdout.contains("no trickplay"), "\(listed.stdout)")
+        let json = try await sandbox.run(["selections", "--json"])
+        #expect(json.stdout.contains("\"trickplay\"") && json.stdout.contains("\"320\""), "\(json.stdout)")
         let sync = try await sandbox.run(["sync"])
         #expect(sync.status == 0, "\(sync.stderr)")
         let files = sandbox.files()
