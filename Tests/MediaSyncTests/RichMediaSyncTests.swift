@@ -120,6 +120,26 @@ import Testing
         }
     }
 
+    /// Every version keeps its own tiles, asked under its own id: 10.9 and 10.10 read the path's id, 10.11
+    /// `mediaSourceId`, and both name the version.
+    @Test(arguments: [JellyfinProfile.v10_10, .v10_11])
+    func everyVersionKeepsItsOwnTiles(profile: JellyfinProfile) async throws {
+        try await MirrorFixture.with(Self.library(), profile: profile) { fixture, library in
+            let movie = library.movies[0]
+            #expect(movie.mediaSources.count == 2)
+            try fixture.select(.movie, movie.id, allVersions: true)
+            let report = try await fixture.sync()
+            #expect(report.failed.isEmpty, "\(report.failed)")
+            for source in movie.mediaSources {
+                let info = try #require(source.trickplay.first { $0.width == 160 })
+                let path = "Downloads/\(movie.id)/\(movie.id)-\(source.id).trickplay/160/0.jpg"
+                #expect(
+                    fixture.bytes(path) == TestServer.trickplayTileBytes(sourceId: source.id, info: info, index: 0),
+                    "\(path)")
+            }
+        }
+    }
+
     /// A budget counts a movie's tiles (each at the most a tile can have, from the width's `Bandwidth`): the second
     /// movie's media would fit, its media and tiles do not, so it waits.
     @Test func aBudgetCountsTheTiles() async throws {
