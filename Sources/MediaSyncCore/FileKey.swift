@@ -8,6 +8,9 @@
 /// | an image | `image:<itemId>:<imageType>` |
 /// | a movie's, series', season's, album's, playlist's or collection's `metadata.json` | `metadata:<itemId>` |
 /// | a track's lyrics | `lyrics:<itemId>` |
+/// | a chapter image | `image:<itemId>:Chapter-<index>` |
+/// | a trickplay tile | `trickplay:<itemId>:<versionId>:<width>:<index>` |
+/// | a version's media segments | `segments:<itemId>:<versionId>` |
 /// | a podcast episode's enclosure | `podcast:<podcastId>:<episodeId>` |
 /// | an episode extra (transcript, chapters, image) | `podcast-extra:<podcastId>:<episodeId>:<what>` |
 /// | a podcast's metadata | `podcast-metadata:<podcastId>` |
@@ -47,6 +50,14 @@ public struct FileKey: RawRepresentable, Hashable, Comparable, Sendable, CustomS
         FileKey(rawValue: "lyrics:\(itemId)")
     }
 
+    public static func trickplay(itemId: String, versionId: String, width: Int, index: Int) -> FileKey {
+        FileKey(rawValue: "trickplay:\(itemId):\(versionId):\(width):\(index)")
+    }
+
+    public static func segments(itemId: String, versionId: String) -> FileKey {
+        FileKey(rawValue: "segments:\(itemId):\(versionId)")
+    }
+
     public static func podcastEpisode(podcastId: String, episodeId: String) -> FileKey {
         FileKey(rawValue: "podcast:\(podcastId):\(episodeId)")
     }
@@ -68,6 +79,8 @@ public struct FileKey: RawRepresentable, Hashable, Comparable, Sendable, CustomS
         case image(itemId: String, type: String)
         case metadata(itemId: String)
         case lyrics(itemId: String)
+        case trickplay(itemId: String, versionId: String, width: Int, index: Int)
+        case segments(itemId: String, versionId: String)
         case podcastEpisode(podcastId: String, episodeId: String)
         case podcastExtra(podcastId: String, episodeId: String, what: String)
         case podcastMetadata(podcastId: String)
@@ -110,6 +123,14 @@ public struct FileKey: RawRepresentable, Hashable, Comparable, Sendable, CustomS
             return rest.isEmpty ? nil : .metadata(itemId: rest)
         case "lyrics":
             return rest.isEmpty || rest.contains(":") ? nil : .lyrics(itemId: rest)
+        case "trickplay":
+            guard let fields = split(first: 3), let width = Int(fields[2]), let index = Int(fields[3]),
+                !fields[3].contains(":")
+            else { return nil }
+            return .trickplay(itemId: fields[0], versionId: fields[1], width: width, index: index)
+        case "segments":
+            guard let fields = split(first: 1), !fields[1].contains(":") else { return nil }
+            return .segments(itemId: fields[0], versionId: fields[1])
         case "podcast":
             guard let fields = split(first: 1) else { return nil }
             return .podcastEpisode(podcastId: fields[0], episodeId: fields[1])

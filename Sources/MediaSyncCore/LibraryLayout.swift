@@ -150,6 +150,52 @@ public enum LibraryLayout {
         return "\(base).\(streamIndex).\(language)\(forced ? ".forced" : "").\(format)"
     }
 
+    // MARK: Chapters, trickplay, media segments
+
+    /// The image type a chapter image is kept under: `Chapter-<index>` (the chapter's position in `Chapters`).
+    public static func chapterImageType(_ index: Int) -> String {
+        "Chapter-\(index)"
+    }
+
+    /// The chapter index of an image type made by ``chapterImageType(_:)``; nil for any other.
+    public static func chapterIndex(imageType: String) -> Int? {
+        guard imageType.hasPrefix("Chapter-"), let index = Int(imageType.dropFirst(8)), index >= 0,
+            chapterImageType(index) == imageType
+        else { return nil }
+        return index
+    }
+
+    /// A movie's (or home video's) chapter image: `Downloads/<movieId>/Images/Chapter-<index>.jpeg`.
+    public static func movieChapterImage(movieId: String, index: Int) -> String {
+        "\(movieFolder(movieId))/Images/\(chapterImageType(index)).\(imageExtension)"
+    }
+
+    /// An episode's chapter image: `Season-XX/Images/Episode-<episodeId>-Chapter-<index>.jpeg`.
+    public static func episodeChapterImage(seriesId: String, seasonNumber: Int, episodeId: String, index: Int)
+        -> String
+    {
+        "\(seasonFolder(seriesId: seriesId, seasonNumber: seasonNumber))/Images/Episode-\(episodeId)-\(chapterImageType(index)).\(imageExtension)"
+    }
+
+    /// A version's media path without its extension: what its trickplay folder and segments file are named after
+    /// (the extension can change with the download's type; the base name never does).
+    static func mediaBase(_ mediaPath: String) -> String {
+        guard let dot = mediaPath.lastIndex(of: "."), mediaPath[dot...].contains("/") == false else { return mediaPath }
+        return String(mediaPath[..<dot])
+    }
+
+    /// One trickplay tile of a version, beside its media as Jellyfin saves trickplay with media:
+    /// `<media base name>.trickplay/<width>/<index>.jpg`.
+    public static func trickplayTile(mediaPath: String, width: Int, index: Int) -> String {
+        "\(mediaBase(mediaPath)).trickplay/\(width)/\(index).jpg"
+    }
+
+    /// A version's media segments (the server's `MediaSegmentDto` list as JSON), beside its media:
+    /// `<media base name>.segments.json`.
+    public static func segments(mediaPath: String) -> String {
+        "\(mediaBase(mediaPath)).segments.json"
+    }
+
     /// The version id of a media source: its id, with nil normalised to the item's id (as Swiftfin names versions).
     public static func versionId(itemId: String, mediaSourceId: String?) -> String {
         mediaSourceId ?? itemId

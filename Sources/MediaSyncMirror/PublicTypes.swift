@@ -26,6 +26,8 @@ public typealias SyncOptions = MediaSyncCore.SyncOptions
 public typealias Retention = MediaSyncCore.Retention
 /// Safe names and ids (a Jellyfin id is 32 hex digits, a single path segment).
 public typealias SafeName = MediaSyncCore.SafeName
+/// Which trickplay width a selection keeps.
+public typealias TrickplayChoice = MediaSyncCore.TrickplayChoice
 /// ISO 8601 to the whole second, as play marks are stored and sent.
 public typealias WholeSecondTime = MediaSyncCore.WholeSecondTime
 /// A count with its noun, as English reads it ("1 movie", "2 movies").

@@ -55,6 +55,10 @@ public struct HeldVersion: Sendable, Equatable {
     /// rate asked for (the upstream `MediaStreams` describe the original file, not this one). Nil for an original.
     public var transcodeCodec: String?
     public var transcodeBitrate: Int64?
+    /// Its trickplay tiles as held: width → tile index → file (its size as recorded; looked at when served).
+    public var trickplay: [Int: [Int: HeldFile]] = [:]
+    /// Its media segments as the server answered them (`MediaSegmentDto` list), when held.
+    public var segments: HeldFile?
 
     public init(
         id: String, container: String, file: HeldFile, subtitles: [HeldSubtitle], transcodeCodec: String? = nil,
@@ -534,6 +538,7 @@ extension Catalog {
         var podcastEpisodes: [String: [String: HeldFile]] = [:]
         var podcastImages: [String: [String: HeldFile]] = [:]
         var lyrics: [String: HeldFile] = [:]
+        var extras = VersionExtras()
         var metadata: [IndexEntry] = []
         for entry in entries {
             switch entry.file.key.parts {
@@ -546,6 +551,7 @@ extension Catalog {
             case .metadata, .podcastMetadata: metadata.append(entry)
             case .podcastEpisode(let podcastId, let episodeId):
                 if let held = held(root, entry) { podcastEpisodes[podcastId, default: [:]][episodeId] = held }
+            case .trickplay, .segments: extras.add(entry, root: root)
             case .podcastExtra(let podcastId, let episodeId, let what) where what == "image":
                 if let held = held(root, entry) { podcastImages[podcastId, default: [:]][episodeId] = held }
             default: break
@@ -582,9 +588,10 @@ extension Catalog {
                 }
                 // The primary version (its id is the item's) first, as Jellyfin lists MediaSources.
                 let transcode = MusicCatalog.transcode(validator: entry.validator)
-                let version = HeldVersion(
+                var version = HeldVersion(
                     id: versionId, container: container, file: file, subtitles: held.sorted { $0.index < $1.index },
                     transcodeCodec: transcode?.codec, transcodeBitrate: transcode?.bitrate)
+                extras.attach(to: &version, itemId: id)
                 if versionId == id { result.insert(version, at: 0) } else { result.append(version) }
             }
             return result

@@ -1,4 +1,5 @@
 import Foundation
+import MediaSyncCore
 import MediaSyncJSON
 import MediaSyncMirror
 
@@ -276,7 +277,8 @@ struct JellyfinDTO: Sendable {
         for key in ["DefaultAudioStreamIndex", "DefaultSubtitleStreamIndex"] {
             if let value = upstream[key] { members.append((key, value)) }
         }
-        members.append(("HasSegments", .bool(false)))
+        // True where the mirror holds the version's segments (a client asks for them only then).
+        members.append(("HasSegments", .bool(version.segments != nil)))
         // How the file is delivered is `serve`'s own; every other field is the home server's, as the mirror holds
         // it (a mirror of this mirror then records the same source).
         // A field the home server did not send is not added (`serve`'s own defaults stand only for a version with no
@@ -296,7 +298,7 @@ struct JellyfinDTO: Sendable {
     /// The `MediaSourceInfo` fields that say how `serve` delivers a version: its own, whatever the home server said.
     static let deliveryFields: Set<String> = [
         "Protocol", "Id", "Container", "Size", "IsRemote", "ETag", "Bitrate", "SupportsTranscoding",
-        "SupportsDirectStream", "SupportsDirectPlay", "MediaStreams", "TranscodingSubProtocol",
+        "SupportsDirectStream", "SupportsDirectPlay", "MediaStreams", "TranscodingSubProtocol", "HasSegments",
     ]
 
     /// Fields of the home server's source never passed on: where its file is, and how it transcodes or opens it.
@@ -352,7 +354,8 @@ struct JellyfinDTO: Sendable {
         let counted = item.raw["Id"] == nil || !["Series", "Season"].contains(item.type) || wants("childcount")
         if let childCount, counted { object["ChildCount"] = Self.number(childCount) }
         var tags = JSONObject()
-        for type in item.images.keys.sorted() where type != "Backdrop" {
+        for type in item.images.keys.sorted()
+        where type != "Backdrop" && LibraryLayout.chapterIndex(imageType: type) == nil {
             let upstreamTag = item.raw["ImageTags"]?[type]?.stringValue
             tags[type] = .string(upstreamTag ?? imageTag(item.images[type]))
         }
@@ -364,6 +367,8 @@ struct JellyfinDTO: Sendable {
             object["BackdropImageTags"] = .array([])
         }
         object["UserData"] = userData(item, state, unplayedCount: unplayedCount)
+        object["Chapters"] = wants("chapters") ? chapters(item) : nil
+        object["Trickplay"] = wants("trickplay") ? trickplay(item) : nil
         object["MediaSources"] = nil
         object["MediaStreams"] = nil
         if withMediaSources && item.isPlayable {

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import MediaSyncCore
 import MediaSyncHTTP
 import MediaSyncJSON
 import MediaSyncMirror
@@ -222,6 +223,12 @@ struct ServeResponder: HTTPResponder {
             return try playlistItems(id, call)
         case .lyrics(let id):
             return try lyrics(id)
+        case .trickplayPlaylist(let id, let width):
+            return try trickplayPlaylist(id, width: width, call)
+        case .trickplayTile(let id, let width, let index):
+            return try await trickplayTile(id, width: width, index: index, call)
+        case .mediaSegments(let id):
+            return try mediaSegments(id, call)
         }
     }
 
@@ -557,6 +564,14 @@ struct ServeResponder: HTTPResponder {
 
     private func image(id: String, type: String, index: Int?, _ call: Call) async throws -> Response {
         let item = try lookup(id, state.catalog())
+        if type.lowercased() == "chapter" {
+            // `ImageController.GetItemImageByIndex` (L623) with the chapter at that index; none, or one whose image is
+            // not held, is 404 with the JSON string Jellyfin sends (`BaseItem.GetImageInfo`, L1948, v10.10.7).
+            guard let index, let held = item.images[LibraryLayout.chapterImageType(index)] else {
+                return Self.json(.string("\(item.name) does not have an image of type Chapter"), status: .notFound)
+            }
+            return try await file(held, contentType: "image/jpeg", call)
+        }
         guard index == nil || index == 0,
             let held = item.images.first(where: { $0.key.lowercased() == type.lowercased() })?.value
         else { throw ServeFailure(.notFound, "no such image") }
@@ -628,7 +643,7 @@ struct ServeResponder: HTTPResponder {
     /// A `Range` with an `If-Range` that no longer names these bytes is answered with the whole file, as ASP.NET's
     /// `FileResultExecutorBase.IfRangeValid` decides: a date earlier than the file's `Last-Modified`, or an entity tag
     /// other than its `ETag` (strong comparison), so a resumed download never joins two versions of a file.
-    private func file(_ catalogued: HeldFile, contentType: String, _ call: Call, downloadName: String? = nil)
+    func file(_ catalogued: HeldFile, contentType: String, _ call: Call, downloadName: String? = nil)
         async throws -> Response
     {
         guard let open = OpenFile(path: catalogued.path) else { throw ServeFailure(.notFound, "not held") }

@@ -73,6 +73,12 @@ public enum ServeRoute: Sendable, Equatable {
     case playlistItems(id: String)
     /// `LyricsController.GetLyrics`: the held LRC file as a `LyricDto`.
     case lyrics(id: String)
+    /// `TrickplayController.GetTrickplayHlsPlaylist`: `tiles.m3u8` of a width.
+    case trickplayPlaylist(id: String, width: Int)
+    /// `TrickplayController.GetTrickplayTileImage`: one tile.
+    case trickplayTile(id: String, width: Int, index: Int)
+    /// `MediaSegmentsController.GetItemSegments`.
+    case mediaSegments(id: String)
     /// `SubtitleController.GetSubtitle` / `GetSubtitleWithTicks` (anonymous).
     case subtitle(id: String, mediaSourceId: String, index: Int, format: String)
     /// `PlaystateController.MarkPlayedItem` (POST) / `MarkUnplayedItem` (DELETE), and their legacy routes.
@@ -222,6 +228,18 @@ public enum RouteTable {
         entry(get, "Playlists/{}") { .playlist(id: $0[0]) },
         entry(get, "Playlists/{}/Items") { .playlistItems(id: $0[0]) },
         entry(get, "Audio/{}/Lyrics") { .lyrics(id: $0[0]) },
+        // `TrickplayController` (`[Authorize]`, L50 and L79, v10.10.7): the playlist's literal name wins over a tile.
+        entry(get, "Videos/{}/Trickplay/{}/tiles.m3u8") { parts in
+            Int(parts[1]).map { .trickplayPlaylist(id: parts[0], width: $0) }
+        },
+        entry(file, "Videos/{}/Trickplay/{}/{}") { parts in
+            guard let width = Int(parts[1]), parts[2].lowercased().hasSuffix(".jpg"),
+                let index = Int(parts[2].dropLast(4)), index >= 0
+            else { return nil }
+            return .trickplayTile(id: parts[0], width: width, index: index)
+        },
+        // `MediaSegmentsController.GetItemSegments` (`[Authorize]`, L45, v10.10.7).
+        entry(get, "MediaSegments/{}") { .mediaSegments(id: $0[0]) },
         entry(file, "Items/{}/Images/{}") { .image(id: $0[0], type: $0[1], index: nil) },
         entry(file, "Items/{}/Images/{}/{}") { parts in
             Int(parts[2]).map { .image(id: parts[0], type: parts[1], index: $0) }

@@ -1,9 +1,10 @@
 extension JellyfinClient {
     /// The fields asked for on seasons.
     static let seasonFields = ["Etag", "Path", "DateCreated", "ParentId", "ProviderIds"]
-    /// The fields asked for on episodes: versions, change signals and paths.
+    /// The fields asked for on episodes: versions, change signals and paths, chapters and trickplay.
     static let episodeFields = [
-        "MediaSources", "Etag", "Path", "DateCreated", "ParentId", "ProviderIds", "CanDownload",
+        "MediaSources", "Etag", "Path", "DateCreated", "ParentId", "ProviderIds", "CanDownload", "Chapters",
+        "Trickplay",
     ]
 
     /// The user's library views (`GET /UserViews?userId=`): movies, shows, music…

@@ -12,7 +12,7 @@ enum JellyfinDTO {
     /// Fields that Jellyfin only includes when requested via `fields=` (lowercased).
     static let gatedFields: Set<String> = [
         "parentid", "path", "etag", "datecreated", "sortname", "mediasources", "mediastreams", "candownload",
-        "childcount", "recursiveitemcount", "itemcounts", "overview", "providerids",
+        "childcount", "recursiveitemcount", "itemcounts", "overview", "providerids", "chapters", "trickplay",
     ]
 
     /// .NET round-trip ("o") UTC date format as Jellyfin emits it: `2023-04-27T08:44:09.6382614Z`.
@@ -118,6 +118,9 @@ enum JellyfinDTO {
             m.append(JSONMember("MediaStreams", audioStreams(first, item: item, profile: profile)))
         }
         if isVideo { m.append(JSONMember("VideoType", .string(item.mediaSources.first?.videoType ?? "VideoFile"))) }
+        if isVideo, wants("chapters") { m.append(JSONMember("Chapters", chapters(item, library: library))) }
+        // `Trickplay` exists from 10.9 (`DtoService` L1066–1069, v10.10.7; absent from 10.8.13's BaseItemDto).
+        if isVideo, wants("trickplay"), profile != .v10_8 { m.append(JSONMember("Trickplay", trickplay(item))) }
         let tags = item.imageTags.sorted { $0.key < $1.key }.map { JSONMember($0.key, .string($0.value)) }
         m.append(JSONMember("ImageTags", .members(tags)))
         m.append(JSONMember("BackdropImageTags", .array(item.backdropImageTags.map { .string($0) })))
@@ -333,9 +336,15 @@ enum JellyfinDTO {
             ] + embedded)
     }
 
-    /// A MediaSourceInfo (one element of `MediaSources`).
+    /// A MediaSourceInfo (one element of `MediaSources`), with `HasSegments` from 10.10.
     static func mediaSource(_ source: TestMediaSource, item: TestItem, profile: JellyfinProfile = .newest) -> JSONValue
     {
+        let plain = sourceFields(source, item: item, profile: profile)
+        guard let segments = hasSegments(source, profile: profile).first else { return plain }
+        return plain.setting(segments.key, segments.value)
+    }
+
+    static func sourceFields(_ source: TestMediaSource, item: TestItem, profile: JellyfinProfile) -> JSONValue {
         if let audio = source.audio {
             // As the recorded track (music-assistant/thrown_away.json): no VideoType, the audio stream at index 0.
             return .object([
@@ -403,6 +412,13 @@ enum JellyfinDTO {
             JSONMember("TranscodingSubProtocol", .string("http")),
             JSONMember("DefaultAudioStreamIndex", .integer(1)),
         ])
+    }
+
+    /// `HasSegments` (10.10+, `MediaSourceInfo.cs` L127): whether the version's item has any media segment
+    /// (`BaseItem.GetVersionInfo` L1117–1119, v10.10.7; 10.11.11 L1152).
+    static func hasSegments(_ source: TestMediaSource, profile: JellyfinProfile) -> [JSONMember] {
+        guard profile == .v10_10 || profile == .v10_11 else { return [] }
+        return [JSONMember("HasSegments", .bool(!source.segments.isEmpty))]
     }
 
     /// A `{"Items":[...],"TotalRecordCount":N,"StartIndex":S}` result.

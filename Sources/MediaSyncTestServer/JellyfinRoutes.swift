@@ -93,6 +93,7 @@ extension TestServer {
             guard method == "POST" else { return .empty(405) }
             return authenticateWithQuickConnect(request, library: library)
         }
+        if let response = richMediaResponse(request) { return response }
         // Images are served anonymously by Jellyfin.
         if isGet, let c = match(["items", "*", "images", "*"]) ?? match(["items", "*", "images", "*", "*"]) {
             return imageResponse(

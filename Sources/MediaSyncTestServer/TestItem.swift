@@ -68,6 +68,8 @@ public struct TestItem: Sendable, Equatable {
     public var linkedChildren: [TestLinkedChild] = []
     /// A box set's `DisplayOrder` (`PremiereDate` by default, `BoxSet` constructor, v10.10.7 L22).
     public var displayOrder: String?
+    /// A video's chapters, in order (see ``TestLibrary/addRichMedia(chapters:trickplayWidths:thumbnailCount:segments:)``).
+    public var chapters: [TestChapter] = []
 
     /// Creates an item.
     public init(

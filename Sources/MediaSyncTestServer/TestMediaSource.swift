@@ -34,6 +34,10 @@ public struct TestMediaSource: Sendable, Equatable {
     /// A video with a SubRip subtitle inside its file as well (index 3, French, the default subtitle), after the
     /// external one: an embedded stream is listed but has no file of its own.
     public var embeddedSubtitle = false
+    /// Trickplay widths made for this version (10.9+; keyed by the media source id on the server).
+    public var trickplay: [TestTrickplay] = []
+    /// Media segments of this version's item (10.10+).
+    public var segments: [TestSegment] = []
 
     /// Creates a media source.
     public init(

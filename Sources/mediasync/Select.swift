@@ -62,6 +62,17 @@ struct Select: AsyncParsableCommand {
     @Option(help: "A transcode's container: ts (default: the segments as they come), mp4 or mkv (remuxed by ffmpeg).")
     var container: String?
 
+    @Option(
+        name: .customLong("trickplay-width"),
+        help: ArgumentHelp(
+            "Keep movies' and episodes' trickplay (scrubbing thumbnails, Jellyfin 10.9 and later) at this width, or "
+                + "the nearest the server has (default: the server's smallest).",
+            valueName: "pixels"))
+    var trickplayWidth: Int?
+
+    @Flag(name: .customLong("no-trickplay"), help: "Keep no trickplay thumbnails for this selection.")
+    var noTrickplay = false
+
     @OptionGroup var rootOptions: RootOptions
 
     /// The quality asked for: nil for the original.
@@ -127,6 +138,10 @@ struct Select: AsyncParsableCommand {
             throw ValidationError("give the item's id or its name")
         }
         if season != nil && kind != .series { throw ValidationError("--season applies to a series") }
+        if noTrickplay || trickplayWidth != nil, Select.trackKinds.contains(kind) {
+            throw ValidationError("--trickplay-width and --no-trickplay apply to movies and episodes")
+        }
+        _ = try trickplayChoice()
         if let nextUnplayed, nextUnplayed < 1 { throw ValidationError("--next-unplayed must be at least 1") }
         if nextUnplayed != nil && kind != .series && kind != .season {
             throw ValidationError("--next-unplayed applies to a series or a season")
@@ -204,13 +219,25 @@ struct Select: AsyncParsableCommand {
                     id: id, kind: kind, allVersions: allVersions, season: season, nextUnplayed: nextUnplayed,
                     name: name, addedAt: ISO8601DateFormatter().string(from: Date()), priority: priority,
                     deletePlayedAfter: deletePlayed ? after.flatMap(TimeText.duration) ?? 86_400 : nil,
-                    quality: chosen, audioQuality: audio))
+                    quality: chosen, audioQuality: audio, trickplay: try trickplayChoice()))
             print("Selected \(kind.rawValue) \(name ?? id). Run `mediasync sync` to download it.")
         }
     }
 }
 
 extension Select {
+    /// The trickplay width asked for: the server's smallest unless told.
+    func trickplayChoice() throws -> TrickplayChoice {
+        if noTrickplay {
+            guard trickplayWidth == nil else { throw ValidationError("--no-trickplay takes no --trickplay-width") }
+            return .none
+        }
+        guard let trickplayWidth else { return .smallest }
+        guard trickplayWidth > 0, trickplayWidth <= 8192 else {
+            throw ValidationError("--trickplay-width takes a width in pixels, 1 to 8192")
+        }
+        return .width(trickplayWidth)
+    }
     /// The id of the one item of this kind the server's search finds by `name`; several are listed to choose from
     /// by id, and none is said, both as a usage error (exit 64) that selects nothing.
     func itemId(named name: String, browser: ServerBrowser) async throws -> String {
@@ -304,6 +331,11 @@ struct Selections: AsyncParsableCommand {
                         options.append("played leave after \(TimeText.format(duration: after))")
                     }
                     if let priority = selection.priority { options.append("priority \(priority)") }
+                    switch selection.trickplay {
+                    case .smallest: break
+                    case .none: options.append("no trickplay")
+                    case .width(let width): options.append("trickplay \(width) px")
+                    }
                     if let audio = selection.audioQuality {
                         options.append("tracks \(audio.description)")
                     } else {

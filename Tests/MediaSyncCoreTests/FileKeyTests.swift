@@ -14,6 +14,15 @@ struct FileKeyTests {
         (.metadata(itemId: "s1"), "metadata:s1", .metadata(itemId: "s1"), false),
         (.lyrics(itemId: "t1"), "lyrics:t1", .lyrics(itemId: "t1"), false),
         (
+            .image(itemId: "i1", type: "Chapter-12"), "image:i1:Chapter-12", .image(itemId: "i1", type: "Chapter-12"),
+            false
+        ),
+        (
+            .trickplay(itemId: "i1", versionId: "v1", width: 320, index: 7), "trickplay:i1:v1:320:7",
+            .trickplay(itemId: "i1", versionId: "v1", width: 320, index: 7), false
+        ),
+        (.segments(itemId: "i1", versionId: "v1"), "segments:i1:v1", .segments(itemId: "i1", versionId: "v1"), false),
+        (
             .podcastEpisode(podcastId: "p1", episodeId: "e1"), "podcast:p1:e1",
             .podcastEpisode(podcastId: "p1", episodeId: "e1"), true
         ),

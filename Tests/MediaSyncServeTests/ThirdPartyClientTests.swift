@@ -115,4 +115,45 @@ import Testing
             #expect(pending.contains(seen["played"] as? String ?? "-"))
         }
     }
+
+    /// jellyfin-api-client (PyPI, generated from Jellyfin's OpenAPI description) in the same venv, nil (and why) when
+    /// pip cannot install it.
+    static func modelPython() async throws -> (python: String?, why: String) {
+        let (python, why) = try await clientPython()
+        guard let python else { return (nil, why) }
+        let probe = ["-c", "import jellyfin_api_client.models.base_item_dto"]
+        if try await run(python, probe).status == 0 { return (python, "") }
+        let installed = try await run(python, ["-m", "pip", "install", "-q", "jellyfin-api-client"])
+        guard installed.status == 0 else { return (nil, "pip cannot install jellyfin-api-client: \(installed.err)") }
+        return (python, "")
+    }
+
+    /// The OpenAPI models read a served mirror's chapters (`ChapterInfo`), trickplay (`TrickplayInfo`), the playlist
+    /// and its tiles and the segments, the home server stopped.
+    @Test(.enabled(if: ThirdPartyClientTests.python3 != nil, "skipped: no python3"))
+    func jellyfinApiClientModelsReadChaptersTrickplayAndSegments() async throws {
+        let (python, why) = try await Self.modelPython()
+        guard let python else {
+            print("ThirdPartyClientTests skipped: \(why)")
+            return
+        }
+        let script = Self.packageRoot.appendingPathComponent("Tests/MediaSyncServeTests/Python/serve_models.py").path
+        try await ServeFixture.with(RichMediaServeTests.library()) { fixture in
+            let (process, address) = try await ServeCommandTests.serve(fixture)
+            defer {
+                process.send(SIGTERM)
+                _ = process.finish()
+            }
+            fixture.upstream.shutdown()
+            let movie = fixture.library.movies[0]
+            let output = try await Self.run(python, [script, address, "demo", ServeFixture.password, movie.id])
+            #expect(output.status == 0, "\(output.err)")
+            let line = output.out.split(separator: "\n").last.map(String.init) ?? ""
+            let seen = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] ?? [:]
+            #expect(seen["chapters"] as? Int == 3)
+            #expect(seen["trickplayWidth"] as? Int == 160)
+            #expect(seen["tiles"] as? Int == 3)
+            #expect(seen["segmentTypes"] as? [String] == ["Intro"])
+        }
+    }
 }

@@ -15,6 +15,10 @@ public protocol MediaServer: Sendable {
     func downloadURL(mediaSourceId: String) throws -> String
     func imageURL(itemId: String, type: String, index: Int?, tag: String?, maxWidth: Int?) throws -> String
     func subtitleURL(itemId: String, mediaSourceId: String, streamIndex: Int, format: String) throws -> String
+    /// The URL of one trickplay tile of a version at a width.
+    func trickplayTileURL(mediaSourceId: String, width: Int, index: Int) throws -> String
+    /// The URL of an item's media segments (10.10 and later).
+    func mediaSegmentsURL(itemId: String) throws -> String
     /// Whether the stored sign-in still holds (`GET /Users/Me` answers 200): asked after a 401, which Jellyfin also
     /// answers for a library the user may no longer access.
     func signInIsValid() async -> Bool

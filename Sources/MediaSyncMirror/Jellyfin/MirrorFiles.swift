@@ -14,8 +14,9 @@ public enum MirrorFiles {
         // (the first file of a key kept, as one builder would).
         let qualities = items.qualities
         let audioQualities = items.audioQualities
+        let trickplay = items.trickplay
         let movieParts = Parallel.map(items.movies) { movie -> Builder in
-            var builder = Builder(server: server, qualities: qualities)
+            var builder = Builder(server: server, qualities: qualities, trickplay: trickplay)
             let id = movie.item.id
             for version in movie.versions {
                 builder.media(item: movie.item, version: version) { versionId, fileExtension in
@@ -23,10 +24,11 @@ public enum MirrorFiles {
                 }
             }
             builder.images(of: movie.item) { LibraryLayout.movieImage(movieId: id, type: $0) }
+            builder.chapterImages(of: movie.item) { LibraryLayout.movieChapterImage(movieId: id, index: $0) }
             return builder
         }
         let seriesParts = Parallel.map(items.series) { series -> Builder in
-            var builder = Builder(server: server, qualities: qualities)
+            var builder = Builder(server: server, qualities: qualities, trickplay: trickplay)
             let seriesId = series.series.id
             builder.images(of: series.series) { LibraryLayout.seriesImage(seriesId: seriesId, type: $0) }
             for season in series.seasons {
@@ -49,6 +51,10 @@ public enum MirrorFiles {
                     builder.images(of: episode.item) {
                         LibraryLayout.episodeImage(
                             seriesId: seriesId, seasonNumber: season.number, episodeId: episodeId, type: $0)
+                    }
+                    builder.chapterImages(of: episode.item) {
+                        LibraryLayout.episodeChapterImage(
+                            seriesId: seriesId, seasonNumber: season.number, episodeId: episodeId, index: $0)
                     }
                 }
             }
@@ -117,6 +123,22 @@ public enum MirrorFiles {
         return "sub:" + parts.map { $0 ?? "-" }.joined(separator: "|")
     }
 
+    /// The signature of a version's trickplay tiles: the width's description. Tiles made again at other settings
+    /// are fetched again, others never.
+    public static func trickplaySignature(_ info: TrickplayWidth) -> String {
+        "trickplay:\(info.width)x\(info.height)|\(info.tileWidth)x\(info.tileHeight)|\(info.thumbnailCount)"
+            + "|\(info.interval)"
+    }
+
+    /// The most bytes one tile of a width can have, from its `Bandwidth` (Jellyfin sets it to the most bits per
+    /// second of thumbnail time of any tile: `TrickplayManager` L384–385, v10.10.7): what a budget counts a tile as.
+    /// Nil when the server gives no bandwidth.
+    public static func trickplayTileBound(_ info: TrickplayWidth) -> Int64? {
+        guard info.bandwidth > 0 else { return nil }
+        let bits = Double(info.bandwidth) * Double(info.tileWidth * info.tileHeight) * Double(info.interval) / 1000
+        return Int64((bits / 8).rounded(.up))
+    }
+
     /// The subtitle file format for a text subtitle codec, or nil for image-based or unknown codecs.
     static func subtitleFormat(codec: String?) -> String? {
         switch codec?.lowercased() {
@@ -132,6 +154,8 @@ public enum MirrorFiles {
         let server: any MediaServer
         let qualities: [String: Quality]
         var audioQualities: [String: AudioQuality] = [:]
+        /// The trickplay width each movie and episode keeps (absent: the server's smallest).
+        var trickplay: [String: TrickplayChoice] = [:]
         var files: [RemoteFile] = []
         var rejected: [String] = []
 
@@ -194,6 +218,60 @@ public enum MirrorFiles {
                         kind: .subtitle, content: .download(url: url, expectedSize: nil),
                         signature: MirrorFiles.subtitleSignature(of: stream, item: item), itemId: item.id,
                         versionId: versionId, essential: false))
+            }
+            // Trickplay and media segments belong to the original's timeline, which a transcode keeps.
+            if audio == nil {
+                trickplayTiles(item: item, versionId: versionId, mediaPath: mediaPath)
+                segments(item: item, version: version, versionId: versionId, mediaPath: mediaPath)
+            }
+        }
+
+        /// A version's trickplay tiles at the width its selection keeps (10.9 and later list them; 10.8 has none).
+        /// Signed by the width's description: tiles made again at other settings are fetched again, others never.
+        mutating func trickplayTiles(item: BaseItem, versionId: String, mediaPath: String) {
+            guard let widths = item.trickplay[versionId],
+                let width = (trickplay[item.id] ?? .smallest).pick(from: Array(widths.keys)),
+                let info = widths[width]
+            else { return }
+            let signature = MirrorFiles.trickplaySignature(info)
+            let hint = MirrorFiles.trickplayTileBound(info)
+            for index in 0..<info.tileCount {
+                guard let url = try? server.trickplayTileURL(mediaSourceId: versionId, width: width, index: index)
+                else { return }
+                add(
+                    RemoteFile(
+                        key: .trickplay(itemId: item.id, versionId: versionId, width: width, index: index),
+                        path: LibraryLayout.trickplayTile(mediaPath: mediaPath, width: width, index: index),
+                        kind: .image, content: .download(url: url, expectedSize: nil), signature: signature,
+                        itemId: item.id, versionId: versionId, essential: false, sizeHint: hint))
+            }
+        }
+
+        /// A version's media segments, when the server says it has some (`HasSegments`, 10.10 and later; earlier
+        /// servers have none and nothing is asked). Refreshed with the item: signed by its `Etag`.
+        mutating func segments(item: BaseItem, version: MediaSource, versionId: String, mediaPath: String) {
+            guard version.hasSegments == true, let url = try? server.mediaSegmentsURL(itemId: versionId) else { return }
+            add(
+                RemoteFile(
+                    key: .segments(itemId: item.id, versionId: versionId),
+                    path: LibraryLayout.segments(mediaPath: mediaPath), kind: .subtitle,
+                    content: .download(url: url, expectedSize: nil), signature: "segments:\(item.etag ?? "-")",
+                    itemId: item.id, versionId: versionId, essential: false))
+        }
+
+        /// A video's chapter images (the chapters with an `ImageTag`), signed by their tags: a chapter whose image
+        /// is made again is fetched again, the others never.
+        mutating func chapterImages(of item: BaseItem, path: (Int) -> String) {
+            for (index, chapter) in item.chapters.enumerated() {
+                guard let tag = chapter.imageTag,
+                    let url = try? server.imageURL(
+                        itemId: item.id, type: "Chapter", index: index, tag: tag, maxWidth: nil)
+                else { continue }
+                add(
+                    RemoteFile(
+                        key: .image(itemId: item.id, type: LibraryLayout.chapterImageType(index)), path: path(index),
+                        kind: .image, content: .download(url: url, expectedSize: nil), signature: "tag:\(tag)",
+                        itemId: item.id, essential: false))
             }
         }
 

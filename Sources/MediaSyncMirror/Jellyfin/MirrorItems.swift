@@ -41,6 +41,8 @@ public struct MirrorItems: Sendable, Equatable {
     /// The quality each movie and episode of a quality-capped selection is kept at (by item id); absent: the
     /// original.
     public var qualities: [String: Quality] = [:]
+    /// The trickplay width each movie and episode keeps, by item id (absent: the server's smallest).
+    public var trickplay: [String: TrickplayChoice] = [:]
     /// The quality each track of a quality-capped selection is kept at (by item id); absent: the original.
     public var audioQualities: [String: AudioQuality] = [:]
     /// Media sources asked for by id in this expansion, to cache (see ``MediaSourceCache``).

@@ -1,4 +1,5 @@
 import Foundation
+import MediaSyncCore
 
 /// Something the user asked to keep offline.
 public struct Selection: Codable, Equatable, Sendable {
@@ -29,12 +30,15 @@ public struct Selection: Codable, Equatable, Sendable {
     public var quality: Quality?
     /// The quality its tracks are kept at; nil for the original files.
     public var audioQuality: AudioQuality?
+    /// The trickplay width its movies and episodes keep (the server's smallest unless told).
+    public var trickplay: TrickplayChoice = .smallest
 
     public init(
         id: String, kind: Kind, allVersions: Bool = false, season: Int? = nil, nextUnplayed: Int? = nil,
         name: String? = nil, addedAt: String, priority: Int? = nil, deletePlayedAfter: TimeInterval? = nil,
-        quality: Quality? = nil, audioQuality: AudioQuality? = nil
+        quality: Quality? = nil, audioQuality: AudioQuality? = nil, trickplay: TrickplayChoice = .smallest
     ) {
+        self.trickplay = trickplay
         self.quality = quality
         self.audioQuality = audioQuality
         self.priority = priority

@@ -48,9 +48,11 @@ public struct SelectionExpander: Sendable {
         self.now = now
     }
 
-    /// The fields every listing asks for: media sources for the versions, Etag for change detection.
+    /// The fields every listing asks for: media sources for the versions, Etag for change detection, a video's
+    /// chapters and trickplay (the server fills them for videos only; 10.8 has no trickplay and ignores the name).
     public static let fields = [
         "MediaSources", "Etag", "Path", "DateCreated", "ParentId", "ProviderIds", "MediaStreams", "CanDownload",
+        "Chapters", "Trickplay",
     ]
 
     /// The fields of a light library listing: everything but media sources and streams (asked by id for the items
@@ -120,6 +122,7 @@ public struct SelectionExpander: Sendable {
             guard result.ranks[id] == nil else { return }
             result.ranks[id] = BudgetRank(group: group, order: counter)
             if media, let quality = selections[group].quality { result.qualities[id] = quality }
+            if media, selections[group].trickplay != .smallest { result.trickplay[id] = selections[group].trickplay }
         }
         func rank(movie entry: MovieEntry, group: Int) { rank(entry.item.id, group: group, media: true) }
         func rank(album entry: AlbumEntry, group: Int) {

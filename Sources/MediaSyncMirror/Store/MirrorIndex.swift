@@ -244,7 +244,11 @@ public final class MirrorIndex: Sendable {
             // The quality a selection's tracks are kept at (JSON), beside its movies' and episodes'.
             try db.execute(sql: "ALTER TABLE selection ADD COLUMN audioQuality TEXT")
         }
-        migrator.registerMigration("v14-order-indexes") { db in
+        migrator.registerMigration("v14-trickplay") { db in
+            // The trickplay width a selection keeps: NULL the server's smallest, 0 none, else the width.
+            try db.execute(sql: "ALTER TABLE selection ADD COLUMN trickplay INTEGER")
+        }
+        migrator.registerMigration("v15-order-indexes") { db in
             // Each selection and subscription takes the next `seq` (`MAX(seq) + 1`), and selecting lifts the
             // exclusions under it (`parent = ?`): without these, each of those read the whole table, and `reindex`
             // of a mirror of 100,000 movies (a selection each) took minutes growing with the square of its size.
@@ -294,7 +298,7 @@ public final class MirrorIndex: Sendable {
                     id: row["id"], kind: kind, allVersions: row["allVersions"], season: row["season"],
                     nextUnplayed: row["nextUnplayed"], name: row["name"], addedAt: row["addedAt"],
                     priority: row["priority"], deletePlayedAfter: seconds.map { TimeInterval($0) }, quality: quality,
-                    audioQuality: audioQuality)
+                    audioQuality: audioQuality, trickplay: TrickplayChoice(stored: row["trickplay"]))
             }
         }
     }
@@ -309,12 +313,13 @@ public final class MirrorIndex: Sendable {
                 sql: """
                     INSERT INTO selection
                         (id, kind, allVersions, season, nextUnplayed, name, addedAt, priority, deletePlayedAfter,
-                        quality, audioQuality, seq)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM selection))
+                        quality, audioQuality, trickplay, seq)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM selection))
                     ON CONFLICT(id) DO UPDATE SET kind = excluded.kind, allVersions = excluded.allVersions,
                         season = excluded.season, nextUnplayed = excluded.nextUnplayed, name = excluded.name,
                         priority = excluded.priority, deletePlayedAfter = excluded.deletePlayedAfter,
-                        quality = excluded.quality, audioQuality = excluded.audioQuality
+                        quality = excluded.quality, audioQuality = excluded.audioQuality,
+                        trickplay = excluded.trickplay
                     """,
                 arguments: [
                     selection.id, selection.kind.rawValue, selection.allVersions, selection.season,
@@ -322,6 +327,7 @@ public final class MirrorIndex: Sendable {
                     selection.deletePlayedAfter.map { Int64($0) },
                     try selection.quality.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) },
                     try selection.audioQuality.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) },
+                    selection.trickplay.stored,
                 ])
         }
     }

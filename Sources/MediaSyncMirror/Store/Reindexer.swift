@@ -186,6 +186,7 @@ public struct Reindexer: Sendable {
             try recordImage(
                 LibraryLayout.movieImage(movieId: id, type: type), item: item, itemId: id, type: type, &result)
         }
+        try recordChapterImages(item, itemId: id, &result) { LibraryLayout.movieChapterImage(movieId: id, index: $0) }
     }
 
     /// Records a series' files; returns the ids of the seasons it holds.
@@ -238,6 +239,10 @@ public struct Reindexer: Sendable {
                         LibraryLayout.episodeImage(
                             seriesId: id, seasonNumber: number, episodeId: episode.id, type: type),
                         item: episode, itemId: episode.id, type: type, &result)
+                }
+                try recordChapterImages(episode, itemId: episode.id, &result) {
+                    LibraryLayout.episodeChapterImage(
+                        seriesId: id, seasonNumber: number, episodeId: episode.id, index: $0)
                 }
             }
         }
@@ -368,6 +373,68 @@ public struct Reindexer: Sendable {
                         size: subtitleSize, signature: signature ?? "unknown", itemId: itemId),
                     versionId: version.versionId, mediaSourceId: version.mediaSourceId, container: nil,
                     downloadedAt: version.downloadDate, taskId: version.taskId))
+            result.files += 1
+        }
+        try recordTrickplay(path, item: item, itemId: itemId, version: version, &result)
+        let segments = LibraryLayout.segments(mediaPath: path)
+        if let segmentsSize = self.size(segments) {
+            // Signed as a sync signs it: the item's Etag.
+            try executor.record(
+                IndexEntry(
+                    file: LocalFile(
+                        key: .segments(itemId: itemId, versionId: version.versionId), path: segments,
+                        kind: .subtitle, size: segmentsSize,
+                        signature: item.map { "segments:\($0.etag ?? "-")" } ?? "unknown", itemId: itemId),
+                    versionId: version.versionId, mediaSourceId: version.mediaSourceId, container: nil,
+                    downloadedAt: version.downloadDate, taskId: version.taskId))
+            result.files += 1
+        }
+    }
+
+    /// A version's trickplay tiles, `<media base>.trickplay/<width>/<index>.jpg`, signed from the item's `Trickplay`
+    /// as a sync signs them (an unknown width's as unknown, which the next sync fetches again or lets go).
+    private func recordTrickplay(
+        _ mediaPath: String, item: BaseItem?, itemId: String, version: VersionInfo, _ result: inout Result
+    ) throws {
+        let folder = LibraryLayout.trickplayTile(mediaPath: mediaPath, width: 1, index: 0)
+            .split(separator: "/").dropLast(2).joined(separator: "/")
+        guard let absolute = root.absolute(folder) else { return }
+        let widths = item?.trickplay[version.versionId] ?? [:]
+        for name in ((try? FileManager.default.contentsOfDirectory(atPath: absolute)) ?? []).sorted() {
+            guard let width = Int(name), width > 0, String(width) == name else { continue }
+            let info = widths[width]
+            for file in ((try? FileManager.default.contentsOfDirectory(atPath: absolute + "/" + name)) ?? []).sorted()
+            where file.hasSuffix(".jpg") {
+                guard let index = Int(file.dropLast(4)), index >= 0, "\(index).jpg" == file else { continue }
+                let path = LibraryLayout.trickplayTile(mediaPath: mediaPath, width: width, index: index)
+                guard let size = self.size(path) else { continue }
+                try executor.record(
+                    IndexEntry(
+                        file: LocalFile(
+                            key: .trickplay(itemId: itemId, versionId: version.versionId, width: width, index: index),
+                            path: path, kind: .image, size: size,
+                            signature: info.map(MirrorFiles.trickplaySignature) ?? "unknown", itemId: itemId),
+                        versionId: version.versionId, mediaSourceId: version.mediaSourceId, container: nil,
+                        downloadedAt: version.downloadDate, taskId: version.taskId))
+                result.files += 1
+            }
+        }
+    }
+
+    /// A video's chapter images (`Images/…Chapter-<index>.jpeg`), signed by their tags as a sync signs them.
+    private func recordChapterImages(
+        _ item: BaseItem?, itemId: String, _ result: inout Result, path: (Int) -> String
+    ) throws {
+        for (index, chapter) in (item?.chapters ?? []).enumerated() {
+            let imagePath = path(index)
+            guard let size = size(imagePath) else { continue }
+            try executor.record(
+                IndexEntry(
+                    file: LocalFile(
+                        key: .image(itemId: itemId, type: LibraryLayout.chapterImageType(index)), path: imagePath,
+                        kind: .image, size: size, signature: chapter.imageTag.map { "tag:\($0)" } ?? "unknown",
+                        itemId: itemId),
+                    versionId: nil, mediaSourceId: nil, container: nil, downloadedAt: "", taskId: ""))
             result.files += 1
         }
     }

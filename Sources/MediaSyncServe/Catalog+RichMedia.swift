@@ -1,0 +1,29 @@
+import MediaSyncCore
+import MediaSyncMirror
+
+/// A version's trickplay tiles and media segments, gathered from the index as the catalog is built.
+struct VersionExtras {
+    /// item id → version id → width → tile index → file.
+    var tiles: [String: [String: [Int: [Int: HeldFile]]]] = [:]
+    /// item id → version id → file.
+    var segments: [String: [String: HeldFile]] = [:]
+
+    /// Takes a tile or a segments file. Tiles are many: each is taken at its recorded size, not looked at on disk
+    /// (a missing one is a 404 when asked for).
+    mutating func add(_ entry: IndexEntry, root: MirrorRoot) {
+        switch entry.file.key.parts {
+        case .trickplay(let itemId, let versionId, let width, let index):
+            guard let path = root.absolute(entry.file.path) else { return }
+            tiles[itemId, default: [:]][versionId, default: [:]][width, default: [:]][index] = HeldFile(
+                path: path, size: entry.file.size, modified: 0)
+        case .segments(let itemId, let versionId):
+            if let held = Catalog.held(root, entry) { segments[itemId, default: [:]][versionId] = held }
+        default: break
+        }
+    }
+
+    func attach(to version: inout HeldVersion, itemId: String) {
+        version.trickplay = tiles[itemId]?[version.id] ?? [:]
+        version.segments = segments[itemId]?[version.id]
+    }
+}
