@@ -49,7 +49,7 @@ serve_pid=$!
 for _ in $(seq 1 300); do grep -q '^Serving ' "$work/serve.out" && break; sleep 0.1; done
 serve_base=$(sed -n 's|^Serving .* as a Jellyfin server at \(http://[^ ]*\) .*|\1|p' "$work/serve.out")
 [ -n "$serve_base" ] || { cat "$work/serve.out" "$work/serve.err" >&2; ms_log "serve did not start"; exit 1; }
-ms_log "A's serve at $serve_base"
+ms_log "A's serve at $serve_base (pid $serve_pid)"
 
 # --- B, twice: its sign-in and selections, kept as templates ------------------------------------------------
 set_up_b() { # $1: name, $2: server, $3: user, $4: password

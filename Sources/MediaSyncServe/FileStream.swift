@@ -38,6 +38,23 @@ final class OpenFile: Sendable {
     func held(path: String) -> HeldFile {
         HeldFile(path: path, size: size, modified: modified)
     }
+
+    /// The bytes of `range`, read now; nil when the file holds fewer (it was cut short meanwhile) or cannot be read.
+    func read(_ range: ClosedRange<Int64>) -> ByteBuffer? {
+        let count = Int(range.upperBound - range.lowerBound + 1)
+        var buffer = ByteBuffer()
+        buffer.reserveCapacity(count)
+        var done = 0
+        while done < count {
+            let got = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: count - done) { bytes in
+                let read = pread(descriptor, bytes.baseAddress, count - done, off_t(range.lowerBound) + off_t(done))
+                return max(read, 0)
+            }
+            if got <= 0 { return nil }
+            done += got
+        }
+        return buffer
+    }
 }
 
 /// A file that could not be sent: the connection is closed (the client sees a short body).
@@ -47,9 +64,17 @@ struct FileStreamError: Error {
 
 /// Streams a range of an open file as a response body with `sendfile`.
 enum FileStream {
+    /// A body this small is read and sent with the head: one `pread`, and the answer leaves in one write, where a
+    /// file region costs a hop to the connection's loop and a write of its own (images, subtitles, small files are
+    /// most of the requests a mirror syncing from `serve` makes).
+    static let readWholeUpTo: Int64 = 64 * 1024
+
     /// - Parameter channel: the connection.
     static func body(_ file: OpenFile, range: ClosedRange<Int64>, channel: any Channel) -> ResponseBody {
-        ResponseBody(contentLength: Int(range.upperBound - range.lowerBound + 1)) { writer in
+        if range.upperBound - range.lowerBound < readWholeUpTo, let bytes = file.read(range) {
+            return ResponseBody(byteBuffer: bytes)
+        }
+        return ResponseBody(contentLength: Int(range.upperBound - range.lowerBound + 1)) { writer in
             try await send(file, range: range, channel: channel)
             try await writer.finish(nil)
         }

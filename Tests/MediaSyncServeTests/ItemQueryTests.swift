@@ -102,7 +102,7 @@ import Testing
         }
         #expect(pages.flatMap { $0.items.map(\.id) } == ["m2", "m1", "m3", "s1"])
         #expect(pages.map(\.total) == [4, 4])
-        let unplayed = try ItemQuery(RequestQuery("ParentId=se1&Filters=IsUnplayed&SortBy=IndexNumber"))
+        let unplayed = ItemQuery(RequestQuery("ParentId=se1&Filters=IsUnplayed&SortBy=IndexNumber"))
         #expect(try unplayed.selectPage(catalog, state: Self.state).items.map(\.id) == ["e2", "e3"])
         let afterAMark = try unplayed.selectPage(catalog) { item in
             item.id == "e2" ? UserState(played: true, playCount: 1) : Self.state(item)
