@@ -114,7 +114,8 @@ SERVE_URL="http://127.0.0.1:$SERVE_PORT/Videos/$BIG_ID/stream?static=true&api_ke
 NGINX_PORT=$(free_port)
 mkdir -p "$DIR/nginx/tmp"
 # As many workers as cores (nginx's "auto"), as `serve` runs one event loop per core.
-cat >"$NGINX_CONF" <<NGINX
+nginx_config() { # the location block's contents
+    cat >"$NGINX_CONF" <<NGINX
 worker_processes ${BENCH_NGINX_WORKERS:-auto};
 pid $DIR/nginx/nginx.pid;
 error_log $DIR/nginx/error.log;
@@ -125,10 +126,12 @@ http {
     client_body_temp_path $DIR/nginx/tmp;
     server {
         listen 127.0.0.1:$NGINX_PORT;
-        location / { root $(dirname "$BIG_PATH"); }
+        location / { $1 }
     }
 }
 NGINX
+}
+nginx_config "root $(dirname "$BIG_PATH");"
 # nginx's workers run as another user: the tree must be readable to them.
 chmod -R a+rX "$DIR"
 nginx -c "$NGINX_CONF" -p "$DIR/nginx/"
@@ -192,21 +195,7 @@ for page in $(seq 0 $((page_count - 1))); do
         "http://127.0.0.1:$SERVE_PORT/Users/$USER_ID/Items?$(page_query $((page * 100)))&api_key=$TOKEN"
 done
 chmod -R a+rX "$DIR/pages"
-cat >"$NGINX_CONF" <<NGINX
-worker_processes ${BENCH_NGINX_WORKERS:-auto};
-pid $DIR/nginx/nginx.pid;
-error_log $DIR/nginx/error.log;
-events { worker_connections 1024; }
-http {
-    access_log off;
-    sendfile on;
-    client_body_temp_path $DIR/nginx/tmp;
-    server {
-        listen 127.0.0.1:$NGINX_PORT;
-        location / { root $DIR/pages; default_type application/json; }
-    }
-}
-NGINX
+nginx_config "root $DIR/pages; default_type application/json;"
 nginx -c "$NGINX_CONF" -p "$DIR/nginx/" -s reload
 sleep 1
 : >"$DIR/serve-pages.cfg"
