@@ -318,10 +318,13 @@ struct WebResponder {
 
     static let pageSize = 24
 
-    /// The home server's sign-in, or why there is none.
+    /// The home server's sign-in, or why there is none; its calls connect and retry as ``WebState/homeServer`` says.
     private func browser() throws -> ServerBrowser {
         guard let config = web.config else { throw ServeFailure(.serviceUnavailable, "no configuration folder") }
-        return ServerBrowser(session: try Session.open(config: config))
+        return ServerBrowser(
+            session: try Session.open(
+                config: config, configuration: web.homeServer.configuration,
+                retryPolicy: web.homeServer.retryPolicy))
     }
 
     private func browsePage(_ call: Call) async -> Response {
