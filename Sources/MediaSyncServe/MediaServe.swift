@@ -50,13 +50,12 @@ public struct HomeServerAccess: Sendable {
     /// How often a failed call is tried again.
     public var retryPolicy: RetryPolicy
 
-    /// - Parameters:
-    ///   - configuration: by default a 3-second connect timeout and 30 seconds for a whole call.
-    ///   - retryPolicy: by default none: one attempt.
-    public init(
-        configuration: HTTPClientConfiguration = HTTPClientConfiguration(connectTimeout: 3, requestTimeout: 30),
-        retryPolicy: RetryPolicy = .none
-    ) {
+    /// One attempt, a 3-second connect timeout and 30 seconds for a whole call.
+    public init() {
+        self.init(configuration: HTTPClientConfiguration(connectTimeout: 3, requestTimeout: 30), retryPolicy: .none)
+    }
+
+    public init(configuration: HTTPClientConfiguration, retryPolicy: RetryPolicy) {
         self.configuration = configuration
         self.retryPolicy = retryPolicy
     }
