@@ -24,10 +24,12 @@ public struct ServeOptions: Sendable {
     public var discover: Bool
     /// The discovery port (7359; tests use another).
     public var discoveryPort: Int
+    /// How the web page's calls to the home server (libraries, items, search, posters) connect and retry.
+    public var homeServer: HomeServerAccess
 
     public init(
         root: MirrorRoot, config: ConfigDirectory, host: String = "127.0.0.1", port: Int = 8096,
-        discover: Bool = false, discoveryPort: Int = 7359
+        discover: Bool = false, discoveryPort: Int = 7359, homeServer: HomeServerAccess = HomeServerAccess()
     ) {
         self.root = root
         self.config = config
@@ -35,6 +37,27 @@ public struct ServeOptions: Sendable {
         self.port = port
         self.discover = discover
         self.discoveryPort = discoveryPort
+        self.homeServer = homeServer
+    }
+}
+
+/// How the web page asks the home server: someone is waiting in front of the page, so by default one attempt with a
+/// short connect timeout, and a server that cannot be reached is said within seconds instead of after a sync's
+/// retries with backoff. A sync started from the page keeps the sync's own settings.
+public struct HomeServerAccess: Sendable {
+    /// The HTTP settings of the page's calls (the stored CA file and `insecure` are added to them).
+    public var configuration: HTTPClientConfiguration
+    /// How often a failed call is tried again.
+    public var retryPolicy: RetryPolicy
+
+    /// One attempt, a 3-second connect timeout and 30 seconds for a whole call.
+    public init() {
+        self.init(configuration: HTTPClientConfiguration(connectTimeout: 3, requestTimeout: 30), retryPolicy: .none)
+    }
+
+    public init(configuration: HTTPClientConfiguration, retryPolicy: RetryPolicy) {
+        self.configuration = configuration
+        self.retryPolicy = retryPolicy
     }
 }
 
@@ -85,7 +108,7 @@ public final class MediaServe: Sendable {
             userName: userName)
         state = try ServeState(
             root: options.root, index: mirror.index, dto: dto, password: password, book: mirror.playState,
-            config: options.config)
+            config: options.config, homeServer: options.homeServer)
     }
 
     /// Problems met reading the mirror (unreadable metadata), for the log.

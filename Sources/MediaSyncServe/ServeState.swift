@@ -32,14 +32,16 @@ final class ServeState: Sendable {
     private let documents = MetadataDocuments()
     private let cache: Mutex<CatalogCache>
 
-    /// - Parameter config: where the signed-in clients' tokens are kept (nil: in memory only).
+    /// - Parameters:
+    ///   - config: where the signed-in clients' tokens are kept (nil: in memory only).
+    ///   - homeServer: how the web page asks the home server.
     init(
         root: MirrorRoot, index: MirrorIndex, dto: JellyfinDTO, password: ServePassword?, book: PlayStateBook,
-        config: ConfigDirectory?
+        config: ConfigDirectory?, homeServer: HomeServerAccess
     ) throws {
         self.root = root
         self.tokens = ServeTokens(config: config)
-        self.web = WebState(root: root, config: config, password: password)
+        self.web = WebState(root: root, config: config, password: password, homeServer: homeServer)
         self.index = index
         self.dto = dto
         self.password = password

@@ -98,7 +98,7 @@ struct WebResponder {
         var form = RequestQuery(nil)
         if method == .post {
             form = try await Self.form(&call.request)
-            let token = form.string("csrf") ?? request.headers[HTTPField.Name("X-CSRF-Token") ?? .accept] ?? ""
+            let token = form.string("csrf") ?? Self.header(request, "X-CSRF-Token") ?? ""
             guard WebState.same(token, session.csrf) else { return Self.forbidden("the page's token is missing") }
         }
         var response = try await route(rest, method: method, call: call, form: form)
@@ -177,9 +177,15 @@ struct WebResponder {
     /// The session cookie: HttpOnly, SameSite=Strict, for the page's path only; Secure when the browser reached
     /// `serve` over TLS (through a proxy that says so in `X-Forwarded-Proto`).
     static func sessionCookie(_ id: String, _ request: Request) -> String {
-        let tls = request.headers[HTTPField.Name("X-Forwarded-Proto") ?? .accept]?.lowercased() == "https"
+        let tls = Self.header(request, "X-Forwarded-Proto")?.lowercased() == "https"
         return "\(WebState.cookie)=\(id); Path=/mediasync/; Max-Age=\(Int(WebState.lifetime)); HttpOnly; "
             + "SameSite=Strict\(tls ? "; Secure" : "")"
+    }
+
+    /// The value of header `name`; nil when absent, or when `name` is not a field name (never another header's).
+    static func header(_ request: Request, _ name: String) -> String? {
+        guard let field = HTTPField.Name(name) else { return nil }
+        return request.headers[field]
     }
 
     /// Whether a changing request comes from the page itself: its `Origin` names this server, or (without one, or
@@ -187,7 +193,7 @@ struct WebResponder {
     /// the same origin.
     static func sameOrigin(_ request: Request) -> Bool {
         let host = request.head.authority ?? ""
-        let site = request.headers[HTTPField.Name("Sec-Fetch-Site") ?? .accept]
+        let site = Self.header(request, "Sec-Fetch-Site")
         if let origin = request.headers[.origin], origin != "null" {
             return !host.isEmpty && (origin == "http://" + host || origin == "https://" + host)
                 && (site == nil || site == "same-origin")
@@ -318,10 +324,13 @@ struct WebResponder {
 
     static let pageSize = 24
 
-    /// The home server's sign-in, or why there is none.
+    /// The home server's sign-in, or why there is none; its calls connect and retry as ``WebState/homeServer`` says.
     private func browser() throws -> ServerBrowser {
         guard let config = web.config else { throw ServeFailure(.serviceUnavailable, "no configuration folder") }
-        return ServerBrowser(session: try Session.open(config: config))
+        return ServerBrowser(
+            session: try Session.open(
+                config: config, configuration: web.homeServer.configuration,
+                retryPolicy: web.homeServer.retryPolicy))
     }
 
     private func browsePage(_ call: Call) async -> Response {
@@ -688,7 +697,10 @@ struct WebResponder {
     static func jsonError(_ status: HTTPResponse.Status, _ message: String) -> Response {
         var headers = HTTPFields()
         headers[.contentType] = "application/json; charset=utf-8"
-        let body = "{\"error\":\"\(message)\"}"
+        // Encoded, so a quote or a backslash in the message stays inside the string.
+        let body =
+            (try? JSONEncoder().encode(["error": message])).map { String(decoding: $0, as: UTF8.self) }
+            ?? "{\"error\":\"\"}"
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
     }
 

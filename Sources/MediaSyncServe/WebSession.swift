@@ -23,13 +23,16 @@ final class WebState: Sendable {
     let root: MirrorRoot
     /// Where the password, the Jellyfin sign-in and the feeds' credentials are (nil: the password given).
     let config: ConfigDirectory?
+    /// How the page's own calls to the home server connect and retry (not a sync's).
+    let homeServer: HomeServerAccess
     private let givenPassword: ServePassword?
     private let sessions = Mutex<[String: PageSession]>([:])
 
-    init(root: MirrorRoot, config: ConfigDirectory?, password: ServePassword?) {
+    init(root: MirrorRoot, config: ConfigDirectory?, password: ServePassword?, homeServer: HomeServerAccess) {
         self.root = root
         self.config = config
         self.givenPassword = password
+        self.homeServer = homeServer
     }
 
     /// The password as stored now (it may have been changed since `serve` started).

@@ -15,6 +15,7 @@ final class CountingProxy: @unchecked Sendable {
     private let lock = NSLock()
     private var sent: [UInt8] = []
     private var answered: Int64 = 0
+    private var accepted = 0
     /// While set, a connection that has relayed this many bytes of answers holds the rest back until
     /// ``releaseStalls()``: a download stops in the middle of its file, for as long as a test needs.
     private var stallAfter: Int64?
@@ -53,6 +54,7 @@ final class CountingProxy: @unchecked Sendable {
                     if errno == EINTR { continue }
                     return
                 }
+                lock.withLock { accepted += 1 }
                 relay(client)
             }
         }
@@ -65,6 +67,10 @@ final class CountingProxy: @unchecked Sendable {
 
     /// The bytes `serve` answered with since the last ``reset()``.
     var bytesAnswered: Int64 { lock.withLock { answered } }
+
+    /// The connections accepted since the last ``reset()``, relayed or not (a closed target gets each one closed
+    /// at once): how many attempts a client made.
+    var connections: Int { lock.withLock { accepted } }
 
     /// Holds each connection's answers back once it has relayed `bytes` of them.
     func stall(after bytes: Int64) {
@@ -85,6 +91,7 @@ final class CountingProxy: @unchecked Sendable {
         lock.withLock {
             sent = []
             answered = 0
+            accepted = 0
         }
     }
 

@@ -297,12 +297,25 @@ final class WebClient: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
             try fixture.selectEverything()
             try await fixture.sync()
             // No password, loopback: the page asks for none.
+            // Between serve and the home server: it counts the connections made to it.
+            let port = try #require(URL(string: fixture.upstream.baseURL)?.port)
+            let proxy = try CountingProxy(to: UInt16(port))
+            defer { proxy.close() }
+            var credentials = try #require(try Credentials.load(from: fixture.config))
             try await fixture.serving { http in
                 fixture.upstream.shutdown()
                 let web = WebClient(base: http.base)
+                // A closed port: the connection is refused.
                 let browse = try await web.send("GET", "/mediasync/browse")
                 #expect(browse.status == 200)
                 #expect(browse.text.contains("Server unreachable"))
+                // A server whose connections end at once: the page asks once and says so (a sync would try again).
+                credentials.serverURL = proxy.address
+                try credentials.save(to: fixture.config)
+                let once = try await web.send("GET", "/mediasync/browse")
+                #expect(once.status == 200)
+                #expect(once.text.contains("Server unreachable"))
+                #expect(proxy.connections == 1)
                 let mirror = try await web.send("GET", "/mediasync/")
                 #expect(mirror.status == 200)
                 #expect(mirror.text.contains("&lt;img src=x onerror=alert(1)&gt;"))

@@ -13,16 +13,19 @@ public struct Session: Sendable {
     public let http: HTTPClient
 
     /// Opens the session stored in `config`.
+    /// - Parameters:
+    ///   - configuration: the HTTP settings (the stored CA file and `insecure` are added to them).
+    ///   - retryPolicy: how often a failed call is tried again (a sync's default; the web page asks once).
     /// - Throws: ``SyncError/notSignedIn`` when there are no credentials.
-    public static func open(config: ConfigDirectory, configuration: HTTPClientConfiguration = HTTPClientConfiguration())
-        throws
-        -> Session
-    {
+    public static func open(
+        config: ConfigDirectory, configuration: HTTPClientConfiguration = HTTPClientConfiguration(),
+        retryPolicy: RetryPolicy = RetryPolicy()
+    ) throws -> Session {
         guard let credentials = try Credentials.load(from: config) else { throw SyncError.notSignedIn }
         var configuration = configuration
         configuration.caFile = configuration.caFile ?? credentials.caFile
         configuration.insecure = configuration.insecure || credentials.insecure == true
-        let http = HTTPClient(configuration: configuration)
+        let http = HTTPClient(configuration: configuration, retryPolicy: retryPolicy)
         let client = try JellyfinClient(
             serverURL: credentials.serverURL, identity: try identity(config: config),
             accessToken: credentials.accessToken,
