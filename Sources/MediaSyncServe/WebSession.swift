@@ -15,6 +15,8 @@ final class WebState: Sendable {
 
     /// How long a session lasts without being used.
     static let lifetime: TimeInterval = 30 * 86_400
+    /// Sessions kept at most; opening one more forgets the one used longest ago.
+    static let mostSessions = 1_000
     /// The session cookie's name.
     static let cookie = "mediasync_session"
     /// How long a wrong password is answered after (besides the hash's own time): a guesser gets one try a second.
@@ -49,6 +51,13 @@ final class WebState: Sendable {
         sessions.withLock { sessions in
             let now = Date()
             sessions = sessions.filter { $0.value.expires > now }
+            // Bounded: without a password every browser without the cookie opens one (a client that never keeps
+            // cookies would open one a request). The one used longest ago goes first.
+            if sessions.count >= WebState.mostSessions,
+                let oldest = sessions.min(by: { $0.value.expires < $1.value.expires })?.key
+            {
+                sessions[oldest] = nil
+            }
             sessions[session.id] = session
         }
         return session
