@@ -451,10 +451,16 @@ public struct Catalog: Sendable {
             else { return nil }
             return (item, version)
         }
+        guard let (owner, index) = heldAlternate(plain) else { return nil }
+        return (owner, owner.versions[index])
+    }
+
+    /// The item holding the alternate version of this (plain) id, and the version's place among its versions.
+    private func heldAlternate(_ plain: String) -> (owner: CatalogItem, index: Int)? {
         guard let owner = versionOwners[plain].flatMap({ items[$0] }),
-            let version = owner.versions.first(where: { ServeIds.plain($0.id) == plain })
+            let index = owner.versions.firstIndex(where: { ServeIds.plain($0.id) == plain })
         else { return nil }
-        return (owner, version)
+        return (owner, index)
     }
 
     /// An alternate version answered as the item it is on Jellyfin: the movie (or episode) it belongs to under the
@@ -463,10 +469,7 @@ public struct Catalog: Sendable {
     /// streams from its own source, v10.10.7). Played state is the owner's, which the mirror keeps once for all its
     /// versions; images stay with the owner (nil: `id` is no alternate version held here).
     public func alternate(_ id: String) -> CatalogItem? {
-        let plain = ServeIds.plain(id)
-        guard let owner = versionOwners[plain].flatMap({ items[$0] }),
-            let index = owner.versions.firstIndex(where: { ServeIds.plain($0.id) == plain })
-        else { return nil }
+        guard let (owner, index) = heldAlternate(ServeIds.plain(id)) else { return nil }
         var item = owner
         let versionId = owner.versions[index].id
         item.id = versionId

@@ -164,15 +164,24 @@ public struct ItemQuery: Sendable, Hashable {
             all = try whole.select(catalog, state: state).items
             catalog.listings.keep(all, for: whole)
         }
-        let start = min(startIndex, all.count)
-        let end = limit.map { min(all.count, start + $0) } ?? all.count
-        return (Array(all[start..<end]), all.count)
+        return (Array(all[pageRange(of: all.count)]), all.count)
+    }
+
+    /// The positions `StartIndex` and `Limit` take of a selection of `count`.
+    func pageRange(of count: Int) -> Range<Int> {
+        let start = min(startIndex, count)
+        return start..<(limit.map { min(count, start + $0) } ?? count)
+    }
+
+    /// Whether the filters read the user's state of an item (played, favorite, resumable).
+    var filtersReadUserState: Bool {
+        isPlayed != nil || isFavorite != nil || !filters.isDisjoint(with: ItemQuery.userStateFilters)
     }
 
     /// Whether the selection depends on nothing but the catalog: no played-state filter or sort, no random order, no
     /// search (whose terms are too many to keep), no list of ids.
     var isMemoizable: Bool {
-        isPlayed == nil && isFavorite == nil && filters.isDisjoint(with: ItemQuery.userStateFilters)
+        !filtersReadUserState
             && sortBy.allSatisfy { !ItemQuery.userStateKeys.contains($0) && $0 != "random" } && searchTerm == nil
             && ids.isEmpty
     }
@@ -182,15 +191,12 @@ public struct ItemQuery: Sendable, Hashable {
         _ candidates: [CatalogItem], catalog: Catalog, keepOrder: Bool = false, state: (CatalogItem) -> UserState
     ) -> (items: [CatalogItem], total: Int) {
         let excluded = Set(excludeIds.compactMap { catalog.item($0)?.id })
-        let needsState =
-            isPlayed != nil || isFavorite != nil || !filters.isDisjoint(with: ItemQuery.userStateFilters)
+        let needsState = filtersReadUserState
         let matched = candidates.filter { item in
             !excluded.contains(item.id) && matches(item, state: needsState ? state(item) : UserState())
         }
         let order = !keepOrder || !sortBy.isEmpty ? sortedOrder(matched, state: state) : Array(matched.indices)
-        let start = min(startIndex, order.count)
-        let end = limit.map { min(order.count, start + $0) } ?? order.count
-        return (order[start..<end].map { matched[$0] }, order.count)
+        return (order[pageRange(of: order.count)].map { matched[$0] }, order.count)
     }
 
     /// The `Filters` that read the user's state of an item.
