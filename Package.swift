@@ -105,6 +105,7 @@ let package = Package(
             name: "MediaSyncTests",
             dependencies: [
                 "MediaSync", "MediaSyncMirror", "MediaSyncJSON", "MediaSyncTestServer", "MediaSyncTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .testTarget(
             name: "MediaSyncTestServerTests", dependencies: ["MediaSyncTestServer", "MediaSyncJSON", "MediaSyncCore"]),

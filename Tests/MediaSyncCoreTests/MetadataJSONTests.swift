@@ -17,6 +17,7 @@ import Testing
             itemId: "abc", itemType: "Season", displayTitle: "Season 1", item: item, versions: [version, version],
             episodes: [item])
         #expect(try JSONWriter.prettyBytes(download) == JSONEncoderOracle.prettyBytes(download))
+        #expect(try JSONWriter.sortedCompactBytes(download) == JSONEncoderOracle.sortedCompactBytes(download))
         let podcast = PodcastMetadata(
             podcastID: "p", podcastTitle: "Show", feedURL: "https://example.org/feed.xml",
             episodes: [
@@ -25,5 +26,6 @@ import Testing
                     guid: "g", published: nil)
             ])
         #expect(try JSONWriter.prettyBytes(podcast) == JSONEncoderOracle.prettyBytes(podcast))
+        #expect(try JSONWriter.sortedCompactBytes(podcast) == JSONEncoderOracle.sortedCompactBytes(podcast))
     }
 }

@@ -143,6 +143,8 @@ import Testing
         for (name, data) in documents {
             let value = try JSONValue(parsing: [UInt8](data))
             #expect(try JSONWriter.prettyBytes(value) == JSONEncoderOracle.prettyBytes(value), "\(name)")
+            #expect(
+                try JSONWriter.sortedCompactBytes(value) == JSONEncoderOracle.sortedCompactBytes(value), "\(name)")
         }
     }
 
@@ -156,6 +158,7 @@ import Testing
             "Zb": .bool(false), "_x": .null, "é": .string(""),
         ])
         #expect(try JSONWriter.prettyBytes(value) == JSONEncoderOracle.prettyBytes(value))
+        #expect(try JSONWriter.sortedCompactBytes(value) == JSONEncoderOracle.sortedCompactBytes(value))
     }
 }
 

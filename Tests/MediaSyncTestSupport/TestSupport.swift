@@ -155,6 +155,13 @@ public enum JSONEncoderOracle {
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         return [UInt8](try encoder.encode(value))
     }
+
+    /// The metadata files' form: compact, sorted keys, slashes unescaped.
+    public static func sortedCompactBytes<T: Encodable>(_ value: T) throws -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return [UInt8](try encoder.encode(value))
+    }
 }
 
 /// Media files real players play, made without any program.

@@ -259,7 +259,7 @@ import Testing
         func render(whole: @escaping @Sendable (String) -> JSONValue?) throws -> [UInt8] {
             let files = MetadataComposer.files(
                 for: items, entries: entries, previous: { $0 == seasonPath ? recorded : nil }, wholeSources: whole)
-            return try #require(files.first { $0.file.path == seasonPath }).render()
+            return try #require(files.first { $0.file.path == seasonPath }).render().bytes
         }
         let bytes = try render { id in .object(["MediaSources": .array([.object(["Id": .string("whole-\(id)")])])]) }
         let episodes = try #require(try JSONValue(parsing: bytes)["episodes"]?.arrayValue)

@@ -86,6 +86,13 @@ public final class MirrorExecutor: @unchecked Sendable {
         try index.saveListingMemo(memo)
     }
 
+    /// Keeps what the export reads of the metadata files just written (see ``MirrorIndex/MetadataFacts``), once their
+    /// records are committed (the rows of paths no record names are forgotten as they are saved).
+    func saveMetadataFacts(_ facts: [MirrorIndex.MetadataFacts], markFilled: Bool) throws {
+        try flush()
+        try index.saveMetadataFacts(facts, markFilled: markFilled)
+    }
+
     /// Records a file placed under the root (by the transfer engine, or found where the index lost it). The record
     /// is committed with the next group; until then it is in the journal.
     ///

@@ -349,15 +349,12 @@ extension ExportSource {
         return .parsed(document)
     }
 
-    /// Reads the mirror at `root` through its index and metadata files. The metadata documents are read and parsed
-    /// on every core while the index's records are read (on one), then the files are looked at folder by folder on
-    /// every core.
+    /// Reads the mirror at `root` through its index: what each `metadata.json` says is read from the facts the sync
+    /// kept beside its record (``MirrorIndex/metadataFacts()``) while the records are read, and only a document
+    /// without them is read from its file; then the files are looked at folder by folder on every core.
     public static func read(root: MirrorRoot, index: MirrorIndex) throws -> ExportSource {
-        let metadataPaths = try index.paths(kind: .metadata)
-        let (entries, read) = try Parallel.both(
-            { try index.entries(placesOnly: true) },
-            { Parallel.map(metadataPaths) { ExportSource.document(at: $0, root: root) } })
-        let documents = Dictionary(zip(metadataPaths, read), uniquingKeysWith: { first, _ in first })
+        let (entries, metadataFacts) = try Parallel.both(
+            { try index.entries(placesOnly: true) }, { try index.metadataFacts() })
         var source = ExportSource()
         var byKey: [FileKey: IndexEntry] = [:]
         for entry in entries { byKey[entry.file.key] = entry }
@@ -382,7 +379,10 @@ extension ExportSource {
         // Each metadata document is read, parsed and turned into its movie, series, season or podcast on every core;
         // the pieces are then put together in the index's order.
         let metadataEntries = entries.filter { $0.file.kind == .metadata }
-        let pieces = Parallel.map(metadataEntries) { entry in assembler.piece(entry, documents[entry.file.path]) }
+        let pieces = Parallel.map(metadataEntries) { entry in
+            let kept = metadataFacts[entry.file.path].flatMap { try? JSONValue(parsing: $0) }
+            return assembler.piece(entry, kept.map { Assembler.Document.parsed($0) })
+        }
         var seriesById: [String: Series] = [:]
         var seasons: [(seriesId: String, season: Season)] = []
         var reported = Set<String>()

@@ -15,7 +15,14 @@ public enum MetadataComposer {
     /// produce its bytes (only done for the files the plan writes).
     struct Composed: Sendable {
         var file: RemoteFile
-        var render: @Sendable () throws -> [UInt8]
+        var render: @Sendable () throws -> Rendered
+    }
+
+    /// A metadata file's bytes, and the members of it the export reads (``ExportSource/metadataKeys``), kept in the
+    /// index so an export does not read and parse the documents again.
+    struct Rendered: Sendable {
+        var bytes: [UInt8]
+        var facts: [UInt8]
     }
 
     /// - Parameter previous: the `metadata.json` held at a path, if any: episodes whose files are kept although the
@@ -244,9 +251,24 @@ public enum MetadataComposer {
         }
     }
 
-    /// The bytes of a `metadata.json` (Jellyfin's or a podcast's): sorted keys, pretty printed, a final newline.
+    /// The bytes of a `metadata.json` (Jellyfin's or a podcast's): sorted keys, compact, a final newline.
     static func encode<Metadata: Encodable>(_ metadata: Metadata) throws -> [UInt8] {
-        try JSONWriter.prettyBytes(metadata) + [0x0A]
+        var bytes = try JSONWriter.sortedCompactBytes(metadata)
+        bytes.append(0x0A)
+        return bytes
+    }
+
+    /// The bytes of a `metadata.json` as ``encode(_:)`` writes them, and its facts for the export, from one tree.
+    static func rendered<Metadata: Encodable>(_ metadata: Metadata) throws -> Rendered {
+        let tree = try JSONWriter.value(metadata)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(4096)
+        JSONWriter.writeSortedCompact(tree, into: &bytes)
+        bytes.append(0x0A)
+        var facts: [UInt8] = []
+        facts.reserveCapacity(256)
+        JSONWriter.writeCompact(tree, keeping: ExportSource.metadataKeys, into: &facts)
+        return Rendered(bytes: bytes, facts: facts)
     }
 
     /// The signature of a metadata file whose bytes are given (podcasts): their hash.
@@ -307,11 +329,12 @@ public enum MetadataComposer {
     /// A podcast's metadata file, rendered now (it is small) and signed by its bytes.
     static func file<Metadata: Encodable>(_ metadata: Metadata, key: FileKey, path: String, itemId: String) -> Composed
     {
-        let bytes = (try? encode(metadata)) ?? []
+        let rendered = (try? self.rendered(metadata)) ?? Rendered(bytes: [], facts: [])
+        let bytes = rendered.bytes
         let file = RemoteFile(
             key: key, path: path, kind: .metadata, content: .inline(bytes), signature: signature(of: bytes),
             itemId: itemId, essential: true)
-        return Composed(file: file) { bytes }
+        return Composed(file: file) { rendered }
     }
 
     /// A Jellyfin metadata file, signed by its inputs (which abridged media sources do not change: objects with an
@@ -327,7 +350,7 @@ public enum MetadataComposer {
             completed.item = try completed.item.map(whole.completing)
             completed.episodes = try completed.episodes?.map(whole.completing)
             completed.tracks = try completed.tracks?.map(whole.completing)
-            return try encode(completed)
+            return try rendered(completed)
         }
     }
 

@@ -259,6 +259,9 @@ public final class MirrorIndex: Sendable {
                     CREATE INDEX exclusion_parent ON exclusion(parent);
                     """)
         }
+        migrator.registerMigration("v16-export-names") { db in
+            try db.execute(sql: MirrorIndex.metadataFactsSchema)
+        }
         return migrator
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import MediaSyncCore
+import MediaSyncHTTP
 import MediaSyncServer
 
 /// `mediasync reindex`: rebuilds the index from the tree's `metadata.json` files, so a lost or corrupt index
@@ -81,7 +82,7 @@ public struct Reindexer: Sendable {
             guard let bytes = read(metadataPath) else { continue }
             if let metadata = try? JSONDecoder().decode(DownloadMetadata.self, from: Data(bytes)) {
                 try record(
-                    metadataPath, size: Int64(bytes.count), signature: MetadataComposer.signature(of: metadata),
+                    metadataPath, bytes: bytes, signature: MetadataComposer.signature(of: metadata),
                     key: .metadata(itemId: metadata.itemId), itemId: metadata.itemId, &result)
                 if metadata.entries != nil {
                     try rebuildList(folder, metadata, &result)
@@ -210,7 +211,7 @@ public struct Reindexer: Sendable {
                 continue
             }
             try record(
-                path, size: Int64(bytes.count), signature: MetadataComposer.signature(of: season),
+                path, bytes: bytes, signature: MetadataComposer.signature(of: season),
                 key: .metadata(itemId: season.itemId), itemId: season.itemId, &result)
             let seasonItem = season.item.flatMap(BaseItem.init)
             if let seasonItem, SafeName.id(seasonItem.id) != nil {
@@ -261,7 +262,7 @@ public struct Reindexer: Sendable {
             result.subscriptions += 1
         }
         try record(
-            metadataPath, size: Int64(bytes.count), signature: MetadataComposer.signature(of: bytes),
+            metadataPath, bytes: bytes, signature: MetadataComposer.signature(of: bytes),
             key: .podcastMetadata(podcastId: podcast.podcastID), itemId: podcast.podcastID, &result)
         for episode in podcast.episodes {
             let path = PodcastLayout.folder(podcast.podcastID) + "/" + episode.fileName
@@ -453,14 +454,17 @@ public struct Reindexer: Sendable {
         result.files += 1
     }
 
+    /// Records a metadata file with the hash of its bytes (what a sync records for the files it writes).
     private func record(
-        _ path: String, size: Int64, signature: String, key: FileKey, itemId: String, _ result: inout Result
+        _ path: String, bytes: [UInt8], signature: String, key: FileKey, itemId: String, _ result: inout Result
     ) throws {
         try executor.record(
             IndexEntry(
                 file: LocalFile(
-                    key: key, path: path, kind: .metadata, size: size, signature: signature, itemId: itemId),
-                versionId: nil, mediaSourceId: nil, container: nil, downloadedAt: "", taskId: ""))
+                    key: key, path: path, kind: .metadata, size: Int64(bytes.count), signature: signature,
+                    itemId: itemId),
+                versionId: nil, mediaSourceId: nil, container: nil, downloadedAt: "", taskId: "",
+                contentHash: ContentHash.hex(of: bytes)))
         result.files += 1
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import MediaSyncCore
 import MediaSyncHTTP
+import MediaSyncJSON
 
 /// A sync's fourth step: each `metadata.json` composed from what is now on disk, planned against the one held, and
 /// written through the executor where it changed.
@@ -15,7 +16,7 @@ extension MirrorSync {
 
     /// What became of one metadata file a sync writes.
     enum WriteOutcome: Sendable {
-        case written
+        case written(MirrorIndex.MetadataFacts)
         case failed(String)
         /// Not written because the disk is full: found so by this write, or by another one before it started.
         case notWritten
@@ -63,13 +64,14 @@ extension MirrorSync {
             guard diskFull.withLock({ $0 == nil }) else { return .notWritten }
             let file = write.file
             do {
-                let bytes = try write.render()
+                let rendered = try write.render()
                 var written = self.entry(
-                    for: file, path: file.path, size: Int64(bytes.count), container: nil, previous: nil)
-                written.contentHash = ContentHash.hex(of: bytes)
-                try self.executor.write(bytes, as: written)
+                    for: file, path: file.path, size: Int64(rendered.bytes.count), container: nil, previous: nil)
+                let hash = ContentHash.hex(of: rendered.bytes)
+                written.contentHash = hash
+                try self.executor.write(rendered.bytes, as: written)
                 events?(SyncEvent(action: "written", path: file.path))
-                return .written
+                return .written(MirrorIndex.MetadataFacts(path: file.path, contentHash: hash, facts: rendered.facts))
             } catch let error as SyncError where error.isDiskFull {
                 diskFull.withLock { $0 = $0 ?? error }
                 return .notWritten
@@ -79,14 +81,45 @@ extension MirrorSync {
             }
         }
         if let error = diskFull.withLock({ $0 }) { throw error }
+        var facts: [MirrorIndex.MetadataFacts] = []
+        facts.reserveCapacity(writes.count)
         for (write, outcome) in zip(writes, outcomes) {
             switch outcome {
-            case .written: report.written.append(write.file.path)
+            case .written(let written):
+                report.written.append(write.file.path)
+                facts.append(written)
             case .failed(let message):
                 report.failed.append(SyncReport.Failure(path: write.file.path, message: message, essential: true))
             case .notWritten: break
             }
         }
+        try saveFacts(facts)
         return MetadataPhase(plan: metadataPlan, composed: composed, entries: updated)
+    }
+}
+
+extension MirrorSync {
+    /// Keeps the export's facts of the metadata files this run wrote and, the first time after the index began
+    /// keeping them, of every metadata file written before (read and parsed once, on every core; a file that is not
+    /// the one its record describes is left for the export to read).
+    func saveFacts(_ written: [MirrorIndex.MetadataFacts]) throws {
+        guard let unfilled = try index.metadataFactsToFill() else {
+            if !written.isEmpty { try executor.saveMetadataFacts(written, markFilled: false) }
+            return
+        }
+        let writtenPaths = Set(written.map(\.path))
+        let toRead = unfilled.filter { !writtenPaths.contains($0.path) }
+        let root = self.root
+        let read = Parallel.map(toRead) { file -> MirrorIndex.MetadataFacts? in
+            guard let absolute = root.absolute(file.path), let data = FileManager.default.contents(atPath: absolute)
+            else { return nil }
+            let bytes = [UInt8](data)
+            guard ContentHash.hex(of: bytes) == file.contentHash,
+                let value = try? JSONValue(parsing: bytes, keepingKeys: ExportSource.metadataKeys)
+            else { return nil }
+            return MirrorIndex.MetadataFacts(
+                path: file.path, contentHash: file.contentHash, facts: JSONWriter.compactBytes(value))
+        }
+        try executor.saveMetadataFacts(written + read.compactMap { $0 }, markFilled: true)
     }
 }
