@@ -27,7 +27,7 @@ struct LineLogHandler: LogHandler {
         let level = event.level
         let message = event.message
         let extra = event.metadata
-        let time = ISO8601DateFormatter().string(from: Date())
+        let time = LogTime.now()
         var fields = metadata
         extra?.forEach { fields[$0.key] = $0.value }
         let text: String
@@ -42,6 +42,30 @@ struct LineLogHandler: LogHandler {
             text = String(decoding: data, as: UTF8.self)
         }
         FileHandle.standardError.write(Data((text + "\n").utf8))
+    }
+}
+
+/// The time a log line carries (ISO 8601, UTC, whole seconds), made once a second: a sync logs a line per file, and
+/// making an `ISO8601DateFormatter` loads ICU's calendar and patterns each time (it was a quarter of a first sync's
+/// CPU, on the thread that drives the transfers).
+final class LogTime: @unchecked Sendable {
+    private static let shared = LogTime()
+    // Guarded by `lock`.
+    private let lock = NSLock()
+    private var second = Int.min
+    private var text = ""
+
+    static func now() -> String { shared.text(for: Date()) }
+
+    private func text(for date: Date) -> String {
+        let second = Int(date.timeIntervalSince1970.rounded(.down))
+        lock.lock()
+        defer { lock.unlock() }
+        if second != self.second {
+            self.second = second
+            text = ISO8601DateFormatter().string(from: date)
+        }
+        return text
     }
 }
 
