@@ -66,7 +66,7 @@ def movie(index, size):
     os.makedirs(folder, exist_ok=True)
     path = os.path.join(folder, "%s-%s.mkv" % (mid, mid))
     with open(path, "wb") as out:
-        chunk = os.urandom(1 << 20)
+        chunk = os.urandom(min(size, 1 << 20))
         left = size
         while left > 0:
             out.write(chunk[:min(left, len(chunk))])

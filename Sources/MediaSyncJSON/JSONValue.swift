@@ -131,6 +131,12 @@ public struct JSONObject: Hashable, Sendable, Sequence, ExpressibleByDictionaryL
         for member in members { self[member.key] = member.value }
     }
 
+    /// An object of `members` in their order, which the caller knows repeat no key (an object's members split and
+    /// joined again): not checked.
+    public init(distinctMembers members: [JSONMember]) {
+        self.members = members
+    }
+
     /// Whether two members share a key: small objects are checked pair by pair, larger ones through a set.
     static func repeatsAKey(_ members: [JSONMember]) -> Bool {
         if members.count <= 16 {

@@ -104,7 +104,7 @@ struct MusicCatalog {
         var seen = Set<String>()
         for item in albums + tracks {
             for key in ["AlbumArtists", "ArtistItems"] {
-                for pair in item.raw[key]?.arrayValue ?? [] {
+                for pair in item.upstream(key)?.arrayValue ?? [] {
                     guard let id = pair["Id"]?.stringValue, let name = pair["Name"]?.stringValue, !name.isEmpty,
                         seen.insert(ServeIds.plain(id)).inserted
                     else { continue }
@@ -205,15 +205,15 @@ extension CatalogItem {
 
     /// The album artists' names, lowercased (`AlbumArtists`, else `AlbumArtist`): Jellyfin's item values of type 1.
     public var albumArtistNames: [String] {
-        let pairs = (raw["AlbumArtists"]?.arrayValue ?? []).compactMap { $0["Name"]?.stringValue?.lowercased() }
+        let pairs = (upstream("AlbumArtists")?.arrayValue ?? []).compactMap { $0["Name"]?.stringValue?.lowercased() }
         if !pairs.isEmpty { return pairs }
-        return raw["AlbumArtist"]?.stringValue.map { [$0.lowercased()] } ?? []
+        return upstream("AlbumArtist")?.stringValue.map { [$0.lowercased()] } ?? []
     }
 
     /// The track (or album) artists' names, lowercased (`Artists`, else `ArtistItems`): item values of type 0.
     public var trackArtistNames: [String] {
-        let names = (raw["Artists"]?.arrayValue ?? []).compactMap { $0.stringValue?.lowercased() }
+        let names = (upstream("Artists")?.arrayValue ?? []).compactMap { $0.stringValue?.lowercased() }
         if !names.isEmpty { return names }
-        return (raw["ArtistItems"]?.arrayValue ?? []).compactMap { $0["Name"]?.stringValue?.lowercased() }
+        return (upstream("ArtistItems")?.arrayValue ?? []).compactMap { $0["Name"]?.stringValue?.lowercased() }
     }
 }

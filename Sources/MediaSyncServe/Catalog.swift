@@ -93,7 +93,11 @@ public struct CatalogItem: Sendable, Equatable {
         var premiereDate: String?
         var runTimeTicks: Int64?
         var isFolder: Bool
-        var raw: JSONObject
+        /// The upstream object's members that requests read one by one (``CatalogItem/lookupKeys``), parsed.
+        var lookup: JSONObject
+        /// The rest of the upstream object, as compact JSON bytes (empty when there is no rest): a parsed object
+        /// takes three to four times the memory of its bytes, and only an answer that sends the item reads it.
+        var encoded: [UInt8]
         var versions: [HeldVersion]
         var images: [String: HeldFile]
         var markId: String
@@ -223,13 +227,46 @@ public struct CatalogItem: Sendable, Equatable {
             yield &box.fields.isFolder
         }
     }
-    /// The upstream object (empty for `serve`'s own views and the podcasts, built from their metadata).
+    /// The upstream object (empty for `serve`'s own views and the podcasts, built from their metadata): the members
+    /// kept parsed first, then the rest, parsed from its bytes on each read (see ``upstream(_:)`` for one member).
     public var raw: JSONObject {
-        get { box.fields.raw }
-        _modify {
-            makeUnique()
-            yield &box.fields.raw
+        get {
+            let fields = box.fields
+            guard !fields.encoded.isEmpty, let rest = (try? JSONValue(parsing: fields.encoded))?.objectValue else {
+                return fields.lookup
+            }
+            return JSONObject(distinctMembers: fields.lookup.members + rest.members)
         }
+        set {
+            makeUnique()
+            (box.fields.lookup, box.fields.encoded) = CatalogItem.split(newValue)
+        }
+    }
+
+    /// The member `key` of the upstream object: read from the members kept parsed when it is one of them, else from
+    /// the whole object.
+    public func upstream(_ key: String) -> JSONValue? {
+        CatalogItem.lookupKeys.contains(key) ? box.fields.lookup[key] : raw[key]
+    }
+
+    /// The upstream members requests read one by one (filters, sorting, image tags, user data, a view's type):
+    /// kept parsed. Every other member is kept as bytes.
+    public static let lookupKeys: Set<String> = [
+        "Id", "Type", "CollectionType", "ProductionYear", "Genres", "Album", "AlbumArtist", "AlbumArtists", "Artists",
+        "ArtistItems", "ImageTags", "BackdropImageTags", "UserData", "MediaType", "Trickplay",
+    ]
+
+    /// An upstream object as its parsed members and the bytes of the rest. Its own `MediaStreams` are not kept:
+    /// every answer replaces them with its primary version's.
+    static func split(_ raw: JSONObject) -> (lookup: JSONObject, encoded: [UInt8]) {
+        var lookup: [JSONMember] = []
+        var rest: [JSONMember] = []
+        rest.reserveCapacity(raw.count)
+        for member in raw.members where member.key != "MediaStreams" {
+            if lookupKeys.contains(member.key) { lookup.append(member) } else { rest.append(member) }
+        }
+        let encoded = rest.isEmpty ? [] : JSONWriter.compactBytes(.object(JSONObject(distinctMembers: rest)))
+        return (JSONObject(distinctMembers: lookup), encoded)
     }
     public var versions: [HeldVersion] {
         get { box.fields.versions }
@@ -271,24 +308,25 @@ public struct CatalogItem: Sendable, Equatable {
         runTimeTicks: Int64? = nil, isFolder: Bool = false, raw: JSONObject = JSONObject(),
         versions: [HeldVersion] = [], images: [String: HeldFile] = [:], markId: String? = nil, lyrics: HeldFile? = nil
     ) {
+        let (lookup, encoded) = CatalogItem.split(raw)
         box = Box(
             Fields(
                 id: id, type: type, name: name, sortName: (sortName ?? name).lowercased(), parentId: parentId,
                 viewId: viewId, seriesId: seriesId, seasonId: seasonId, indexNumber: indexNumber,
                 parentIndexNumber: parentIndexNumber, dateCreated: dateCreated, premiereDate: premiereDate,
-                runTimeTicks: runTimeTicks, isFolder: isFolder, raw: raw, versions: versions, images: images,
-                markId: markId ?? id, lyrics: lyrics))
+                runTimeTicks: runTimeTicks, isFolder: isFolder, lookup: lookup, encoded: encoded, versions: versions,
+                images: images, markId: markId ?? id, lyrics: lyrics))
     }
 
     /// The item's upstream `UserData` object, if the metadata holds one.
-    public var upstreamUserData: JSONObject? { raw["UserData"]?.objectValue }
+    public var upstreamUserData: JSONObject? { upstream("UserData")?.objectValue }
 
     /// A movie, an episode or a podcast episode: something with media.
     public var isPlayable: Bool { !versions.isEmpty }
 
     /// Jellyfin's `MediaType` (`Video`, `Audio`): the upstream object's, else by type; nil for a folder.
     public var mediaType: String? {
-        if let upstream = raw["MediaType"]?.stringValue, upstream != "Unknown" { return upstream }
+        if let upstream = upstream("MediaType")?.stringValue, upstream != "Unknown" { return upstream }
         switch type {
         case "Audio": return "Audio"
         case "Movie", "Episode", "MusicVideo", "Video", "Trailer": return "Video"
@@ -297,17 +335,11 @@ public struct CatalogItem: Sendable, Equatable {
     }
 }
 
-/// Parsed `metadata.json` files by path, each kept with the size and modification time it was read at: a file that
-/// did not change is not read or parsed again. Files not asked for in a pass are forgotten at its end.
+/// What a catalog build keeps for the next one: each podcast file's playing time, with the size and modification time
+/// it was read at (a file that did not change is not read again). Files not asked for in a pass are forgotten at its
+/// end. `metadata.json` files are read again at each build: kept parsed, those of 100,000 movies held 200 MB.
 public final class MetadataDocuments: Sendable {
-    private struct Kept {
-        /// Size, modification seconds and nanoseconds when it was read.
-        var signature: [Int64]
-        var document: JSONValue
-    }
-
     private struct Store {
-        var kept: [String: Kept] = [:]
         var seen: Set<String> = []
         /// Podcast files' playing times in seconds (nil: not known), with the signature they were read at.
         var durations: [String: (signature: [Int64], seconds: Int?)] = [:]
@@ -323,7 +355,6 @@ public final class MetadataDocuments: Sendable {
 
     func endPass() {
         store.withLock { store in
-            store.kept = store.kept.filter { store.seen.contains($0.key) }
             store.durations = store.durations.filter { store.seen.contains($0.key) }
         }
     }
@@ -343,18 +374,8 @@ public final class MetadataDocuments: Sendable {
 
     /// The parsed file at `path`, nil when it cannot be read or is not JSON.
     func document(at path: String) -> JSONValue? {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
-        let signature = [Int64(info.st_size), Int64(info.st_mtim.tv_sec), Int64(info.st_mtim.tv_nsec)]
-        let hit = store.withLock { store -> JSONValue? in
-            store.seen.insert(path)
-            guard let old = store.kept[path], old.signature == signature else { return nil }
-            return old.document
-        }
-        if let hit { return hit }
-        guard let bytes = FileBytes.read(path), let document = try? JSONValue(parsing: bytes) else { return nil }
-        store.withLock { $0.kept[path] = Kept(signature: signature, document: document) }
-        return document
+        guard let bytes = FileBytes.read(path) else { return nil }
+        return try? JSONValue(parsing: bytes)
     }
 }
 
@@ -473,7 +494,7 @@ public struct Catalog: Sendable {
         var item = owner
         let versionId = owner.versions[index].id
         item.id = versionId
-        if item.raw["Id"] != nil { item.raw["Id"] = .string(versionId) }
+        if item.upstream("Id") != nil { item.raw["Id"] = .string(versionId) }
         item.versions.remove(at: index)
         item.versions.insert(owner.versions[index], at: 0)
         item.images = [:]
@@ -534,7 +555,6 @@ extension Catalog {
     public static func build(
         root: MirrorRoot, index: MirrorIndex, serverId: String, documents: MetadataDocuments? = nil
     ) throws -> Catalog {
-        let entries = try index.entries()
         var media: [String: [IndexEntry]] = [:]
         var subtitles: [String: [IndexEntry]] = [:]
         var images: [String: [String: HeldFile]] = [:]
@@ -543,7 +563,8 @@ extension Catalog {
         var lyrics: [String: HeldFile] = [:]
         var extras = VersionExtras()
         var metadata: [IndexEntry] = []
-        for entry in entries {
+        // The records are sorted by what they are and let go here: only those the build reads stay.
+        for entry in try index.entries() {
             switch entry.file.key.parts {
             case .media(let itemId, _): media[itemId, default: []].append(entry)
             case .lyrics(let itemId):

@@ -120,7 +120,7 @@ public struct ItemQuery: Sendable, Hashable {
             guard let found = catalog.item(parentId) else { throw .unknownParent }
             parent = found
             // The playlists folder lists its playlists, recursively (L197–201).
-            if found.raw["CollectionType"]?.stringValue == "playlists" {
+            if found.upstream("CollectionType")?.stringValue == "playlists" {
                 query.recursive = true
                 query.includeTypes = ["playlist"]
             }
@@ -232,9 +232,9 @@ public struct ItemQuery: Sendable, Hashable {
         if let nameStartsWith, !item.sortName.hasPrefix(nameStartsWith) { return false }
         if let nameStartsWithOrGreater, item.sortName < nameStartsWithOrGreater { return false }
         if let nameLessThan, item.sortName >= nameLessThan { return false }
-        if !years.isEmpty && !years.contains(item.raw["ProductionYear"]?.intValue ?? -1) { return false }
+        if !years.isEmpty && !years.contains(item.upstream("ProductionYear")?.intValue ?? -1) { return false }
         if !genres.isEmpty {
-            let own = (item.raw["Genres"]?.arrayValue ?? []).compactMap { $0.stringValue?.lowercased() }
+            let own = (item.upstream("Genres")?.arrayValue ?? []).compactMap { $0.stringValue?.lowercased() }
             if !own.contains(where: genres.contains) { return false }
         }
         if let parentIndexNumber, item.parentIndexNumber != parentIndexNumber { return false }
@@ -265,7 +265,7 @@ public struct ItemQuery: Sendable, Hashable {
             return false
         }
         if !names.excluded.isDisjoint(with: album.union(track)) { return false }
-        if let wanted = names.albums, !wanted.contains(item.raw["Album"]?.stringValue ?? "") { return false }
+        if let wanted = names.albums, !wanted.contains(item.upstream("Album")?.stringValue ?? "") { return false }
         return true
     }
 
@@ -326,7 +326,7 @@ public struct ItemQuery: Sendable, Hashable {
         case "runtime": return number(item.runTimeTicks)
         case "dateplayed", "datelastcontentadded": return text(state?.lastPlayed)
         case "playcount": return number(state?.playCount)
-        case "album": return trackOnly(item.raw["Album"]?.stringValue)
+        case "album": return trackOnly(item.upstream("Album")?.stringValue)
         // `AlbumArtistComparer`: the first album artist.
         case "albumartist": return text(item.albumArtistNames.first)
         case "artist": return trackOnly(item.trackArtistNames.first)

@@ -10,9 +10,10 @@ extension JellyfinDTO {
 
     /// `Chapters` as the home server gave them, without its `ImagePath` (a path on its disk); a chapter whose image
     /// the mirror does not hold has no `ImageTag` (a client asks for the image only with one). Nil for a non-video.
-    func chapters(_ item: CatalogItem) -> JSONValue? {
+    /// - Parameter raw: the item's upstream object, when the caller has it parsed.
+    func chapters(_ item: CatalogItem, raw: JSONObject? = nil) -> JSONValue? {
         guard Self.videoTypes.contains(item.type), item.isPlayable else { return nil }
-        let upstream = item.raw["Chapters"]?.arrayValue ?? []
+        let upstream = (raw ?? item.raw)["Chapters"]?.arrayValue ?? []
         return .array(
             upstream.enumerated().map { index, value in
                 guard var chapter = value.objectValue else { return value }
@@ -26,7 +27,7 @@ extension JellyfinDTO {
     /// and width (`TrickplayManager.GetTrickplayManifest`, L504–523, v10.10.7: `{}` when there is none). Nil for a
     /// non-video, and for an item from a home server without trickplay (10.8 sends no such field).
     func trickplay(_ item: CatalogItem) -> JSONValue? {
-        guard Self.videoTypes.contains(item.type), item.isPlayable, item.raw["Trickplay"] != nil else { return nil }
+        guard Self.videoTypes.contains(item.type), item.isPlayable, item.upstream("Trickplay") != nil else { return nil }
         var sources = JSONObject()
         for version in item.versions {
             var widths = JSONObject()
@@ -38,7 +39,7 @@ extension JellyfinDTO {
 
     /// The widths of a version whose tiles are all held: each with its description (typed and as the server sent it).
     static func heldTrickplay(_ item: CatalogItem, _ version: HeldVersion) -> [(Int, TrickplayWidth, JSONValue)] {
-        guard !version.trickplay.isEmpty, let upstream = item.raw["Trickplay"]?[version.id]?.objectValue else {
+        guard !version.trickplay.isEmpty, let upstream = item.upstream("Trickplay")?[version.id]?.objectValue else {
             return []
         }
         var result: [(Int, TrickplayWidth, JSONValue)] = []

@@ -175,10 +175,13 @@ struct JellyfinDTO: Sendable {
     ///   `SubtitleProfiles` with `Method` `External`, lowercased); nil when it sent none. A held subtitle is offered
     ///   in its own format when the client takes it, else as WebVTT when that can be made from it, as Jellyfin's
     ///   `StreamBuilder.GetSubtitleProfile` picks a format the server's encoder can convert to.
-    func mediaSource(_ item: CatalogItem, _ version: HeldVersion, externalFormats: Set<String>? = nil) -> JSONValue {
+    /// - Parameter raw: the item's upstream object, when the caller has it parsed.
+    func mediaSource(
+        _ item: CatalogItem, _ version: HeldVersion, externalFormats: Set<String>? = nil, raw: JSONObject? = nil
+    ) -> JSONValue {
         let upstream =
-            (item.raw["MediaSources"]?.arrayValue ?? []).first { $0["Id"]?.stringValue == version.id }?.objectValue
-            ?? JSONObject()
+            ((raw ?? item.raw)["MediaSources"]?.arrayValue ?? []).first { $0["Id"]?.stringValue == version.id }?
+            .objectValue ?? JSONObject()
         let upstreamStreams = (upstream["MediaStreams"]?.arrayValue ?? []).compactMap(\.objectValue)
         var streams = upstreamStreams.filter { stream in
             // External subtitles the mirror does not hold are left out; embedded streams are in the file. A track's
@@ -318,9 +321,11 @@ struct JellyfinDTO: Sendable {
         fields: Set<String>? = nil
     ) -> JSONValue {
         func wants(_ field: String) -> Bool { fields?.contains(field) ?? true }
+        // The upstream object, parsed once for this answer.
+        let raw = item.raw
         var object: JSONObject
-        if item.raw["Id"] != nil {
-            object = item.raw
+        if raw["Id"] != nil {
+            object = raw
         } else {
             object = JSONObject([
                 JSONMember("Name", .string(item.name)), JSONMember("ServerId", .string(serverId)),
@@ -332,13 +337,13 @@ struct JellyfinDTO: Sendable {
             if let runtime = item.runTimeTicks { object["RunTimeTicks"] = Self.number(runtime) }
             object["IsFolder"] = .bool(item.isFolder)
             object["Type"] = .string(item.type)
-            object.merge(item.raw)
+            object.merge(raw)
             switch item.type {
             case "CollectionFolder", "UserView", "MusicArtist": object["MediaType"] = .string("Unknown")
             case "MusicAlbum":
                 // `BaseItemDto.MediaType` is always sent, "Unknown" for a folder.
                 object["MediaType"] = .string("Unknown")
-                object["Artists"] = .array([item.raw["AlbumArtist"] ?? .string(item.name)])
+                object["Artists"] = .array([raw["AlbumArtist"] ?? .string(item.name)])
             case "Audio":
                 object["MediaType"] = .string("Audio")
                 if let version = item.versions.first { object["Container"] = .string(version.container) }
@@ -351,28 +356,28 @@ struct JellyfinDTO: Sendable {
         object["LocationType"] = .string("FileSystem")
         object["CanDelete"] = wants("candelete") ? .bool(false) : nil
         object["CanDownload"] = wants("candownload") ? .bool(item.isPlayable) : nil
-        let counted = item.raw["Id"] == nil || !["Series", "Season"].contains(item.type) || wants("childcount")
+        let counted = raw["Id"] == nil || !["Series", "Season"].contains(item.type) || wants("childcount")
         if let childCount, counted { object["ChildCount"] = Self.number(childCount) }
         var tags = JSONObject()
         for type in item.images.keys.sorted()
         where type != "Backdrop" && LibraryLayout.chapterIndex(imageType: type) == nil {
-            let upstreamTag = item.raw["ImageTags"]?[type]?.stringValue
+            let upstreamTag = raw["ImageTags"]?[type]?.stringValue
             tags[type] = .string(upstreamTag ?? imageTag(item.images[type]))
         }
         object["ImageTags"] = .object(tags)
         if let backdrop = item.images["Backdrop"] {
-            let upstreamTag = item.raw["BackdropImageTags"]?.arrayValue?.first?.stringValue
+            let upstreamTag = raw["BackdropImageTags"]?.arrayValue?.first?.stringValue
             object["BackdropImageTags"] = .array([.string(upstreamTag ?? imageTag(backdrop))])
         } else {
             object["BackdropImageTags"] = .array([])
         }
         object["UserData"] = userData(item, state, unplayedCount: unplayedCount)
-        object["Chapters"] = wants("chapters") ? chapters(item) : nil
+        object["Chapters"] = wants("chapters") ? chapters(item, raw: raw) : nil
         object["Trickplay"] = wants("trickplay") ? trickplay(item) : nil
         object["MediaSources"] = nil
         object["MediaStreams"] = nil
         if withMediaSources && item.isPlayable {
-            let sources = item.versions.map { mediaSource(item, $0) }
+            let sources = item.versions.map { mediaSource(item, $0, raw: raw) }
             object["MediaSources"] = .array(sources)
             // The item's own streams are its primary version's, the source whose id is the item's
             // (`DtoService.AttachBasicFields`, v10.10.7); the first source's when none is.

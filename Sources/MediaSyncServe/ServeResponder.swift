@@ -351,7 +351,7 @@ struct ServeResponder: HTTPResponder {
         let catalog = state.catalog()
         let isPlayed = call.query.bool("IsPlayed")
         let parent = call.query.nonEmpty("ParentId").flatMap { catalog.item($0) }
-        let inMusic = parent?.raw["CollectionType"]?.stringValue == "music"
+        let inMusic = parent?.upstream("CollectionType")?.stringValue == "music"
         let items = playable(call, catalog).filter { item in
             guard !inMusic else { return true }
             let played = state.tracker.userState(item).played
