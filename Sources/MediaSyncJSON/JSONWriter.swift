@@ -111,6 +111,15 @@ public enum JSONWriter {
         return output
     }
 
+    /// ``compactBytes(_:)`` in an array of exactly their size, for bytes kept long (grown by doubling, an array
+    /// holds up to twice its bytes).
+    public static func keptCompactBytes(_ value: JSONValue) -> [UInt8] {
+        let output = compactBytes(value)
+        return output.capacity > output.count + 16 ? Array(unsafeUninitializedCapacity: output.count) { buffer, count in
+            count = buffer.initialize(fromContentsOf: output)
+        } : output
+    }
+
     /// Appends the value without whitespace, object members in their order.
     public static func writeCompact(_ value: JSONValue, into output: inout [UInt8]) {
         switch value {

@@ -265,7 +265,7 @@ public struct CatalogItem: Sendable, Equatable {
         for member in raw.members where member.key != "MediaStreams" {
             if lookupKeys.contains(member.key) { lookup.append(member) } else { rest.append(member) }
         }
-        let encoded = rest.isEmpty ? [] : JSONWriter.compactBytes(.object(JSONObject(distinctMembers: rest)))
+        let encoded = rest.isEmpty ? [] : JSONWriter.keptCompactBytes(.object(JSONObject(distinctMembers: rest)))
         return (JSONObject(distinctMembers: lookup), encoded)
     }
     public var versions: [HeldVersion] {
@@ -564,7 +564,7 @@ extension Catalog {
         var extras = VersionExtras()
         var metadata: [IndexEntry] = []
         // The records are sorted by what they are and let go here: only those the build reads stay.
-        for entry in try index.entries() {
+        for entry in try index.entries(forServing: true) {
             switch entry.file.key.parts {
             case .media(let itemId, _): media[itemId, default: []].append(entry)
             case .lyrics(let itemId):

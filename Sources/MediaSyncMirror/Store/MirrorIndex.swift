@@ -452,9 +452,11 @@ public final class MirrorIndex: Sendable {
     ///   syncs one side reads and looks at none of the other's files.
     /// - Parameter placesOnly: only where each file is and what it is (``placeColumns``), for readers that never
     ///   write a record back (the export).
-    public func entries(forPlanning: Bool = false, podcasts: Bool? = nil, placesOnly: Bool = false) throws
-        -> [IndexEntry]
-    {
+    /// - Parameter forServing: where each file is, what it is, its container and a media file's validator
+    ///   (``servingColumns``): what `serve` reads of every record to build what it answers from.
+    public func entries(
+        forPlanning: Bool = false, podcasts: Bool? = nil, placesOnly: Bool = false, forServing: Bool = false
+    ) throws -> [IndexEntry] {
         try database.read { db in
             var entries: [IndexEntry] = []
             let filter: String
@@ -467,7 +469,9 @@ public final class MirrorIndex: Sendable {
             entries.reserveCapacity(try Int.fetchOne(db, sql: "SELECT count(*) FROM file\(filter)") ?? 0)
             let columns =
                 placesOnly
-                ? MirrorIndex.placeColumns : forPlanning ? MirrorIndex.planningColumns : MirrorIndex.entryColumns
+                ? MirrorIndex.placeColumns
+                : forServing
+                    ? MirrorIndex.servingColumns : forPlanning ? MirrorIndex.planningColumns : MirrorIndex.entryColumns
             let rows = try Row.fetchCursor(db, sql: "SELECT \(columns) FROM file\(filter) ORDER BY path")
             var shared = SharedText()
             while let row = try rows.next() {
@@ -530,6 +534,11 @@ public final class MirrorIndex: Sendable {
     /// ``entryColumns`` less all but where each file is and what it is: key, path, kind, size, item, version (what the
     /// export reads; the signatures alone are a third of the index).
     private static let placeColumns = "key, path, kind, size, '', itemId, versionId, NULL, NULL, '', '', NULL, NULL"
+
+    /// ``placeColumns`` with the container and a media file's validator (a transcode's quality): what `serve` reads.
+    private static let servingColumns =
+        "key, path, kind, size, '', itemId, versionId, NULL, container, '', '', "
+        + "CASE kind WHEN 'media' THEN validator END, NULL"
 
     /// - Parameter shared: the ids and dates read so far: an item's files share its id (and a version's its version
     ///   and media source ids, most often the item's own), and one sync's files a handful of dates, so a record

@@ -16,6 +16,7 @@ import urllib.error
 import urllib.request
 
 from selenium import webdriver
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
@@ -48,9 +49,12 @@ def browser():
 
 def wait(driver, condition, what, seconds=60, poll=0.05):
     try:
-        return WebDriverWait(driver, seconds, poll_frequency=poll).until(lambda d: condition(d))
-    except Exception:
-        fail("waited for " + what + " at " + driver.current_url)
+        # An element the live page replaced while it was looked at is looked for again at the next poll.
+        return WebDriverWait(
+            driver, seconds, poll_frequency=poll, ignored_exceptions=[StaleElementReferenceException]
+        ).until(lambda d: condition(d))
+    except Exception as error:
+        fail("waited for " + what + " at " + driver.current_url + " (" + type(error).__name__ + ")")
 
 
 def shot(driver, name, width=1280):
@@ -73,7 +77,11 @@ def sign_in(driver, password):
 
 def visible(driver, element_id):
     elements = driver.find_elements(By.ID, element_id)
-    return bool(elements) and elements[0].is_displayed()
+    try:
+        return bool(elements) and elements[0].is_displayed()
+    except StaleElementReferenceException:
+        # Replaced by the live page between the two calls: not there as it was looked at.
+        return False
 
 
 def raw(method, path, headers=None, body=None):
