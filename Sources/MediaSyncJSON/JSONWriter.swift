@@ -115,9 +115,10 @@ public enum JSONWriter {
     /// holds up to twice its bytes).
     public static func keptCompactBytes(_ value: JSONValue) -> [UInt8] {
         let output = compactBytes(value)
-        return output.capacity > output.count + 16 ? Array(unsafeUninitializedCapacity: output.count) { buffer, count in
+        guard output.capacity > output.count + 16 else { return output }
+        return Array(unsafeUninitializedCapacity: output.count) { buffer, count in
             count = buffer.initialize(fromContentsOf: output)
-        } : output
+        }
     }
 
     /// Appends the value without whitespace, object members in their order.

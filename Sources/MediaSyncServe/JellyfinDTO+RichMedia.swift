@@ -27,7 +27,9 @@ extension JellyfinDTO {
     /// and width (`TrickplayManager.GetTrickplayManifest`, L504–523, v10.10.7: `{}` when there is none). Nil for a
     /// non-video, and for an item from a home server without trickplay (10.8 sends no such field).
     func trickplay(_ item: CatalogItem) -> JSONValue? {
-        guard Self.videoTypes.contains(item.type), item.isPlayable, item.upstream("Trickplay") != nil else { return nil }
+        guard Self.videoTypes.contains(item.type), item.isPlayable, item.upstream("Trickplay") != nil else {
+            return nil
+        }
         var sources = JSONObject()
         for version in item.versions {
             var widths = JSONObject()
