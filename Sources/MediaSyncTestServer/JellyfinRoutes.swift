@@ -740,7 +740,7 @@ extension TestServer {
         case "m4a", "m4b": return "audio/mp4"
         case "ogg", "oga", "opus": return "audio/ogg"
         case "wav": return "audio/wav"
-        default: return "application/octet-stream"
+        default: return TestLibrary.bookMimeType(ext) ?? "application/octet-stream"
         }
     }
 

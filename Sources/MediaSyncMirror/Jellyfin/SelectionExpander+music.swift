@@ -8,6 +8,7 @@ extension SelectionExpander {
     /// shows, music, music videos, home videos, box sets, playlists, or a mixed one) lists in one paged listing.
     static let libraryItemTypes = [
         "Movie", "Series", "Season", "Episode", "MusicVideo", "Video", "MusicAlbum", "Audio", "BoxSet", "Playlist",
+        "AudioBook", "Book",
     ]
 
     /// Items kept like movies: one folder each, their versions, their images.
@@ -15,10 +16,10 @@ extension SelectionExpander {
 
     /// Selections whose members live in folders of their own (not below the selected item): when one cannot be
     /// listed, nothing held is taken for deselected (``MirrorItems/keepsUnlisted``).
-    static let listKinds: Set<Selection.Kind> = [.album, .artist, .playlist, .collection]
+    static let listKinds: Set<Selection.Kind> = [.album, .artist, .playlist, .collection, .audiobook]
 
     /// Items with files of their own (the others are folders of them).
-    static let hasMedia: Set<String> = ["Movie", "Episode", "MusicVideo", "Video", "Audio"]
+    static let hasMedia: Set<String> = ["Movie", "Episode", "MusicVideo", "Video", "Audio", "AudioBook"]
 
     /// The order an album's tracks are asked in and kept in: disc, then track, then the server's sort name (which
     /// for a track is `disc - track - name`, `Audio.SortName`, v10.10.7).
@@ -78,7 +79,7 @@ extension SelectionExpander {
                 of: albums, selection: selection, context: "artist \(name)", listed: &listed, result: &result)
         case .playlist, .collection:
             return try await listMembers(item, selection: selection, listed: &listed, result: &result)
-        case .movie, .series, .season, .library:
+        case .movie, .series, .season, .library, .audiobook, .book:
             return Members()
         }
     }

@@ -69,6 +69,7 @@ public struct ServerBrowser: Sendable {
     /// What `browse --type` lists.
     public enum ItemType: String, Sendable, CaseIterable {
         case library, movie, series, season, episode, album, artist, track, playlist, collection, musicvideo, video
+        case audiobook, book
 
         /// The Jellyfin `Type` listed.
         var jellyfinType: String {
@@ -85,6 +86,8 @@ public struct ServerBrowser: Sendable {
             case .collection: return "BoxSet"
             case .musicvideo: return "MusicVideo"
             case .video: return "Video"
+            case .audiobook: return "AudioBook"
+            case .book: return "Book"
             }
         }
     }
