@@ -27,7 +27,7 @@ extension SelectionExpander {
     /// the folder that is their parent (a multi-part book's `Folder`); any other audiobook is a book of its own (a
     /// book's single file sits in a folder of its own, below the author's). Books keep the order of their first
     /// item; parts are in play order (``partOrder(_:_:)``).
-    static func audiobookGroups(_ items: [BaseItem]) -> [(folderId: String, parts: [BaseItem])] {
+    public static func audiobookGroups(_ items: [BaseItem]) -> [(folderId: String, parts: [BaseItem])] {
         func directory(_ path: String?) -> String? {
             guard let path, let slash = path.lastIndex(where: { $0 == "/" || $0 == "\\" }) else { return nil }
             return String(path[..<slash])
@@ -153,7 +153,7 @@ extension SelectionExpander {
     }
 
     /// The one version of a `Book`: its id, its file's extension as the container, its `Etag` as the file's.
-    static func bookVersion(of item: BaseItem) -> MediaSource {
+    public static func bookVersion(of item: BaseItem) -> MediaSource {
         var members: [JSONMember] = [JSONMember("Id", .string(item.id))]
         if let path = item.path { members.append(JSONMember("Path", .string(path))) }
         let fileExtension = item.path.flatMap(bookExtension)

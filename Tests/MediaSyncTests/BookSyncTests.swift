@@ -1,0 +1,215 @@
+import Foundation
+import MediaSync
+import MediaSyncCore
+import MediaSyncJSON
+import MediaSyncServer
+import MediaSyncTestServer
+import MediaSyncTestSupport
+import Testing
+
+/// Audiobooks (one file, or a folder of parts) and books mirrored from the test server at every Jellyfin version it
+/// models.
+@Suite struct BookSyncTests {
+    /// One movie and the books library (a single-file audiobook, a three-part one, an epub, a cbz and a pdf).
+    static func library() -> (TestLibrary, TestLibrary.BookIds) {
+        var library = TestLibrary(movies: 1, series: 0, mediaSize: 2_000, seed: 11)
+        let ids = library.addBooks(TestLibrary.BooksSpec(audioSize: 5_000, bookSize: 3_000))
+        return (library, ids)
+    }
+
+    static func metadata(_ fixture: MirrorFixture, _ path: String) throws -> DownloadMetadata {
+        let bytes = try #require(fixture.bytes(path), "no \(path)")
+        return try JSONDecoder().decode(DownloadMetadata.self, from: Data(bytes))
+    }
+
+    static func file(_ library: TestLibrary, _ id: String) throws -> TestMediaSource {
+        try #require(library.item(withId: id)?.mediaSources.first)
+    }
+
+    @Test(arguments: JellyfinProfile.allCases)
+    func anAudiobookOfOneFileIsItsM4B(_ profile: JellyfinProfile) async throws {
+        let (library, ids) = Self.library()
+        let fixture = try await MirrorFixture(library: library, profile: profile)
+        defer { fixture.tearDown() }
+        try fixture.select(.audiobook, ids.singleAudiobookId)
+        let report = try await fixture.sync()
+        #expect(report.failed.isEmpty && report.rejected.isEmpty, "\(report.failed) \(report.rejected)")
+        let id = ids.singleAudiobookId
+        let path = "Downloads/\(id)/\(id)-\(id).m4b"
+        #expect(fixture.bytes(path) == library.mediaBytes(forMediaSourceId: id))
+        #expect(fixture.tree().contains("Downloads/\(id)/Images/Primary.jpeg"))
+        let metadata = try Self.metadata(fixture, "Downloads/\(id)/metadata.json")
+        #expect(metadata.itemType == "AudioBook")
+        #expect(metadata.displayTitle == "Test Audiobook 1")
+        #expect(metadata.versions.map(\.container) == ["m4b"])
+        #expect((metadata.tracks ?? []).compactMap { $0["Id"]?.stringValue } == [id])
+        let again = try await fixture.sync()
+        #expect(again.downloaded.isEmpty && again.written.isEmpty && again.failed.isEmpty)
+    }
+
+    @Test(arguments: JellyfinProfile.allCases)
+    func aBookInPartsKeepsEveryPartInPlayOrder(_ profile: JellyfinProfile) async throws {
+        let (library, ids) = Self.library()
+        let fixture = try await MirrorFixture(library: library, profile: profile)
+        defer { fixture.tearDown() }
+        try fixture.select(.audiobook, ids.multiPartFolderId)
+        let report = try await fixture.sync()
+        #expect(report.failed.isEmpty && report.rejected.isEmpty, "\(report.failed) \(report.rejected)")
+        let folder = "Downloads/\(ids.multiPartFolderId)"
+        for part in ids.partIds {
+            #expect(fixture.bytes("\(folder)/\(part)-\(part).m4b") == library.mediaBytes(forMediaSourceId: part))
+        }
+        #expect(fixture.tree().contains("\(folder)/Images/Primary.jpeg"))
+        let metadata = try Self.metadata(fixture, "\(folder)/metadata.json")
+        #expect(metadata.itemType == "AudioBook")
+        #expect(metadata.displayTitle == "Test Audiobook 2")
+        #expect(metadata.item?["Type"]?.stringValue == "Folder")
+        // IndexNumber first (1 "The Beginning", 2 "A Middle"), the part without a number last.
+        #expect((metadata.tracks ?? []).compactMap { $0["Id"]?.stringValue } == ids.partIds)
+        #expect(metadata.versions.compactMap(\.itemId) == ids.partIds)
+        let again = try await fixture.sync()
+        #expect(again.downloaded.isEmpty && again.written.isEmpty && again.failed.isEmpty)
+    }
+
+    @Test(arguments: JellyfinProfile.allCases)
+    func booksAreTheirFilesFromDownloadByteForByte(_ profile: JellyfinProfile) async throws {
+        let (library, ids) = Self.library()
+        let fixture = try await MirrorFixture(library: library, profile: profile)
+        defer { fixture.tearDown() }
+        for id in ids.bookIds { try fixture.select(.book, id) }
+        let report = try await fixture.sync()
+        #expect(report.failed.isEmpty && report.rejected.isEmpty, "\(report.failed) \(report.rejected)")
+        for (id, fileExtension) in zip(ids.bookIds, ["epub", "cbz", "pdf"]) {
+            let path = "Downloads/\(id)/\(id)-\(id).\(fileExtension)"
+            #expect(fixture.bytes(path) == library.mediaBytes(forMediaSourceId: id), "\(path)")
+            let metadata = try Self.metadata(fixture, "Downloads/\(id)/metadata.json")
+            #expect(metadata.itemType == "Book")
+            #expect(metadata.versions.map(\.container) == [fileExtension])
+        }
+        // A book has no media sources: nothing asks the server for any.
+        #expect(!fixture.server.allRequests.contains { $0.path.lowercased().contains("playbackinfo") })
+        let again = try await fixture.sync()
+        #expect(again.downloaded.isEmpty && again.written.isEmpty && again.failed.isEmpty)
+    }
+
+    @Test(arguments: JellyfinProfile.allCases)
+    func aBooksLibraryIsEveryAudiobookAndBookListedByName(_ profile: JellyfinProfile) async throws {
+        let (library, ids) = Self.library()
+        let fixture = try await MirrorFixture(library: library, profile: profile)
+        defer { fixture.tearDown() }
+        try fixture.select(.library, ids.booksViewId)
+        let report = try await fixture.sync()
+        #expect(report.failed.isEmpty && report.rejected.isEmpty, "\(report.failed) \(report.rejected)")
+        let media = fixture.tree().filter {
+            $0.hasSuffix(".m4b") || $0.hasSuffix(".epub") || $0.hasSuffix(".cbz") || $0.hasSuffix(".pdf")
+        }
+        #expect(media.count == 1 + 3 + 3, "\(media)")
+        #expect(
+            fixture.tree().contains {
+                $0 == "Downloads/\(ids.multiPartFolderId)/\(ids.partIds[0])-\(ids.partIds[0]).m4b"
+            })
+        // ls: the audiobooks, the parts of the one in parts, the books with their author.
+        let items = try LocalLibrary(root: fixture.root, index: fixture.index).items()
+        func row(_ id: String) -> LocalLibrary.Item? { items.first { $0.id == id } }
+        #expect(row(ids.singleAudiobookId)?.type == "audiobook")
+        #expect(row(ids.singleAudiobookId)?.title == "Test Audiobook 1")
+        #expect(row(ids.singleAudiobookId)?.parent == "Test Author 1")
+        #expect(items.filter { $0.id == ids.singleAudiobookId }.count == 1)
+        #expect(row(ids.multiPartFolderId)?.type == "audiobook")
+        #expect(row(ids.multiPartFolderId)?.title == "Test Audiobook 2")
+        #expect(row(ids.multiPartFolderId)?.downloaded == true)
+        let parts = items.filter { $0.type == "audiobook-part" }
+        #expect(parts.map(\.id) == ids.partIds)
+        #expect(parts.map(\.title) == ["The Beginning", "A Middle", "Closing"])
+        #expect(parts.allSatisfy { $0.parent == "Test Audiobook 2" && $0.downloaded })
+        for (n, id) in ids.bookIds.enumerated() {
+            #expect(row(id)?.type == "book")
+            #expect(row(id)?.title == "Test Book \(n + 1)")
+            #expect(row(id)?.downloaded == true)
+            #expect(row(id)?.bytes == Int64(try Self.file(library, id).size))
+        }
+        // du: each by its title and type.
+        let usage = try Mirror.using(root: fixture.root, index: fixture.index).storage.usage()
+        func entry(_ id: String) -> StorageQueries.Usage.Entry? { usage.entries.first { $0.id == id } }
+        #expect(entry(ids.singleAudiobookId)?.type == "AudioBook")
+        #expect(entry(ids.multiPartFolderId)?.type == "AudioBook")
+        #expect(entry(ids.multiPartFolderId)?.title == "Test Audiobook 2")
+        #expect(entry(ids.bookIds[0])?.type == "Book")
+        #expect(entry(ids.bookIds[0])?.title == "Test Book 1")
+        let again = try await fixture.sync()
+        #expect(again.downloaded.isEmpty && again.written.isEmpty && again.failed.isEmpty)
+    }
+
+    @Test func reindexAndVerifyDeepKnowTheBooksFiles() async throws {
+        let (library, ids) = Self.library()
+        let fixture = try await MirrorFixture(library: library)
+        defer { fixture.tearDown() }
+        try fixture.select(.library, ids.booksViewId)
+        _ = try await fixture.sync()
+        let before = fixture.tree()
+        let check = try Mirror.using(root: fixture.root, index: fixture.index).storage.verifyDeep(fix: false, deep: true)
+        #expect(check.problems.isEmpty)
+        #expect(check.hashed >= 7)
+        // A damaged part is found by its bytes.
+        let part = "Downloads/\(ids.multiPartFolderId)/\(ids.partIds[1])-\(ids.partIds[1]).m4b"
+        var bytes = try #require(fixture.bytes(part))
+        bytes[0] ^= 0xFF
+        try Data(bytes).write(to: URL(fileURLWithPath: fixture.root.path + "/" + part))
+        let damaged = try Mirror.using(root: fixture.root, index: fixture.index).storage.verifyDeep(fix: false, deep: true)
+        #expect(damaged.problems.map(\.path) == [part])
+        bytes[0] ^= 0xFF
+        try Data(bytes).write(to: URL(fileURLWithPath: fixture.root.path + "/" + part))
+        // A fresh index, rebuilt from the tree: every file recorded, an audiobook or book selection for each.
+        let fresh = try Reindexer.rebuildFresh(root: fixture.root)
+        #expect(fresh.skipped.isEmpty, "\(fresh.skipped)")
+        let rebuilt = try MirrorIndex(path: fixture.root.indexPath)
+        let kinds = Set(try rebuilt.selections().map { "\($0.kind.rawValue):\($0.id)" })
+        #expect(kinds.contains("audiobook:\(ids.singleAudiobookId)"))
+        #expect(kinds.contains("audiobook:\(ids.multiPartFolderId)"))
+        for id in ids.bookIds { #expect(kinds.contains("book:\(id)")) }
+        #expect(kinds.count == 2 + ids.bookIds.count, "\(kinds)")
+        let rebuiltFixture = MirrorFixture(reusing: fixture, index: rebuilt)
+        let next = try await rebuiltFixture.sync()
+        #expect(next.downloaded.isEmpty, "\(next.downloaded)")
+        #expect(next.failed.isEmpty, "\(next.failed)")
+        #expect(fixture.tree() == before)
+        #expect(try Mirror.using(root: fixture.root, index: rebuilt).storage.verify(fix: false).isEmpty)
+    }
+
+    @Test func anAudiobookSelectionOfTheAuthorsFolderKeepsEachBookApart() async throws {
+        let (library, ids) = Self.library()
+        let fixture = try await MirrorFixture(library: library)
+        defer { fixture.tearDown() }
+        try fixture.select(.audiobook, ids.authorFolderId)
+        let report = try await fixture.sync()
+        #expect(report.failed.isEmpty && report.rejected.isEmpty, "\(report.failed) \(report.rejected)")
+        let single = try Self.metadata(fixture, "Downloads/\(ids.singleAudiobookId)/metadata.json")
+        #expect((single.tracks ?? []).count == 1)
+        let parts = try Self.metadata(fixture, "Downloads/\(ids.multiPartFolderId)/metadata.json")
+        #expect((parts.tracks ?? []).compactMap { $0["Id"]?.stringValue } == ids.partIds)
+        #expect(!fixture.tree().contains { $0.hasPrefix("Downloads/\(ids.authorFolderId)/") })
+    }
+
+    @Test func groupsArePartsOfOneFolderInPlayOrder() {
+        func item(_ id: String, parent: String?, path: String?, index: Int? = nil, name: String) -> BaseItem {
+            var members: [JSONMember] = [
+                JSONMember("Id", .string(id)), JSONMember("Name", .string(name)), JSONMember("Type", .string("AudioBook")),
+            ]
+            if let parent { members.append(JSONMember("ParentId", .string(parent))) }
+            if let path { members.append(JSONMember("Path", .string(path))) }
+            if let index { members.append(JSONMember("IndexNumber", .number(Double(index)))) }
+            return BaseItem(unchecked: .object(JSONObject(members)), id: id)
+        }
+        let items = [
+            item("a", parent: "author", path: "/b/Author/One/One.m4b", name: "One"),
+            item("p2", parent: "multi", path: "/b/Author/Two/b.m4b", index: 2, name: "A"),
+            item("p3", parent: "multi", path: "/b/Author/Two/c.m4b", name: "B"),
+            item("p1", parent: "multi", path: "/b/Author/Two/a.m4b", index: 1, name: "Z"),
+            item("c", parent: "author", path: "/b/Author/Three/Three.m4b", name: "Three"),
+            item("loose", parent: nil, path: nil, name: "Loose"),
+        ]
+        let groups = SelectionExpander.audiobookGroups(items)
+        #expect(groups.map(\.folderId) == ["a", "multi", "c", "loose"])
+        #expect(groups.map { $0.parts.map(\.id) } == [["a"], ["p1", "p2", "p3"], ["c"], ["loose"]])
+    }
+}
