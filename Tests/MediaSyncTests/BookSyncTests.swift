@@ -126,6 +126,8 @@ import Testing
             #expect(row(id)?.type == "book")
             #expect(row(id)?.title == "Test Book \(n + 1)")
             #expect(row(id)?.downloaded == true)
+            // Its author from its `People`, asked for by id.
+            #expect(row(id)?.parent == "Test Author 1")
             #expect(row(id)?.bytes == Int64(try Self.file(library, id).size))
         }
         // du: each by its title and type.

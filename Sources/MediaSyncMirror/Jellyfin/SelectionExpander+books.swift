@@ -124,9 +124,30 @@ extension SelectionExpander {
         return members
     }
 
+    /// Books with their `People` (a book's author is one of them; a listing leaves them out unless asked, and only
+    /// books are asked for them, by id): in their order, each as listed when the server does not answer it again.
+    func withPeople(_ books: [BaseItem]) async throws -> [BaseItem] {
+        guard !books.isEmpty else { return books }
+        var full: [String: BaseItem] = [:]
+        var start = 0
+        while start < books.count {
+            let batch = books[start..<min(books.count, start + JellyfinClient.idsPerRequest)].map(\.id)
+            start += batch.count
+            for book in try await server.items(
+                ItemsQuery(
+                    ids: batch, fields: SelectionExpander.fields + ["People"], limit: JellyfinClient.idsPerRequest))
+            {
+                full[book.id] = book
+            }
+        }
+        return books.map { book in full[book.id].map(overlaid) ?? book }
+    }
+
     /// A book selection: the `Book` item, its file its one version.
     func book(_ selection: Selection, listed: inout Set<String>, result: inout MirrorItems) async throws -> Members {
-        let item = overlaid(try await server.item(id: selection.id))
+        // Asked again with its `People` (its author), as a library's books are.
+        let item = try await withPeople([overlaid(try await server.item(id: selection.id))]).first
+        guard let item else { return Members() }
         listed.insert(item.id)
         var members = Members()
         if let entry = await bookEntry(item, rejected: &result.rejected) { members.movies.append(entry) }

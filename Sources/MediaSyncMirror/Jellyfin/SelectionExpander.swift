@@ -253,7 +253,9 @@ public struct SelectionExpander: Sendable {
                                 context: "library \(selection.name ?? selection.id)", result: &result),
                             group: group)
                     }
-                    for child in children.map(overlaid) where child.type == "Book" && !child.isVirtual {
+                    let books = try await withPeople(
+                        children.filter { $0.type == "Book" && !$0.isVirtual }.map(overlaid))
+                    for child in books {
                         if let entry = await bookEntry(child, rejected: &result.rejected) {
                             addMovie(entry)
                             rank(movie: entry, group: group)
