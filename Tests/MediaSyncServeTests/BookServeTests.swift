@@ -107,4 +107,36 @@ import Testing
             #expect(ranged.body == Array(bytes[100..<200]))
         }
     }
+
+    /// A client's stop reports on an audiobook follow Jellyfin's audiobook rule (first and last 5 minutes, whatever
+    /// the percentage), and wait in the index for the next sync.
+    @Test func stopsInAnAudiobookFollowTheAudiobookRule() async throws {
+        let (library, ids) = Self.library()
+        try await ServeFixture.with(library) { fixture in
+            try fixture.index.select(Selection(id: ids.booksViewId, kind: .library, addedAt: "2026-01-01T00:00:00Z"))
+            try await fixture.sync()
+            try MediaServe.setPassword(ServeFixture.password, user: nil, config: fixture.config)
+            fixture.upstream.shutdown()
+            let minute = 600_000_000
+            try await fixture.serving { http in
+                let token = try await http.signIn().object["AccessToken"] as? String ?? ""
+                // 4 of 60 minutes (7 %: a video would keep it): nothing. 30 minutes: kept. 54.5 minutes (91 %: a
+                // video would be played) with 5.5 left: kept.
+                for (part, position) in zip(ids.partIds, [4 * minute, 30 * minute, 545 * minute / 10]) {
+                    _ = try await http.send("POST", "/Sessions/Playing", token: token, json: ["ItemId": part])
+                    let stop: [String: Any] = ["ItemId": part, "PositionTicks": position]
+                    #expect(
+                        try await http.send("POST", "/Sessions/Playing/Stopped", token: token, json: stop).status
+                            == 204)
+                }
+                let data = try await http.send("GET", "/UserItems/\(ids.partIds[1])/UserData", token: token)
+                #expect(data.object["PlaybackPositionTicks"] as? Int == 30 * minute)
+                #expect(data.object["Played"] as? Bool == false)
+            }
+            let pending = try fixture.index.playEvents(state: .pending)
+            #expect(pending.map(\.itemId) == [ids.partIds[1], ids.partIds[2]])
+            #expect(pending.map(\.kind) == [.position, .position])
+            #expect(pending.map(\.positionTicks) == [Int64(30 * minute), Int64(545 * minute / 10)])
+        }
+    }
 }

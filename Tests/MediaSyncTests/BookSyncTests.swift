@@ -214,4 +214,40 @@ import Testing
         #expect(groups.map(\.folderId) == ["a", "multi", "c", "loose"])
         #expect(groups.map { $0.parts.map(\.id) } == [["a"], ["p1", "p2", "p3"], ["c"], ["loose"]])
     }
+
+    /// Where the user stopped in an audiobook goes home like any played state: the audiobook rule decides what is
+    /// recorded here, and each version's way sends it (10.8: a playback stop the server judges by the same rule;
+    /// 10.9+: the user data as recorded). A book keeps its position.
+    @Test(arguments: JellyfinProfile.allCases)
+    func theListeningPositionGoesHome(_ profile: JellyfinProfile) async throws {
+        let (library, ids) = Self.library()
+        let fixture = try await MirrorFixture(library: library, profile: profile)
+        defer { fixture.tearDown() }
+        try fixture.select(.audiobook, ids.multiPartFolderId)
+        try fixture.select(.book, ids.bookIds[0])
+        _ = try await fixture.sync()
+        let book = Mirror.using(root: fixture.root, index: fixture.index).playState
+        let minute: Int64 = 600_000_000
+        let hour = 60 * minute
+        // Part 1 at 30 minutes: kept. Part 2 with 2 minutes left: played. Part 3 at 3 minutes: nothing recorded.
+        let first = try book.target(ids.partIds[0], root: fixture.root)
+        #expect(first.media == .audiobook)
+        #expect(try book.stopped(first, position: 30 * minute, runtime: hour)?.kind == .position)
+        let second = try book.target(ids.partIds[1], root: fixture.root)
+        #expect(try book.stopped(second, position: 58 * minute, runtime: hour)?.kind == .played)
+        let third = try book.target(ids.partIds[2], root: fixture.root)
+        #expect(try book.stopped(third, position: 3 * minute, runtime: hour) == nil)
+        let epub = try book.target(ids.bookIds[0], root: fixture.root)
+        #expect(epub.media == .book)
+        #expect(try book.stopped(epub, position: 42 * minute, runtime: 10_000_000)?.kind == .position)
+        let report = try await fixture.sync()
+        #expect(report.failed.isEmpty && report.sourceErrors.isEmpty, "\(report.failed) \(report.sourceErrors)")
+        #expect(report.playStateSent == 3)
+        #expect(fixture.server.userData(of: ids.partIds[0])?.playbackPositionTicks == 30 * minute)
+        #expect(fixture.server.userData(of: ids.partIds[0])?.played == false)
+        #expect(fixture.server.userData(of: ids.partIds[1])?.played == true)
+        #expect((fixture.server.userData(of: ids.partIds[2])?.playbackPositionTicks ?? 0) == 0)
+        #expect(fixture.server.userData(of: ids.bookIds[0])?.playbackPositionTicks == 42 * minute)
+        #expect(try fixture.index.playEvents(state: .pending).isEmpty)
+    }
 }
