@@ -16,7 +16,9 @@ extension SelectionExpander {
     /// The item types of a books library's listing.
     static let bookItemTypes = ["AudioBook", "Book"]
 
-    /// Parts in the order Jellyfin plays them: `IndexNumber` (a part without one after the numbered), then name.
+    /// Parts in the order Jellyfin lists them by `SortName` (an `Audio`'s sort name is its number as `0000 - `, then
+    /// its name: `Audio.CreateSortName`, v10.10.7): by `IndexNumber`, a part without one after the numbered, then
+    /// by name.
     static func partOrder(_ first: BaseItem, _ second: BaseItem) -> Bool {
         let a = (first.indexNumber ?? Int.max, first.name ?? "", first.id)
         let b = (second.indexNumber ?? Int.max, second.name ?? "", second.id)
@@ -71,7 +73,7 @@ extension SelectionExpander {
         let parts = try await server.items(
             ItemsQuery(
                 parentId: item.id, recursive: true, includeItemTypes: ["AudioBook"], fields: SelectionExpander.fields,
-                sortBy: ["IndexNumber", "SortName"], limit: pageSize)
+                sortBy: ["SortName"], limit: pageSize)
         ).map(overlaid)
         listed.formUnion(parts.map(\.id))
         if parts.isEmpty {
