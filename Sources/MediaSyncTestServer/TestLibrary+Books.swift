@@ -137,7 +137,8 @@ extension TestLibrary {
         let singleTitle = "Test Audiobook 1"
         added.append(
             audiobook(
-                single, name: singleTitle, path: "\(authorPath)/\(singleTitle)/\(singleTitle).m4b", parent: authorFolder,
+                single, name: singleTitle, path: "\(authorPath)/\(singleTitle)/\(singleTitle).m4b",
+                parent: authorFolder,
                 index: nil, title: singleTitle))
         let multiTitle = "Test Audiobook 2"
         let multiPath = "\(authorPath)/\(multiTitle)"
@@ -149,7 +150,8 @@ extension TestLibrary {
         // Stored out of play order, and named so that name order is not play order either: part 1 "The Beginning",
         // part 2 "A Middle", and a last part whose file has no track number.
         let partSpecs: [(String, Int?, String)] = [
-            ("A Middle", 2, "02 A Middle.m4b"), ("Closing", nil, "Closing.m4b"), ("The Beginning", 1, "01 The Beginning.m4b"),
+            ("A Middle", 2, "02 A Middle.m4b"), ("Closing", nil, "Closing.m4b"),
+            ("The Beginning", 1, "01 The Beginning.m4b"),
         ]
         let partOrder = [1, 2, 0]
         for (position, spec) in partSpecs.enumerated() {

@@ -16,7 +16,8 @@ import Testing
 
     /// A served mirror of the whole books library, the home server stopped.
     static func serving(
-        profile: JellyfinProfile = .newest, _ body: (ServeHTTP, String, TestLibrary, TestLibrary.BookIds) async throws -> Void
+        profile: JellyfinProfile = .newest,
+        _ body: (ServeHTTP, String, TestLibrary, TestLibrary.BookIds) async throws -> Void
     ) async throws {
         let (library, ids) = Self.library()
         try await ServeFixture.with(library, profile: profile) { fixture in
@@ -61,7 +62,8 @@ import Testing
             // Recursive: every audiobook of the view.
             let recursive = try await http.send(
                 "GET", "/Items?ParentId=\(viewId)&Recursive=true&IncludeItemTypes=AudioBook", token: token)
-            #expect(Set(recursive.items.compactMap { $0["Id"] as? String }) == Set([ids.singleAudiobookId] + ids.partIds))
+            #expect(
+                Set(recursive.items.compactMap { $0["Id"] as? String }) == Set([ids.singleAudiobookId] + ids.partIds))
 
             // An audiobook: its media source, an m4b served as audio/mp4, byte for byte.
             let single = try await http.send("GET", "/Items/\(ids.singleAudiobookId)", token: token)

@@ -1,7 +1,7 @@
 import Foundation
 import MediaSync
-import MediaSyncServe
 import MediaSyncHTTP
+import MediaSyncServe
 import MediaSyncTestServer
 import MediaSyncTestSupport
 import Testing

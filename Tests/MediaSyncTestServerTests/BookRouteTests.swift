@@ -93,9 +93,10 @@ import Testing
 
     /// A playback stop (`DELETE /Users/{userId}/PlayingItems/{itemId}?positionTicks=`, every version): an audiobook
     /// keeps its position unless in its first or last 5 minutes, a book keeps any position.
-    @Test(arguments: [
-        (4, false, 0), (30, false, 30), (56, true, 0),
-    ] as [(Int64, Bool, Int64)])
+    @Test(
+        arguments: [
+            (4, false, 0), (30, false, 30), (56, true, 0),
+        ] as [(Int64, Bool, Int64)])
     func aStopInAnAudiobook(minutes: Int64, played: Bool, kept: Int64) throws {
         let (server, library, ids) = try Self.makeServer(.v10_8)
         defer { server.shutdown() }

@@ -149,7 +149,8 @@ import Testing
         try fixture.select(.library, ids.booksViewId)
         _ = try await fixture.sync()
         let before = fixture.tree()
-        let check = try Mirror.using(root: fixture.root, index: fixture.index).storage.verifyDeep(fix: false, deep: true)
+        let check = try Mirror.using(root: fixture.root, index: fixture.index).storage.verifyDeep(
+            fix: false, deep: true)
         #expect(check.problems.isEmpty)
         #expect(check.hashed >= 7)
         // A damaged part is found by its bytes.
@@ -157,7 +158,8 @@ import Testing
         var bytes = try #require(fixture.bytes(part))
         bytes[0] ^= 0xFF
         try Data(bytes).write(to: URL(fileURLWithPath: fixture.root.path + "/" + part))
-        let damaged = try Mirror.using(root: fixture.root, index: fixture.index).storage.verifyDeep(fix: false, deep: true)
+        let damaged = try Mirror.using(root: fixture.root, index: fixture.index).storage.verifyDeep(
+            fix: false, deep: true)
         #expect(damaged.problems.map(\.path) == [part])
         bytes[0] ^= 0xFF
         try Data(bytes).write(to: URL(fileURLWithPath: fixture.root.path + "/" + part))
@@ -195,7 +197,8 @@ import Testing
     @Test func groupsArePartsOfOneFolderInPlayOrder() {
         func item(_ id: String, parent: String?, path: String?, index: Int? = nil, name: String) -> BaseItem {
             var members: [JSONMember] = [
-                JSONMember("Id", .string(id)), JSONMember("Name", .string(name)), JSONMember("Type", .string("AudioBook")),
+                JSONMember("Id", .string(id)), JSONMember("Name", .string(name)),
+                JSONMember("Type", .string("AudioBook")),
             ]
             if let parent { members.append(JSONMember("ParentId", .string(parent))) }
             if let path { members.append(JSONMember("Path", .string(path))) }

@@ -285,7 +285,8 @@ private struct Assembler: Sendable {
                     id: part.id, title: part.name ?? part.id, disc: nil, number: part.indexNumber,
                     runTimeSeconds: part.runTimeTicks.map { Int($0 / 10_000_000) }, media: file, lyrics: nil))
         }
-        let author = item.flatMap(SelectionExpander.author(of:)) ?? parts.lazy.compactMap(SelectionExpander.author(of:)).first
+        let author =
+            item.flatMap(SelectionExpander.author(of:)) ?? parts.lazy.compactMap(SelectionExpander.author(of:)).first
         let book = ExportSource.Audiobook(
             id: id, title: item?.name ?? document["displayTitle"]?.stringValue ?? id, author: author,
             cover: byKey[.image(itemId: id, type: "Primary")] == nil

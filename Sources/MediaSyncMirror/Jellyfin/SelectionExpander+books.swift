@@ -112,7 +112,8 @@ extension SelectionExpander {
             var entries: [TrackEntry] = []
             for part in group.parts {
                 guard SafeName.id(part.id) != nil else {
-                    result.rejected.append("audiobook \(part.id.debugDescription): its id cannot be a file name; skipped")
+                    result.rejected.append(
+                        "audiobook \(part.id.debugDescription): its id cannot be a file name; skipped")
                     continue
                 }
                 let versions = try await versions(of: part, all: selection.allVersions, rejected: &result.rejected)

@@ -108,7 +108,8 @@ public struct LocalLibrary: Sendable {
                     items.append(
                         Item(
                             type: "book", id: metadata.itemId, title: metadata.displayTitle,
-                            parent: metadata.item.flatMap { BaseItem($0) }.flatMap(SelectionExpander.author(of:)), season: nil,
+                            parent: metadata.item.flatMap { BaseItem($0) }.flatMap(SelectionExpander.author(of:)),
+                            season: nil,
                             episode: nil, downloaded: complete, bytes: bytes))
                 case "Series":
                     let ids = Set(metadata.versions.compactMap(\.itemId))
