@@ -253,4 +253,26 @@ import Testing
         #expect(fixture.server.userData(of: ids.bookIds[0])?.playbackPositionTicks == 42 * minute)
         #expect(try fixture.index.playEvents(state: .pending).isEmpty)
     }
+
+    /// A book has no media source to say its file changed: its item's `Etag` does (the server saves the item again
+    /// when it finds the new file), and the next sync fetches the new bytes, once.
+    @Test func aBookReplacedOnTheServerIsFetchedAgain() async throws {
+        let (library, ids) = Self.library()
+        let fixture = try await MirrorFixture(library: library)
+        defer { fixture.tearDown() }
+        let id = ids.bookIds[0]
+        try fixture.select(.book, id)
+        _ = try await fixture.sync()
+        let replaced = [UInt8](repeating: 0x42, count: 1_234)
+        fixture.server.updateLibrary { library in
+            library.setMediaBytes(replaced, forMediaSourceId: id)
+            if let index = library.items.firstIndex(where: { $0.id == id }) { library.items[index].etag += "-saved" }
+        }
+        let next = try await fixture.sync()
+        #expect(next.failed.isEmpty, "\(next.failed)")
+        #expect(next.downloaded.count == 1, "\(next.downloaded)")
+        #expect(fixture.bytes("Downloads/\(id)/\(id)-\(id).epub") == replaced)
+        let again = try await fixture.sync()
+        #expect(again.downloaded.isEmpty && again.written.isEmpty)
+    }
 }
