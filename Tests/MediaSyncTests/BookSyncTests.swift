@@ -275,4 +275,36 @@ import Testing
         let again = try await fixture.sync()
         #expect(again.downloaded.isEmpty && again.written.isEmpty)
     }
+
+    /// A collection holding a book and the folder of a book in parts keeps them as their own selections would.
+    @Test func aCollectionOfBooksKeepsThem() async throws {
+        var (library, ids) = Self.library()
+        let view = "b0c0111ec7100000000000000000000a"
+        let collection = "b0c0111ec7100000000000000000000b"
+        let created = Date(timeIntervalSince1970: 1_700_000_000)
+        library.views.append(
+            TestItem(
+                id: view, name: "Collections", type: "CollectionFolder", path: "/config/root/default/Collections",
+                collectionType: "boxsets", dateCreated: created, etag: "etag-view", isFolder: true))
+        var box = TestItem(
+            id: collection, name: "Reading List", type: "BoxSet", parentId: view, path: "/config/data/collections/r",
+            dateCreated: created, etag: "etag-box", isFolder: true)
+        box.linkedChildren = [
+            TestLinkedChild(itemId: ids.bookIds[1], serial: 0), TestLinkedChild(itemId: ids.partIds[0], serial: 1),
+            TestLinkedChild(itemId: ids.partIds[1], serial: 2), TestLinkedChild(itemId: ids.partIds[2], serial: 3),
+        ]
+        box.displayOrder = "Default"
+        library.items.append(box)
+        let fixture = try await MirrorFixture(library: library)
+        defer { fixture.tearDown() }
+        try fixture.select(.collection, collection)
+        let report = try await fixture.sync()
+        #expect(report.failed.isEmpty && report.rejected.isEmpty, "\(report.failed) \(report.rejected)")
+        let book = ids.bookIds[1]
+        #expect(fixture.bytes("Downloads/\(book)/\(book)-\(book).cbz") == library.mediaBytes(forMediaSourceId: book))
+        let parts = try Self.metadata(fixture, "Downloads/\(ids.multiPartFolderId)/metadata.json")
+        #expect((parts.tracks ?? []).compactMap { $0["Id"]?.stringValue } == ids.partIds)
+        let list = try Self.metadata(fixture, "Downloads/\(collection)/metadata.json")
+        #expect(list.entries?.map(\.itemId) == [book] + ids.partIds)
+    }
 }

@@ -163,8 +163,8 @@ extension SelectionExpander {
     }
 
     /// What a list of items expands to: tracks into their albums' folders, movies, music videos and home videos as
-    /// movies, episodes into their series, whole series and albums with everything of them. Other kinds (books,
-    /// photos, nested playlists) are said in one line each and left out.
+    /// movies, episodes into their series, whole series and albums with everything of them, audiobooks into their
+    /// books and books as their files. Other kinds (photos, nested playlists) are said in one line each and left out.
     /// - Parameter albums: album items already at hand, by id (the others the tracks name are asked for by id).
     func members(
         of items: [BaseItem], selection: Selection, context: String, albums known: [String: BaseItem] = [:],
@@ -178,6 +178,7 @@ extension SelectionExpander {
         var seriesOrder: [String] = []
         var seen = Set<String>()
         var leftOut: [String: Int] = [:]
+        var audiobooks: [BaseItem] = []
         func addTrack(_ track: BaseItem) {
             guard SafeName.id(track.id) != nil else {
                 result.rejected.append("track \(track.id.debugDescription): its id cannot be a file name; skipped")
@@ -214,6 +215,10 @@ extension SelectionExpander {
                 let tracks = try await albumTracks(item.id)
                 listed.formUnion(tracks.map(\.id))
                 for track in tracks { addTrack(track) }
+            case "AudioBook":
+                audiobooks.append(item)
+            case "Book":
+                if let entry = await bookEntry(item, rejected: &result.rejected) { members.movies.append(entry) }
             default:
                 leftOut[type.isEmpty ? "item of no type" : type, default: 0] += 1
             }
@@ -250,10 +255,15 @@ extension SelectionExpander {
                 members.series.append(entry)
             }
         }
+        if !audiobooks.isEmpty {
+            members.formUnion(
+                try await audiobookMembers(
+                    audiobooks, folders: [:], selection: selection, context: context, result: &result))
+        }
         for (type, count) in leftOut.sorted(by: { $0.key < $1.key }) {
             result.rejected.append(
                 "\(context): \(count) \(type) \(count == 1 ? "entry is" : "entries are") not kept (a mirror keeps "
-                    + "video and music); skipped")
+                    + "video, music and books); skipped")
         }
         return members
     }
