@@ -307,4 +307,23 @@ import Testing
         let list = try Self.metadata(fixture, "Downloads/\(collection)/metadata.json")
         #expect(list.entries?.map(\.itemId) == [book] + ids.partIds)
     }
+
+    /// A whole library kept at a video quality keeps its books as their files: a quality is for videos.
+    @Test func aLibraryAtAQualityKeepsItsBooksAsTheyAre() async throws {
+        let (library, ids) = Self.library()
+        let fixture = try await MirrorFixture(library: library)
+        defer { fixture.tearDown() }
+        try fixture.index.select(
+            Selection(
+                id: ids.booksViewId, kind: .library, addedAt: "2026-01-01T00:00:00Z",
+                quality: try #require(Quality.presets["720p"])))
+        let report = try await fixture.sync()
+        #expect(report.failed.isEmpty && report.rejected.isEmpty, "\(report.failed) \(report.rejected)")
+        for id in ids.bookIds {
+            let held = fixture.tree().first { $0.hasPrefix("Downloads/\(id)/\(id)-\(id).") }
+            let original = held.flatMap { fixture.bytes($0) } == library.mediaBytes(forMediaSourceId: id)
+            #expect(original, "\(id) is held as \(held ?? "nothing")")
+        }
+        #expect(!fixture.server.allRequests.contains { $0.path.lowercased().contains("playbackinfo") })
+    }
 }

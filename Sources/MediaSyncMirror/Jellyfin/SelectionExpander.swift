@@ -124,7 +124,10 @@ public struct SelectionExpander: Sendable {
             if media, let quality = selections[group].quality { result.qualities[id] = quality }
             if media, selections[group].trickplay != .smallest { result.trickplay[id] = selections[group].trickplay }
         }
-        func rank(movie entry: MovieEntry, group: Int) { rank(entry.item.id, group: group, media: true) }
+        // A book is its file as it is: no quality or trickplay applies to it.
+        func rank(movie entry: MovieEntry, group: Int) {
+            rank(entry.item.id, group: group, media: entry.item.type != "Book")
+        }
         func rank(album entry: AlbumEntry, group: Int) {
             if let album = entry.album { rank(album.id, group: group) }
             for track in entry.tracks {
