@@ -212,10 +212,13 @@ import Testing
             item("p1", parent: "multi", path: "/b/Author/Two/a.m4b", index: 1, name: "Z"),
             item("c", parent: "author", path: "/b/Author/Three/Three.m4b", name: "Three"),
             item("loose", parent: nil, path: nil, name: "Loose"),
+            // Without paths (as `serve` lists them): by parent alone.
+            item("s2", parent: "served", path: nil, index: 2, name: "Two"),
+            item("s1", parent: "served", path: nil, index: 1, name: "One"),
         ]
         let groups = SelectionExpander.audiobookGroups(items)
-        #expect(groups.map(\.folderId) == ["a", "multi", "c", "loose"])
-        #expect(groups.map { $0.parts.map(\.id) } == [["a"], ["p1", "p2", "p3"], ["c"], ["loose"]])
+        #expect(groups.map(\.folderId) == ["a", "multi", "c", "loose", "served"])
+        #expect(groups.map { $0.parts.map(\.id) } == [["a"], ["p1", "p2", "p3"], ["c"], ["loose"], ["s1", "s2"]])
     }
 
     /// Where the user stopped in an audiobook goes home like any played state: the audiobook rule decides what is

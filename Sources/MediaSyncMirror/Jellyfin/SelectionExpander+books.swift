@@ -27,8 +27,10 @@ extension SelectionExpander {
 
     /// The audiobooks a list of `AudioBook` items makes: the parts of one book are those whose files lie together in
     /// the folder that is their parent (a multi-part book's `Folder`); any other audiobook is a book of its own (a
-    /// book's single file sits in a folder of its own, below the author's). Books keep the order of their first
-    /// item; parts are in play order (``partOrder(_:_:)``).
+    /// book's single file sits in a folder of its own, below the author's). Items without a `Path` (`mediasync
+    /// serve` never says where a file is) are grouped by their parent alone (``audiobookMembers`` then parts a group
+    /// whose parent is no `Folder`, such as `serve`'s books view). Books keep the order of their first item; parts are
+    /// in play order (``partOrder(_:_:)``).
     public static func audiobookGroups(_ items: [BaseItem]) -> [(folderId: String, parts: [BaseItem])] {
         func directory(_ path: String?) -> String? {
             guard let path, let slash = path.lastIndex(where: { $0 == "/" || $0 == "\\" }) else { return nil }
@@ -40,6 +42,8 @@ extension SelectionExpander {
             let key: String
             if let parent = item.parentId, let folder = directory(item.path) {
                 key = "\(parent)\u{0}\(folder)"
+            } else if let parent = item.parentId, item.path == nil {
+                key = "\(parent)\u{0}"
             } else {
                 key = "\u{0}\(item.id)"
             }
@@ -91,7 +95,7 @@ extension SelectionExpander {
     ) async throws -> Members {
         var members = Members()
         var folders = known
-        let groups = SelectionExpander.audiobookGroups(items.filter { !$0.isVirtual })
+        var groups = SelectionExpander.audiobookGroups(items.filter { !$0.isVirtual })
         let missing = groups.filter { $0.parts.count > 1 && folders[$0.folderId] == nil }.map(\.folderId)
         var start = 0
         while start < missing.count {
@@ -102,6 +106,14 @@ extension SelectionExpander {
             {
                 folders[folder.id] = folder
             }
+        }
+        // Parts of a parent that is no `Folder` (a library view: where `serve`, which sends no paths, lists the books
+        // of one file) are books of their own.
+        groups = groups.flatMap { group -> [(folderId: String, parts: [BaseItem])] in
+            guard group.parts.count > 1, let type = folders[group.folderId]?.type, type != "Folder" else {
+                return [group]
+            }
+            return group.parts.map { ($0.id, [$0]) }
         }
         for group in groups {
             guard SafeName.id(group.folderId) != nil else {
