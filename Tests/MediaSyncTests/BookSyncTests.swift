@@ -329,4 +329,21 @@ import Testing
         }
         #expect(!fixture.server.allRequests.contains { $0.path.lowercased().contains("playbackinfo") })
     }
+
+    /// A books library's listing is light like any library's: the first sync has the server build the audiobooks'
+    /// media sources once (a book has none), a no-op builds none and changes nothing.
+    @Test(arguments: [JellyfinProfile.v10_8, .v10_11])
+    func aNoOpSyncOfABooksLibraryBuildsNoMediaSources(_ profile: JellyfinProfile) async throws {
+        let (library, ids) = Self.library()
+        let fixture = try await MirrorFixture(library: library, profile: profile)
+        defer { fixture.tearDown() }
+        try fixture.select(.library, ids.booksViewId)
+        let first = try await fixture.sync()
+        #expect(first.failed.isEmpty, "\(first.failed)")
+        #expect(fixture.server.counters.mediaSourcesBuilt == 1 + ids.partIds.count)
+        fixture.server.counters.reset()
+        let quiet = try await fixture.sync()
+        #expect(quiet.changedNothing)
+        #expect(fixture.server.counters.mediaSourcesBuilt == 0)
+    }
 }
