@@ -319,7 +319,7 @@ import Testing
         try fixture.index.select(
             Selection(
                 id: ids.booksViewId, kind: .library, addedAt: "2026-01-01T00:00:00Z",
-                quality: try #require(Quality.presets["720p"])))
+                quality: Quality.presets["720p"]))
         let report = try await fixture.sync()
         #expect(report.failed.isEmpty && report.rejected.isEmpty, "\(report.failed) \(report.rejected)")
         for id in ids.bookIds {
