@@ -141,4 +141,22 @@ import Testing
             #expect(pending.map(\.positionTicks) == [Int64(30 * minute), Int64(545 * minute / 10)])
         }
     }
+
+    /// The page's mirror bar counts audiobooks and books as books.
+    @Test func thePagesMirrorBarHasTheBooks() async throws {
+        let (library, ids) = Self.library()
+        try await ServeFixture.with(library) { fixture in
+            try fixture.index.select(Selection(id: ids.booksViewId, kind: .library, addedAt: "2026-01-01T00:00:00Z"))
+            try await fixture.sync()
+            fixture.upstream.shutdown()
+            // No password, loopback: the page asks for none.
+            try await fixture.serving { http in
+                let mirror = try await WebClient(base: http.base).send("GET", "/mediasync/")
+                #expect(mirror.status == 200)
+                #expect(mirror.text.contains("class=\"k-books\""))
+                #expect(mirror.text.contains("Books <strong>"))
+                #expect(!mirror.text.contains("Other <strong>"))
+            }
+        }
+    }
 }
