@@ -10,6 +10,16 @@ public enum MediaExtension {
         "audio/mpeg": "mp3", "audio/mp3": "mp3", "audio/mp4": "m4a", "audio/x-m4a": "m4a", "audio/aac": "aac",
         "audio/flac": "flac", "audio/x-flac": "flac", "audio/ogg": "ogg", "audio/opus": "opus", "audio/wav": "wav",
         "audio/x-wav": "wav", "audio/webm": "weba",
+        // Books, as Jellyfin serves them (`MimeTypes.cs` L69–74, v10.10.7, and the MimeTypes package's table).
+        "application/epub+zip": "epub", "application/pdf": "pdf", "application/x-mobipocket-ebook": "mobi",
+        "application/vnd.amazon.ebook": "azw3", "application/vnd.comicbook+zip": "cbz",
+        "application/vnd.comicbook-rar": "cbr", "application/x-cb7": "cb7", "application/x-cbt": "cbt",
+    ]
+
+    /// Other extensions a MIME type is served for, kept when the planned name has one: an audiobook's `.m4b` is
+    /// served as `audio/mp4` (`MimeTypes.cs` L96, v10.10.7), a Kindle `.azw` as `application/vnd.amazon.ebook`.
+    private static let alsoFor: [String: Set<String>] = [
+        "audio/mp4": ["m4b"], "application/vnd.amazon.ebook": ["azw"],
     ]
 
     /// Containers whose ffprobe names differ from the usual extension.
@@ -19,6 +29,7 @@ public enum MediaExtension {
     public static func choose(mimeType: String?, container: String?) -> String {
         if let mimeType {
             let essence = mimeType.split(separator: ";").first.map { trimmed($0).lowercased() } ?? ""
+            if let planned = container?.lowercased(), alsoFor[essence]?.contains(planned) == true { return planned }
             if let known = byMIMEType[essence] { return known }
         }
         return fromContainer(container)

@@ -129,7 +129,8 @@ public struct CatalogItem: Sendable, Equatable {
         }
     }
     /// Jellyfin's `Type`: `CollectionFolder`, `UserView`, `Movie`, `MusicVideo`, `Video`, `Series`, `Season`,
-    /// `Episode`, `MusicAlbum`, `Audio`, `MusicArtist`, `Playlist`, `BoxSet`.
+    /// `Episode`, `MusicAlbum`, `Audio`, `MusicArtist`, `Playlist`, `BoxSet`, `AudioBook`, `Folder` (a book in
+    /// parts), `Book`.
     public var type: String {
         get { box.fields.type }
         _modify {
@@ -328,7 +329,8 @@ public struct CatalogItem: Sendable, Equatable {
     public var mediaType: String? {
         if let upstream = upstream("MediaType")?.stringValue, upstream != "Unknown" { return upstream }
         switch type {
-        case "Audio": return "Audio"
+        case "Audio", "AudioBook": return "Audio"
+        case "Book": return "Book"
         case "Movie", "Episode", "MusicVideo", "Video", "Trailer": return "Video"
         default: return nil
         }
@@ -628,6 +630,7 @@ extension Catalog {
         var audio: [CatalogItem] = []
         var videos: [String: [CatalogItem]] = [:]
         var music = MusicCatalog(views: views, images: images, lyrics: lyrics)
+        var books = BookCatalog(view: viewId(serverId: serverId, collectionType: "books"), images: images)
         let documents = documents ?? MetadataDocuments()
         documents.beginPass()
         defer { documents.endPass() }
@@ -672,6 +675,13 @@ extension Catalog {
                         dateCreated: newest, isFolder: true, raw: ["AlbumArtist": .string(title)]))
                 continue
             }
+            // An audiobook's folder: the book of one file, or the folder of its parts.
+            if document["itemType"]?.stringValue == "AudioBook", let parts = document["tracks"]?.arrayValue {
+                let folderId = document["itemId"]?.stringValue ?? entry.file.itemId
+                books.addAudiobook(
+                    folderId: folderId, item: document["item"]?.objectValue, parts: parts, versions: versions)
+                continue
+            }
             // An album's (or a loose track's) folder: its held tracks.
             if let tracks = document["tracks"]?.arrayValue {
                 let folderId = document["itemId"]?.stringValue ?? entry.file.itemId
@@ -690,6 +700,8 @@ extension Catalog {
                     videos[view, default: []].append(
                         catalogItem(item, id: id, parent: view, view: view, versions: held, images: images))
                 }
+            case "Book":
+                books.addBook(item, id: id, versions: versions(of: item, id: id))
             case "Playlist", "BoxSet":
                 let entries = (document["entries"]?.arrayValue ?? []).compactMap { $0["itemId"]?.stringValue }
                 music.addList(item, id: id, entries: entries)
@@ -731,7 +743,7 @@ extension Catalog {
         let shown = music.finished()
         let listed =
             movies + (videos[views.musicVideos] ?? []) + (videos[views.homeVideos] ?? []) + series
-            + shownSeasons + shownEpisodes + shown + shownPodcasts + audio
+            + shownSeasons + shownEpisodes + shown + shownPodcasts + audio + books.items
         let lists = music.lists(among: listed)
 
         var viewItems: [CatalogItem] = []
@@ -751,6 +763,7 @@ extension Catalog {
         view(views.musicVideos, "Music Videos", "musicvideos", videos[views.musicVideos] ?? [])
         view(views.homeVideos, "Home Videos", "homevideos", videos[views.homeVideos] ?? [])
         view(musicView, "Podcasts", "music", shownPodcasts)
+        view(books.view, "Books", "books", books.items.filter { $0.parentId == books.view })
         view(views.boxSets, "Collections", "boxsets", lists.items.filter { $0.type == "BoxSet" })
         // The playlists folder is listed as a `UserView` (`UserViewManager.GetUserViews` makes a named view of a
         // user-specific `playlists` folder: `UserView.IsUserSpecific`, v10.10.7).
@@ -763,7 +776,7 @@ extension Catalog {
         images: [String: [String: HeldFile]]
     ) -> CatalogItem {
         let type = raw["Type"]?.stringValue ?? "Movie"
-        let folders: Set<String> = ["Series", "Season", "MusicAlbum", "Playlist", "BoxSet"]
+        let folders: Set<String> = ["Series", "Season", "MusicAlbum", "Playlist", "BoxSet", "Folder"]
         return CatalogItem(
             id: id, type: type, name: raw["Name"]?.stringValue ?? id, sortName: raw["SortName"]?.stringValue,
             parentId: parent, viewId: view, seriesId: raw["SeriesId"]?.stringValue,

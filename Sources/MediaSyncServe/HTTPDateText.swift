@@ -48,6 +48,15 @@ enum ContentTypes {
         case "png": return "image/png"
         case "webp": return "image/webp"
         case "gif": return "image/gif"
+        // Books as Jellyfin serves them (`MimeTypes.cs` L69–74, v10.10.7, and the MimeTypes package's table).
+        case "epub": return "application/epub+zip"
+        case "pdf": return "application/pdf"
+        case "mobi": return "application/x-mobipocket-ebook"
+        case "azw", "azw3": return "application/vnd.amazon.ebook"
+        case "cbz": return "application/vnd.comicbook+zip"
+        case "cbr": return "application/vnd.comicbook-rar"
+        case "cb7": return "application/x-cb7"
+        case "cbt": return "application/x-cbt"
         default: return "application/octet-stream"
         }
     }

@@ -243,7 +243,7 @@ struct JellyfinDTO: Sendable {
             streams.append(stream)
         }
         streams.sort { ($0["Index"]?.intValue ?? 0) < ($1["Index"]?.intValue ?? 0) }
-        let isAudio = item.type == "Audio"
+        let isAudio = item.type == "Audio" || item.type == "AudioBook"
         // An original's `ETag` is the home server's (what a mirror of this mirror compares to see a change); a
         // transcode's is the held file's own.
         let fileTag = JSONValue.string(version.file.etag.replacingOccurrences(of: "\"", with: ""))
@@ -344,7 +344,7 @@ struct JellyfinDTO: Sendable {
                 // `BaseItemDto.MediaType` is always sent, "Unknown" for a folder.
                 object["MediaType"] = .string("Unknown")
                 object["Artists"] = .array([raw["AlbumArtist"] ?? .string(item.name)])
-            case "Audio":
+            case "Audio", "AudioBook":
                 object["MediaType"] = .string("Audio")
                 if let version = item.versions.first { object["Container"] = .string(version.container) }
             default: break
@@ -376,7 +376,8 @@ struct JellyfinDTO: Sendable {
         object["Trickplay"] = wants("trickplay") ? trickplay(item) : nil
         object["MediaSources"] = nil
         object["MediaStreams"] = nil
-        if withMediaSources && item.isPlayable {
+        // A book has no media sources on Jellyfin (`Book` is not `IHasMediaSources`): its file is its Download.
+        if withMediaSources && item.isPlayable && item.type != "Book" {
             let sources = item.versions.map { mediaSource(item, $0, raw: raw) }
             object["MediaSources"] = .array(sources)
             // The item's own streams are its primary version's, the source whose id is the item's

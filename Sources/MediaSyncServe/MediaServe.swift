@@ -115,14 +115,19 @@ public final class MediaServe: Sendable {
     public var problems: [String] { state.catalog().problems }
 
     /// How many of each kind are listed, by Jellyfin type (`Movie`, `Series`, `Episode`, `MusicVideo`, `Video`,
-    /// `MusicArtist`, `Playlist`, `BoxSet`), except that `MusicAlbum` and `Audio` count the podcasts and their
-    /// episodes only (as this count always has), and `Album` and `Track` the music library's albums and tracks.
+    /// `MusicArtist`, `Playlist`, `BoxSet`, `AudioBook`, `Book`), except that `MusicAlbum` and `Audio` count the
+    /// podcasts and their episodes only (as this count always has), `Album` and `Track` the music library's albums and
+    /// tracks, and `AudioBook` each audiobook once (a book in parts is one).
     public var counts: [String: Int] {
         let catalog = state.catalog()
         let podcasts = Catalog.viewId(serverId: serverId, collectionType: "music")
         var counts: [String: Int] = [:]
+        let books = Catalog.viewId(serverId: serverId, collectionType: "books")
         for item in catalog.items.values {
             var key = item.type
+            // An audiobook counts once: the book of one file, or the folder of its parts (not each part).
+            if key == "AudioBook", item.parentId != books { continue }
+            if key == "Folder", item.viewId == books { key = "AudioBook" }
             if item.viewId != podcasts {
                 if key == "MusicAlbum" { key = "Album" } else if key == "Audio" { key = "Track" }
             }

@@ -3,7 +3,8 @@
 enum WebAssets {
     static let stylesheet = """
         :root{--fg:#1b1d21;--muted:#5d6470;--bg:#f6f7f9;--card:#fff;--line:#dde1e6;--accent:#2f6fdb;--bad:#c0362c;
-        --movie:#2f6fdb;--series:#16a085;--music:#d68910;--podcast:#8e44ad;--other:#7f8c8d;--free:#e3e7ec}
+        --movie:#2f6fdb;--series:#16a085;--music:#d68910;--podcast:#8e44ad;--books:#a04000;--other:#7f8c8d;
+        --free:#e3e7ec}
         *{box-sizing:border-box}
         body{margin:0;font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);background:var(--bg)}
         header{display:flex;flex-wrap:wrap;align-items:center;gap:.5rem 1.25rem;padding:.6rem 1rem;background:#20242b;color:#fff}
@@ -29,7 +30,7 @@ enum WebAssets {
         label{display:inline-flex;gap:.35rem;align-items:center;margin-right:.75rem}
         svg.bar{width:100%;height:22px;display:block;border-radius:4px;overflow:hidden}
         .k-movie{fill:var(--movie)}.k-series{fill:var(--series)}.k-music{fill:var(--music)}
-        .k-podcast{fill:var(--podcast)}.k-other{fill:var(--other)}.k-free{fill:var(--free)}
+        .k-podcast{fill:var(--podcast)}.k-books{fill:var(--books)}.k-other{fill:var(--other)}.k-free{fill:var(--free)}
         .legend{display:flex;flex-wrap:wrap;gap:.25rem 1rem;margin:.5rem 0 0;padding:0;list-style:none}
         .legend svg{width:.8rem;height:.8rem;vertical-align:-1px;margin-right:.3rem}
         .grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(10rem,1fr));gap:.9rem;padding:0;list-style:none}

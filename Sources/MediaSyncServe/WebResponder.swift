@@ -212,6 +212,7 @@ struct WebResponder {
         case "Series": return ("series", "Shows")
         case "MusicAlbum", "MusicArtist", "Playlist", "Audio": return ("music", "Music")
         case "Podcast": return ("podcast", "Podcasts")
+        case "AudioBook", "Book": return ("books", "Books")
         default: return ("other", "Other")
         }
     }
@@ -230,7 +231,7 @@ struct WebResponder {
             sizes[kind.key, default: 0] += entry.bytes
             names[kind.key] = kind.name
         }
-        let order = ["movie", "series", "music", "podcast", "other"].filter { sizes[$0] != nil }
+        let order = ["movie", "series", "music", "podcast", "books", "other"].filter { sizes[$0] != nil }
         let whole = max(1, usage.totalBytes + usage.freeBytes)
         var body = "<h1>Mirror</h1><section class=\"card\"><h2>Space</h2>"
         body += "<svg class=\"bar\" viewBox=\"0 0 1000 20\" preserveAspectRatio=\"none\" role=\"img\" "

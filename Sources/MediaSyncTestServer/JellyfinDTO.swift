@@ -12,7 +12,7 @@ enum JellyfinDTO {
     /// Fields that Jellyfin only includes when requested via `fields=` (lowercased).
     static let gatedFields: Set<String> = [
         "parentid", "path", "etag", "datecreated", "sortname", "mediasources", "mediastreams", "candownload",
-        "childcount", "recursiveitemcount", "itemcounts", "overview", "providerids", "chapters", "trickplay",
+        "childcount", "recursiveitemcount", "itemcounts", "overview", "providerids", "chapters", "trickplay", "people",
     ]
 
     /// .NET round-trip ("o") UTC date format as Jellyfin emits it: `2023-04-27T08:44:09.6382614Z`.
@@ -37,8 +37,8 @@ enum JellyfinDTO {
         if let index = item.indexNumber, item.type == "Season" || item.type == "Episode" {
             return four(index)
         }
-        if item.type == "Audio" {
-            // `"0000 - "` disc, `"0000 - "` track, then the name as it is (`Audio.CreateSortName`, v10.10.7 L93–97).
+        if item.type == "Audio" || item.type == "AudioBook" {
+            // An `AudioBook` is an `Audio` and sorts the same way. `"0000 - "` disc, `"0000 - "` track, then the name as it is (`Audio.CreateSortName`, v10.10.7 L93–97).
             return (item.parentIndexNumber.map { four($0) + " - " } ?? "")
                 + (item.indexNumber.map { four($0) + " - " } ?? "")
                 + item.name
@@ -53,8 +53,11 @@ enum JellyfinDTO {
         profile: JellyfinProfile = .newest, playlistItemId: String? = nil
     ) -> JSONValue {
         func wants(_ field: String) -> Bool { allFields || fields.contains(field) }
-        let isAudio = item.type == "Audio"
-        let isVideo = !item.mediaSources.isEmpty && !isAudio
+        // An `AudioBook` is an `Audio` (`AudioBook : Audio`, v10.10.7): media sources, streams and music fields alike.
+        let isAudio = item.type == "Audio" || item.type == "AudioBook"
+        // A `Book` has a file (Download serves it) but no media sources: it is not `IHasMediaSources` (`Book.cs`).
+        let isBook = item.type == "Book"
+        let isVideo = !item.mediaSources.isEmpty && !isAudio && !isBook
         var m: [JSONMember] = [
             JSONMember("Name", .string(item.name)),
             JSONMember("ServerId", .string(library.serverId)),
@@ -65,10 +68,13 @@ enum JellyfinDTO {
         if wants("datecreated") { m.append(JSONMember("DateCreated", .string(date(item.dateCreated)))) }
         // `BaseItem.CanDownload(User)`: the item's own answer and the user's Policy.EnableContentDownloading
         // (BaseItem.cs L859–862 at v10.10.7, L875 at v10.8.13, L885 at v10.11.11; DtoService L240–245 at v10.10.7).
-        // A track can when its file is local (`Audio.CanDownload`, v10.10.7 L84–87).
+        // A track can when its file is local (`Audio.CanDownload`, v10.10.7 L84–87), an audiobook or a book too
+        // (`AudioBook.CanDownload`, `Book.CanDownload`: `IsFileProtocol`).
         if wants("candownload") {
             m.append(
-                JSONMember("CanDownload", .bool((isVideo || isAudio) && item.canDownload && library.userMayDownload)))
+                JSONMember(
+                    "CanDownload",
+                    .bool((isVideo || isAudio || isBook) && item.canDownload && library.userMayDownload)))
         }
         // `HasLyrics` exists from 10.9 and is set on every Audio DTO, not gated by `Fields` (DtoService v10.9.11
         // L270–273, v10.10.7 L268–271, v10.11.11 L308–311; absent from 10.8.13's BaseItemDto).
@@ -113,6 +119,24 @@ enum JellyfinDTO {
         if let seriesId = item.seriesId { m.append(JSONMember("SeriesId", .string(seriesId))) }
         if let seasonId = item.seasonId { m.append(JSONMember("SeasonId", .string(seasonId))) }
         if isAudio || item.type == "MusicAlbum" { m += musicFields(item, library: library, profile: profile) }
+        if wants("people"), !item.people.isEmpty {
+            // `BaseItemPerson {Name, Id, Type}` (`DtoService` L190–192 and `AttachPeople` L510, v10.10.7).
+            m.append(
+                JSONMember(
+                    "People",
+                    .array(
+                        item.people.map { person in
+                            .object([
+                                JSONMember("Name", .string(person.name)),
+                                JSONMember(
+                                    "Id",
+                                    .string(
+                                        SplitMix64.hexID(
+                                            seed: library.seed, label: "person-\(TestLibrary.cleanName(person.name))"))),
+                                JSONMember("Type", .string(person.type)),
+                            ])
+                        })))
+        }
         if let seasonName = item.seasonName { m.append(JSONMember("SeasonName", .string(seasonName))) }
         if isAudio, wants("mediastreams"), let first = item.mediaSources.first {
             m.append(JSONMember("MediaStreams", audioStreams(first, item: item, profile: profile)))

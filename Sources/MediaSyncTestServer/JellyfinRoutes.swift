@@ -359,7 +359,8 @@ extension TestServer {
         let profile = self.profile
         let dtos = items.map { JellyfinDTO.item($0, library: library, fields: fields, profile: profile) }
         if fields.contains("mediasources") {
-            counters.built(items.filter { !$0.isFolder && !$0.mediaSources.isEmpty }.count)
+            // A book's file is no media source: none is built for it.
+            counters.built(items.filter { !$0.isFolder && !$0.mediaSources.isEmpty && $0.type != "Book" }.count)
         }
         return .json(JellyfinDTO.queryResult(dtos, total: count, startIndex: start))
     }
@@ -740,7 +741,7 @@ extension TestServer {
         case "m4a", "m4b": return "audio/mp4"
         case "ogg", "oga", "opus": return "audio/ogg"
         case "wav": return "audio/wav"
-        default: return "application/octet-stream"
+        default: return TestLibrary.bookMimeType(ext) ?? "application/octet-stream"
         }
     }
 

@@ -7,7 +7,7 @@ public struct TestItem: Sendable, Equatable {
     /// Display name.
     public var name: String
     /// `Movie`, `Series`, `Season`, `Episode`, `CollectionFolder`; with music: `MusicArtist`, `MusicAlbum`, `Audio`,
-    /// `Playlist`, `BoxSet`, `ManualPlaylistsFolder`.
+    /// `Playlist`, `BoxSet`, `ManualPlaylistsFolder`; with books: `Folder`, `AudioBook`, `Book`.
     public var type: String
     /// Parent folder id (library view, series or season).
     public var parentId: String?
@@ -24,7 +24,7 @@ public struct TestItem: Sendable, Equatable {
     public var productionYear: Int?
     /// Server-side path.
     public var path: String
-    /// For CollectionFolders: `movies`, `tvshows`, `music`, `boxsets`; `playlists` for the playlists folder.
+    /// For CollectionFolders: `movies`, `tvshows`, `music`, `boxsets`, `books`; `playlists` for the playlists folder.
     public var collectionType: String?
     /// Versions; empty for folders. Movie 0 has two.
     public var mediaSources: [TestMediaSource]
@@ -70,6 +70,8 @@ public struct TestItem: Sendable, Equatable {
     public var displayOrder: String?
     /// A video's chapters, in order (see ``TestLibrary/addRichMedia(chapters:trickplayWidths:thumbnailCount:segments:)``).
     public var chapters: [TestChapter] = []
+    /// `People` (gated by the `People` field): a book's author.
+    public var people: [TestPerson] = []
 
     /// Creates an item.
     public init(

@@ -139,7 +139,19 @@ extension TestServer {
                 guard let ticks = Int64(text) else { return .empty(400) }
                 let runtime = item.runTimeTicks ?? 0
                 var position = ticks
-                if ticks > 0, runtime > 0 {
+                if ticks > 0, runtime > 0, item.type == "Book" {
+                    // A book keeps the position reported: neither rule applies to it (L222, v10.10.7).
+                } else if ticks > 0, runtime > 0, item.type == "AudioBook" {
+                    // An audiobook: under `MinAudiobookResume` minutes in, the position is dropped; with fewer than
+                    // `MaxAudiobookResume` left (or at the end), it is played (L248–263, v10.10.7; 5 and 5 in
+                    // `ServerConfiguration` of every tag, L151/L157 at v10.11.11, L152/L158 at v10.8.13).
+                    if Double(ticks) / 600_000_000 < 5 {
+                        position = 0
+                    } else if Double(runtime - ticks) / 600_000_000 < 5 || ticks >= runtime {
+                        position = 0
+                        data.played = true
+                    }
+                } else if ticks > 0, runtime > 0 {
                     let percent = Double(ticks) / Double(runtime) * 100
                     if percent < 5 {
                         position = 0

@@ -26,6 +26,7 @@ struct Options {
     var trackSize: Int?
     var musicExtras = true
     var richMedia = false
+    var books = false
 }
 
 let usage = """
@@ -33,7 +34,7 @@ let usage = """
                                  [--media-sizes BYTES,BYTES,...] [--throttle BYTES-PER-SECOND] [--request-log FILE] [--control]
                                  [--jellyfin 10.8|10.9|10.10|10.11] [--media-source-cost SECONDS]
                                  [--music-artists N] [--albums-per-artist N] [--discs-per-album N] [--tracks-per-album N]
-                                 [--track-size BYTES] [--no-music-extras] [--rich-media]
+                                 [--track-size BYTES] [--no-music-extras] [--rich-media] [--books]
 
       --media-sizes      sizes given to the media sources in library order, repeated as needed (mixed sizes)
       --jellyfin         answer like this Jellyfin version (routes, methods, Version, errors, listing order;
@@ -49,6 +50,8 @@ let usage = """
       --no-music-extras  only artists, albums and tracks (no two-disc album, guest, lyrics, playlist, box set)
       --rich-media       every video with 3 chapter images, trickplay at 320 px (a thumbnail every 10 s of its
                          runtime, 10 x 10 tiles) and an intro and an outro segment
+      --books            a Books library: an audiobook of one .m4b, a book in three parts (a folder of audiobooks)
+                         and an .epub, a .cbz and a .pdf book
       --throttle         cap each response body at this rate (0: unlimited)
       --request-log      append one JSON line per finished response: method, path, range, status, body bytes
                          planned and sent, start and end on CLOCK_MONOTONIC (nanoseconds)
@@ -104,6 +107,7 @@ func parseOptions(_ arguments: [String]) -> Options {
         case "--track-size": options.trackSize = integer(argument)
         case "--no-music-extras": options.musicExtras = false
         case "--rich-media": options.richMedia = true
+        case "--books": options.books = true
         case "--media-sizes":
             let text = value(argument)
             let sizes = text.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
@@ -172,6 +176,7 @@ if options.musicArtists > 0 {
             mediaSize: options.trackSize ?? options.mediaSize, extras: options.musicExtras))
 }
 if options.richMedia { library.addRichMedia(chapters: 3, trickplayWidths: [320], thumbnailCount: nil) }
+if options.books { library.addBooks() }
 if !options.mediaSizes.isEmpty {
     for (number, source) in library.allMediaSources.enumerated() {
         let size = options.mediaSizes[number % options.mediaSizes.count]

@@ -10,7 +10,8 @@ import MediaSync
 struct Export: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract:
-            "Export the mirror to a player-friendly tree (Movies/, Shows/, Podcasts/ with real names), incrementally.",
+            "Export the mirror to a player-friendly tree (Movies/, Shows/, Music/, Audiobooks/, Books/, Podcasts/ with "
+            + "real names), incrementally.",
         discussion: """
             Built from the index and the metadata.json files only (no network). Names are safe on FAT32, exFAT and \
             NTFS; files over 4 GiB - 1 are skipped on FAT32. A manifest in DEST (.mediasync-export.json) records what \
@@ -28,7 +29,10 @@ struct Export: AsyncParsableCommand {
     @Option(help: "The layout: plain (Movies/Title (Year)/…, Shows/Series (Year)/Season 01/…, Podcasts/Show/…).")
     var layout: Layout = .plain
 
-    @Option(help: "Export only Jellyfin's movies and shows (media), its music, or the podcasts.")
+    @Option(
+        help: ArgumentHelp(
+            "Export only Jellyfin's movies and shows (media), its music, its audiobooks and books (books), or the "
+                + "podcasts."))
     var only: ExportScope?
 
     @Flag(help: "Also write a relative-path .m3u8 playlist per podcast and per season, in episode order.")

@@ -153,7 +153,9 @@ struct Play: AsyncParsableCommand {
             switch event?.kind {
             case .played?: print("Played \(target.id) to the end; recorded as played.")
             case .position?: print("Stopped \(target.id) at \(TimeText.format(ticks: position)); recorded.")
-            default: print("Stopped \(target.id) near the start (under 5 %); nothing recorded.")
+            default:
+                let start = target.media == .audiobook ? "in its first 5 minutes" : "near the start (under 5 %)"
+                print("Stopped \(target.id) \(start); nothing recorded.")
             }
         }
     }

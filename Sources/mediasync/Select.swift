@@ -5,10 +5,14 @@ import MediaSync
 /// `mediasync select`: keep an item offline.
 struct Select: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Select a movie, series, season, album, artist, playlist, collection or library to keep offline.")
+        abstract:
+            "Select a movie, series, season, album, artist, playlist, collection, audiobook, book or library to keep "
+            + "offline.")
 
     @Argument(
-        help: "What to select: movie, series, season, album, artist (its own albums), playlist, collection or library.")
+        help: ArgumentHelp(
+            "What to select: movie, series, season, album, artist (its own albums), playlist, collection, audiobook "
+                + "(an audiobook, or the folder of a book in parts), book or library."))
     var kind: Selection.Kind
 
     @Argument(
@@ -126,6 +130,13 @@ struct Select: AsyncParsableCommand {
     }
 
     func validate() throws {
+        if kind == .audiobook || kind == .book {
+            let caps = quality != nil || maxBitrate != nil || videoCodec != nil || audioCodec != nil || container != nil
+            if caps || noTrickplay || trickplayWidth != nil {
+                throw ValidationError(
+                    "audiobooks and books are kept as their original files: no quality, caps or trickplay options")
+            }
+        }
         if !Select.trackKinds.contains(kind) && kind != .library {
             _ = try chosenQuality()
         } else if kind == .library, (try? chosenQuality()) == nil, (try? chosenAudioQuality()) == nil {
@@ -185,10 +196,13 @@ struct Select: AsyncParsableCommand {
         try await reportingErrors {
             let browser = ServerBrowser(session: try Session.open(config: ConfigDirectory.resolve()))
             let id = ServerBrowser.isItemId(self.id) ? self.id : try await itemId(named: self.id, browser: browser)
-            let expected = [
-                "movie": "Movie", "series": "Series", "season": "Season", "album": "MusicAlbum",
-                "artist": "MusicArtist", "playlist": "Playlist", "collection": "BoxSet",
-            ][kind.rawValue]
+            let expected: Set<String> =
+                [
+                    "movie": ["Movie"], "series": ["Series"], "season": ["Season"], "album": ["MusicAlbum"],
+                    "artist": ["MusicArtist"], "playlist": ["Playlist"], "collection": ["BoxSet"],
+                    // A book in several parts is a plain `Folder` of `AudioBook`s on Jellyfin.
+                    "audiobook": ["AudioBook", "Folder"], "book": ["Book"],
+                ][kind.rawValue] ?? []
             let name: String?
             var forTracks = Select.trackKinds.contains(kind)
             if kind == .library {
@@ -200,7 +214,7 @@ struct Select: AsyncParsableCommand {
                 forTracks = view.collectionType == "music"
             } else {
                 let item = try await browser.item(id: id)
-                guard item.type == expected else {
+                guard expected.contains(item.type ?? "") else {
                     throw SyncError.invalidInput(
                         "\(id) is a \(item.type ?? "thing of unknown type"), not a \(kind.rawValue)")
                 }
@@ -251,6 +265,8 @@ extension Select {
             case .artist: .artist
             case .playlist: .playlist
             case .collection: .collection
+            case .audiobook: .audiobook
+            case .book: .book
             }
         switch try await browser.find(type, named: name) {
         case .one(let item):

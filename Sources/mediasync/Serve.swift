@@ -62,7 +62,8 @@ struct Serve: AsyncParsableCommand {
                 ("Album", "album", "albums"), ("Track", "track", "tracks"), ("Playlist", "playlist", "playlists"),
                 ("BoxSet", "collection", "collections"), ("MusicVideo", "music video", "music videos"),
                 ("Video", "home video", "home videos"), ("MusicAlbum", "podcast", "podcasts"),
-                ("Audio", "podcast episode", "podcast episodes"),
+                ("Audio", "podcast episode", "podcast episodes"), ("AudioBook", "audiobook", "audiobooks"),
+                ("Book", "book", "books"),
             ].filter { always.contains($0.0) || (counts[$0.0] ?? 0) > 0 }
                 .map { CountText.of(counts[$0.0] ?? 0, $0.1, plural: $0.2) }.joined(separator: ", ")
             let root = rootOptions.mirrorRoot.path

@@ -201,10 +201,14 @@ struct Reindex: AsyncParsableCommand {
 struct List: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ls",
-        abstract: "List the local library: movies, series, episodes, albums, tracks, podcasts, podcast episodes.")
+        abstract:
+            "List the local library: movies, series, episodes, albums, tracks, audiobooks, books, podcasts, podcast "
+            + "episodes.")
 
     enum Kind: String, ExpressibleByArgument, CaseIterable {
-        case movie, series, episode, album, track, podcast
+        case movie, series, episode, album, track, audiobook
+        case audiobookPart = "audiobook-part"
+        case book, podcast
         case podcastEpisode = "podcast-episode"
     }
 

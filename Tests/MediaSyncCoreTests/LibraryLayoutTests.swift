@@ -63,6 +63,13 @@ import Testing
             ("video/x-matroska", "mp4", "mkv"), ("video/mp4; charset=binary", nil, "mp4"),
             ("application/octet-stream", "mov,mp4,m4a,3gp,3g2,mj2", "mp4"), (nil, "matroska,webm", "mkv"),
             (nil, "avi", "avi"), (nil, nil, "bin"), (nil, "../../etc", "bin"), ("audio/mpeg", nil, "mp3"),
+            // An audiobook's .m4b is served as audio/mp4 and keeps its name; a track's .m4a stays .m4a.
+            ("audio/mp4", "m4b", "m4b"), ("audio/mp4", "m4a", "m4a"), ("audio/mp4", nil, "m4a"),
+            // Books by their MIME types; a Kindle .azw keeps its name under the .azw3 type.
+            ("application/epub+zip", "bin", "epub"), ("application/pdf", nil, "pdf"),
+            ("application/vnd.comicbook+zip", "cbz", "cbz"), ("application/vnd.comicbook-rar", nil, "cbr"),
+            ("application/x-mobipocket-ebook", nil, "mobi"), ("application/vnd.amazon.ebook", "azw", "azw"),
+            ("application/vnd.amazon.ebook", "azw3", "azw3"), ("application/octet-stream", "cbt", "cbt"),
         ] as [(String?, String?, String)])
     func extensions(mime: String?, container: String?, expected: String) {
         #expect(MediaExtension.choose(mimeType: mime, container: container) == expected)

@@ -786,3 +786,45 @@ extension MirrorChainTests {
         }
     }
 }
+
+extension MirrorChainTests {
+    /// A books library held by A and selected whole on B through `serve` (which says no paths): B holds the same
+    /// audiobooks, the book in parts as one folder with its parts in order, and the books, byte for byte.
+    @Test func aBooksLibraryFromServeIsTheFirstMirrors() async throws {
+        var library = TestLibrary(movies: 1, series: 0, mediaSize: 4_000, seed: 93)
+        let ids = library.addBooks(TestLibrary.BooksSpec(audioSize: 5_000, bookSize: 3_000))
+        try await Self.with(library) { chain in
+            try chain.home.index.select(
+                Selection(id: ids.booksViewId, kind: .library, addedAt: "2026-01-01T00:00:00Z"))
+            let first = try await chain.syncA()
+            #expect(first.failed.isEmpty, "\(first.failed)")
+            try await chain.startServe()
+            try await chain.setUpB()
+            let browse = try await chain.runB(["browse", "--json"])
+            let views = (try? JSONSerialization.jsonObject(with: Data(browse.out.utf8))) as? [[String: Any]] ?? []
+            let books = try #require(views.first { $0["collectionType"] as? String == "books" }?["id"] as? String)
+            #expect(try await chain.runB(["select", "library", books]).status == 0)
+            let synced = try await chain.syncB()
+            #expect(synced.status == 0, "\(synced.err)")
+            #expect((synced.report["failed"] as? [Any])?.isEmpty ?? true, "\(synced.report["failed"] ?? "")")
+            let tree = Self.tree(chain.b.root)
+            let a = Self.tree(chain.home.root.path)
+            for part in ids.partIds {
+                let path = "\(ids.multiPartFolderId)/\(part)-\(part).m4b"
+                #expect(tree[path] != nil && tree[path] == a[path], "\(path)")
+            }
+            let single = "\(ids.singleAudiobookId)/\(ids.singleAudiobookId)-\(ids.singleAudiobookId).m4b"
+            #expect(tree[single] != nil && tree[single] == a[single])
+            for (id, ext) in zip(ids.bookIds, ["epub", "cbz", "pdf"]) {
+                let path = "\(id)/\(id)-\(id).\(ext)"
+                #expect(tree[path] != nil && tree[path] == a[path], "\(path)")
+            }
+            let parts =
+                (try? JSONSerialization.jsonObject(
+                    with: Data(tree["\(ids.multiPartFolderId)/metadata.json"] ?? []))) as? [String: Any]
+            let order = (parts?["tracks"] as? [[String: Any]])?.compactMap { $0["Id"] as? String }
+            #expect(order == ids.partIds)
+            #expect(parts?["itemType"] as? String == "AudioBook")
+        }
+    }
+}

@@ -1,6 +1,8 @@
 import Foundation
 import MediaSync
+import MediaSyncHTTP
 import MediaSyncServe
+import MediaSyncTestServer
 import MediaSyncTestSupport
 import Testing
 
@@ -154,6 +156,46 @@ import Testing
             #expect(seen["trickplayWidth"] as? Int == 160)
             #expect(seen["tiles"] as? Int == 3)
             #expect(seen["segmentTypes"] as? [String] == ["Intro"])
+        }
+    }
+}
+
+extension ThirdPartyClientTests {
+    /// The OpenAPI models read a served mirror's books view: `AudioBook`, `Folder` and `Book` items, an audiobook's
+    /// media sources, a book without any, and every file from `/Download` byte for byte, the home server stopped.
+    @Test(.enabled(if: ThirdPartyClientTests.python3 != nil, "skipped: no python3"))
+    func jellyfinApiClientModelsReadAudiobooksAndBooks() async throws {
+        let (python, why) = try await Self.modelPython()
+        guard let python else {
+            print("ThirdPartyClientTests skipped: \(why)")
+            return
+        }
+        let script = Self.packageRoot.appendingPathComponent("Tests/MediaSyncServeTests/Python/serve_books.py").path
+        let (library, ids) = BookServeTests.library()
+        try await ServeFixture.with(library) { fixture in
+            try fixture.index.select(Selection(id: ids.booksViewId, kind: .library, addedAt: "2026-01-01T00:00:00Z"))
+            let (process, address) = try await ServeCommandTests.serve(fixture)
+            defer {
+                process.send(SIGTERM)
+                _ = process.finish()
+            }
+            fixture.upstream.shutdown()
+            let output = try await Self.run(python, [script, address, "demo", ServeFixture.password])
+            #expect(output.status == 0, "\(output.err)")
+            let line = output.out.split(separator: "\n").last.map(String.init) ?? ""
+            let seen = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] ?? [:]
+            #expect(seen["audiobooks"] as? [String] == [ids.singleAudiobookId])
+            #expect(seen["folders"] as? [String] == [ids.multiPartFolderId])
+            #expect(seen["parts"] as? [String] == ids.partIds)
+            #expect(Set(seen["books"] as? [String] ?? []) == Set(ids.bookIds))
+            #expect(seen["containers"] as? [String] == ["m4b"])
+            let types = seen["types"] as? [String: String] ?? [:]
+            #expect(types[ids.bookIds[0]] == "application/epub+zip")
+            #expect(types[ids.bookIds[2]] == "application/pdf")
+            let digests = seen["sha256"] as? [String: String] ?? [:]
+            for id in [ids.singleAudiobookId] + ids.partIds + ids.bookIds {
+                #expect(digests[id] == SHA256.hex(library.mediaBytes(forMediaSourceId: id) ?? []), "\(id)")
+            }
         }
     }
 }

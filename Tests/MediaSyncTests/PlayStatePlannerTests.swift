@@ -151,6 +151,32 @@ import Testing
         if expected == .played { #expect(event?.positionTicks == 0) }
     }
 
+    /// An audiobook's rule (`MinAudiobookResume`, `MaxAudiobookResume`: 5 minutes each) and a book's (the position
+    /// as it is), against a video's for the same stop: (runtime minutes, position minutes, media, event kind or nil).
+    @Test(
+        arguments: [
+            (60.0, 0.0, ResumeRule.Media.audiobook, nil), (60.0, 2.0, .audiobook, nil), (60.0, 4.99, .audiobook, nil),
+            (60.0, 5.0, .audiobook, PlayEvent.Kind.position), (60.0, 30.0, .audiobook, .position),
+            (60.0, 55.0, .audiobook, .position), (60.0, 55.5, .audiobook, .played), (60.0, 60.0, .audiobook, .played),
+            // 3 % into a long book is kept (a video's 5 % would drop it); 92 % with 48 minutes left too.
+            (600.0, 18.0, .audiobook, .position), (600.0, 18.0, .video, nil), (600.0, 552.0, .audiobook, .position),
+            (600.0, 552.0, .video, .played),
+            // A book shorter than the two margins: past its first 5 minutes it is played.
+            (8.0, 4.0, .audiobook, nil), (8.0, 5.0, .audiobook, .played),
+            // A book (`RunTimeTicks` one second) keeps any position.
+            (1.0 / 60, 90.0, .book, .position), (1.0 / 60, 0.0, .book, nil),
+        ] as [(Double, Double, ResumeRule.Media, PlayEvent.Kind?)])
+    func resumeRuleOfAudiobooksAndBooks(
+        runtimeMinutes: Double, positionMinutes: Double, media: ResumeRule.Media, expected: PlayEvent.Kind?
+    ) {
+        let position = Int64(positionMinutes * 600_000_000)
+        let event = ResumeRule.event(
+            itemId: "i", position: position, runtime: Int64(runtimeMinutes * 600_000_000), at: at(0), media: media)
+        #expect(event?.kind == expected)
+        if expected == .position { #expect(event?.positionTicks == position) }
+        if expected == .played { #expect(event?.positionTicks == 0) }
+    }
+
     @Test(
         arguments: [
             ("1:02:30", Int64(3750) * 10_000_000), ("62:30", 3750 * 10_000_000), ("90", 900_000_000),

@@ -14,9 +14,14 @@ import Testing
         }
 
         init(profile: JellyfinProfile) throws {
-            let library = TestLibrary(
-                movies: 1, series: 1, seasonsPerSeries: 1, episodesPerSeason: 1, mediaSize: 3_000, seed: 11,
-                music: TestLibrary.MusicSpec(tracksPerDisc: 6, mediaSize: 2_000))
+            try self.init(
+                library: TestLibrary(
+                    movies: 1, series: 1, seasonsPerSeries: 1, episodesPerSeason: 1, mediaSize: 3_000, seed: 11,
+                    music: TestLibrary.MusicSpec(tracksPerDisc: 6, mediaSize: 2_000)),
+                profile: profile)
+        }
+
+        init(library: TestLibrary, profile: JellyfinProfile) throws {
             server = try TestServer(library: library)
             server.profile = profile
             folder =

@@ -85,9 +85,10 @@ public struct ExportTarget: Sendable, Equatable {
     }
 }
 
-/// What an export covers: Jellyfin's movies and shows, its music, or the podcasts (all three unless told).
+/// What an export covers: Jellyfin's movies and shows, its music, its audiobooks and books, or the podcasts (all
+/// unless told).
 public enum ExportScope: String, Sendable, CaseIterable, Codable {
-    case media, music, podcasts
+    case media, music, podcasts, books
 }
 
 /// The plain layout: where each file of the mirror goes (see ``ExportNaming``). Pure.
@@ -106,6 +107,9 @@ public enum ExportLayout {
         }
         if scope == nil || scope == .podcasts {
             targets += podcasts(source.podcasts, playlists: playlists)
+        }
+        if scope == nil || scope == .books {
+            targets += audiobooks(source.audiobooks) + books(source.books)
         }
         return resolvePlaylists(separateCollisions(targets))
     }
@@ -299,6 +303,54 @@ public enum ExportLayout {
             }
             return targets
         }.flatMap { $0 }
+    }
+
+    /// `Audiobooks/<Author>/<Title>/`: a book of one file as `<Title>.<ext>`, a book in parts as `NN - <Part>.<ext>`
+    /// in play order (numbered from 01 by place, so every player lists them in order), and `cover.jpg`.
+    static func audiobooks(_ books: [ExportSource.Audiobook]) -> [ExportTarget] {
+        func folder(_ book: ExportSource.Audiobook) -> String {
+            ExportNaming.component(book.author ?? "Unknown Author") + "/" + book.title
+        }
+        let suffixes = ExportNaming.resolve(books.map { ($0.id, folder($0)) })
+        return books.flatMap { book in
+            var targets: [ExportTarget] = []
+            let bookFolder =
+                "Audiobooks/" + ExportNaming.component(book.author ?? "Unknown Author") + "/"
+                + ExportNaming.component(book.title, suffix: suffixes[book.id] ?? "")
+            if let cover = book.cover { targets.append(file(bookFolder + "/cover.jpg", cover, scope: "books")) }
+            let single = book.parts.count == 1
+            let width = max(2, String(book.parts.count).count)
+            let stems = book.parts.enumerated().map { position, part in
+                let number = String(position + 1)
+                let padded = String(repeating: "0", count: max(0, width - number.count)) + number
+                return (id: part.id, stem: single ? book.title : padded + " - " + part.title)
+            }
+            let partSuffixes = ExportNaming.resolve(stems)
+            for (part, stem) in zip(book.parts, stems) {
+                targets.append(
+                    file(
+                        bookFolder + "/"
+                            + ExportNaming.component(
+                                stem.stem, suffix: partSuffixes[part.id] ?? "", fileExtension: part.media.fileExtension),
+                        part.media, scope: "books"))
+            }
+            return targets
+        }
+    }
+
+    /// `Books/<Author>/<Title>.<ext>`: each book's file as the server had it.
+    static func books(_ books: [ExportSource.Book]) -> [ExportTarget] {
+        func name(_ book: ExportSource.Book) -> String {
+            ExportNaming.component(book.author ?? "Unknown Author") + "/" + book.title + "." + book.file.fileExtension
+        }
+        let suffixes = ExportNaming.resolve(books.map { ($0.id, name($0)) })
+        return books.map { book in
+            file(
+                "Books/" + ExportNaming.component(book.author ?? "Unknown Author") + "/"
+                    + ExportNaming.component(
+                        book.title, suffix: suffixes[book.id] ?? "", fileExtension: book.file.fileExtension),
+                book.file, scope: "books")
+        }
     }
 
     /// `Playlists/Name.m3u8` for each playlist and collection, its entries in its order: a track, a movie or an

@@ -129,6 +129,24 @@ public struct ExportSource: Sendable, Equatable {
         public var tracks: [Track]
     }
 
+    /// An audiobook: the book of one file, or the folder of a book in parts.
+    public struct Audiobook: Sendable, Equatable {
+        public var id: String
+        public var title: String
+        public var author: String?
+        public var cover: File?
+        /// In play order (one for a book of one file).
+        public var parts: [Track]
+    }
+
+    /// A book (`.epub`, `.pdf`, `.cbz`…): its one file.
+    public struct Book: Sendable, Equatable {
+        public var id: String
+        public var title: String
+        public var author: String?
+        public var file: File
+    }
+
     /// A playlist or a collection: its entries' item ids, in its order.
     public struct List: Sendable, Equatable {
         public var id: String
@@ -142,6 +160,8 @@ public struct ExportSource: Sendable, Equatable {
     public var albums: [Album] = []
     public var lists: [List] = []
     public var podcasts: [Podcast] = []
+    public var audiobooks: [Audiobook] = []
+    public var books: [Book] = []
     /// Indexed files that could not be exported (missing or damaged in the mirror, metadata unreadable).
     public var problems: [String] = []
 
@@ -169,6 +189,8 @@ private struct Assembler: Sendable {
         case season(seriesId: String, ExportSource.Season)
         case podcast(ExportSource.Podcast)
         case album(ExportSource.Album)
+        case audiobook(ExportSource.Audiobook)
+        case book(ExportSource.Book)
         case list(ExportSource.List)
         case nothing
     }
@@ -247,6 +269,32 @@ private struct Assembler: Sendable {
         return Piece(kind: .album(album), problems: problems)
     }
 
+    /// An audiobook's `metadata.json`: its item (the book of one file, or the folder of its parts) and its parts.
+    func audiobook(parts values: [JSONValue], document: JSONValue, entry: IndexEntry) -> Piece {
+        var problems: [String] = []
+        let item = document["item"].flatMap(BaseItem.init)
+        let id = document["itemId"]?.stringValue ?? entry.file.itemId
+        let parts = values.compactMap(BaseItem.init)
+        var held: [ExportSource.Track] = []
+        for part in parts {
+            guard let media = (mediaKeys[part.id] ?? []).min(by: { $0.file.key < $1.file.key }),
+                let file = file(media.file.key, &problems)
+            else { continue }
+            held.append(
+                ExportSource.Track(
+                    id: part.id, title: part.name ?? part.id, disc: nil, number: part.indexNumber,
+                    runTimeSeconds: part.runTimeTicks.map { Int($0 / 10_000_000) }, media: file, lyrics: nil))
+        }
+        let author =
+            item.flatMap(SelectionExpander.author(of:)) ?? parts.lazy.compactMap(SelectionExpander.author(of:)).first
+        let book = ExportSource.Audiobook(
+            id: id, title: item?.name ?? document["displayTitle"]?.stringValue ?? id, author: author,
+            cover: byKey[.image(itemId: id, type: "Primary")] == nil
+                ? nil : file(.image(itemId: id, type: "Primary"), &problems),
+            parts: held)
+        return Piece(kind: .audiobook(book), problems: problems)
+    }
+
     /// A metadata document as read (``ExportSource/document(at:root:)``), or why it could not be.
     enum Document: Sendable {
         case parsed(JSONValue)
@@ -281,6 +329,9 @@ private struct Assembler: Sendable {
             return Piece(kind: .podcast(podcast), problems: problems)
         }
         if let tracks = document["tracks"]?.arrayValue {
+            if document["itemType"]?.stringValue == "AudioBook" {
+                return audiobook(parts: tracks, document: document, entry: entry)
+            }
             return album(tracks: tracks, document: document, entry: entry)
         }
         guard let item = document["item"].flatMap(BaseItem.init) else { return failed("not an item's metadata") }
@@ -316,6 +367,13 @@ private struct Assembler: Sendable {
                 number: item.indexNumber ?? 0, poster: file(.image(itemId: item.id, type: "Primary"), &problems),
                 episodes: episodes)
             return Piece(kind: .season(seriesId: seriesId, season), problems: problems)
+        case "Book":
+            guard let media = (mediaKeys[item.id] ?? []).min(by: { $0.file.key < $1.file.key }),
+                let held = file(media.file.key, &problems)
+            else { return Piece(kind: .nothing, problems: problems) }
+            let book = ExportSource.Book(
+                id: item.id, title: item.name ?? displayTitle, author: SelectionExpander.author(of: item), file: held)
+            return Piece(kind: .book(book), problems: problems)
         case "Playlist", "BoxSet":
             let entries = (document["entries"]?.arrayValue ?? []).compactMap { $0["itemId"]?.stringValue }
             let list = ExportSource.List(
@@ -334,6 +392,7 @@ extension ExportSource {
         "item", "itemType", "displayTitle", "episodes", "podcastID", "podcastTitle", "episodeID", "title",
         "published", "Id", "Name", "ProductionYear", "IndexNumber", "IndexNumberEnd", "RunTimeTicks", "SeriesId",
         "MediaSources", "tracks", "entries", "itemId", "Type", "AlbumArtist", "Album", "ParentIndexNumber",
+        "People", "Artists",
     ]
 
     /// One metadata document, read through the byte-level parser into JSONValue keeping only the members the export
@@ -394,6 +453,8 @@ extension ExportSource {
             case .season(let seriesId, let season): seasons.append((seriesId, season))
             case .podcast(let podcast): source.podcasts.append(podcast)
             case .album(let album): source.albums.append(album)
+            case .audiobook(let book): source.audiobooks.append(book)
+            case .book(let book): source.books.append(book)
             case .list(let list): source.lists.append(list)
             case .nothing: break
             }
@@ -410,6 +471,8 @@ extension ExportSource {
         source.podcasts = source.podcasts.filter { !$0.episodes.isEmpty }.sorted { $0.id < $1.id }
         source.albums = source.albums.filter { !$0.tracks.isEmpty }.sorted { $0.id < $1.id }
         source.lists = source.lists.sorted { $0.id < $1.id }
+        source.audiobooks = source.audiobooks.filter { !$0.parts.isEmpty }.sorted { $0.id < $1.id }
+        source.books = source.books.sorted { $0.id < $1.id }
         return source
     }
 }

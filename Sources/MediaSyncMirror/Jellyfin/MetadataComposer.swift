@@ -141,9 +141,12 @@ public enum MetadataComposer {
         }
         guard !versions.isEmpty else { return nil }
         let item = album.album.flatMap { $0.id == album.folderId ? $0 : nil }
-        // A loose track's folder (no album) is the track's own: typed so, it is never taken for an album.
+        // A loose track's folder (no album) is the track's own: typed so, it is never taken for an album. An
+        // audiobook's folder is typed `AudioBook` whether its item is the book's one file or the `Folder` of its parts.
+        let isAudiobook = album.tracks.first?.item.type == "AudioBook"
         let metadata = DownloadMetadata(
-            itemId: album.folderId, itemType: item?.type ?? (album.album == nil ? "Audio" : "MusicAlbum"),
+            itemId: album.folderId,
+            itemType: isAudiobook ? "AudioBook" : item?.type ?? (album.album == nil ? "Audio" : "MusicAlbum"),
             displayTitle: item?.name ?? album.tracks.first?.item.album ?? album.folderId, item: item?.raw,
             versions: versions, tracks: held)
         return file(metadata, path: LibraryLayout.albumMetadata(album.folderId), itemId: album.folderId, whole: whole)

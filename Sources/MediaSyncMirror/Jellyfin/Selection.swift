@@ -5,7 +5,7 @@ import MediaSyncCore
 public struct Selection: Codable, Equatable, Sendable {
     /// What kind of thing was selected.
     public enum Kind: String, Codable, Sendable, CaseIterable {
-        case movie, series, season, library, album, artist, playlist, collection
+        case movie, series, season, library, album, artist, playlist, collection, audiobook, book
     }
 
     /// The Jellyfin id of the selected item (or library view).

@@ -8,6 +8,7 @@ extension SelectionExpander {
     /// shows, music, music videos, home videos, box sets, playlists, or a mixed one) lists in one paged listing.
     static let libraryItemTypes = [
         "Movie", "Series", "Season", "Episode", "MusicVideo", "Video", "MusicAlbum", "Audio", "BoxSet", "Playlist",
+        "AudioBook", "Book",
     ]
 
     /// Items kept like movies: one folder each, their versions, their images.
@@ -15,10 +16,10 @@ extension SelectionExpander {
 
     /// Selections whose members live in folders of their own (not below the selected item): when one cannot be
     /// listed, nothing held is taken for deselected (``MirrorItems/keepsUnlisted``).
-    static let listKinds: Set<Selection.Kind> = [.album, .artist, .playlist, .collection]
+    static let listKinds: Set<Selection.Kind> = [.album, .artist, .playlist, .collection, .audiobook]
 
     /// Items with files of their own (the others are folders of them).
-    static let hasMedia: Set<String> = ["Movie", "Episode", "MusicVideo", "Video", "Audio"]
+    static let hasMedia: Set<String> = ["Movie", "Episode", "MusicVideo", "Video", "Audio", "AudioBook"]
 
     /// The order an album's tracks are asked in and kept in: disc, then track, then the server's sort name (which
     /// for a track is `disc - track - name`, `Audio.SortName`, v10.10.7).
@@ -78,7 +79,7 @@ extension SelectionExpander {
                 of: albums, selection: selection, context: "artist \(name)", listed: &listed, result: &result)
         case .playlist, .collection:
             return try await listMembers(item, selection: selection, listed: &listed, result: &result)
-        case .movie, .series, .season, .library:
+        case .movie, .series, .season, .library, .audiobook, .book:
             return Members()
         }
     }
@@ -162,8 +163,8 @@ extension SelectionExpander {
     }
 
     /// What a list of items expands to: tracks into their albums' folders, movies, music videos and home videos as
-    /// movies, episodes into their series, whole series and albums with everything of them. Other kinds (books,
-    /// photos, nested playlists) are said in one line each and left out.
+    /// movies, episodes into their series, whole series and albums with everything of them, audiobooks into their
+    /// books and books as their files. Other kinds (photos, nested playlists) are said in one line each and left out.
     /// - Parameter albums: album items already at hand, by id (the others the tracks name are asked for by id).
     func members(
         of items: [BaseItem], selection: Selection, context: String, albums known: [String: BaseItem] = [:],
@@ -177,6 +178,7 @@ extension SelectionExpander {
         var seriesOrder: [String] = []
         var seen = Set<String>()
         var leftOut: [String: Int] = [:]
+        var audiobooks: [BaseItem] = []
         func addTrack(_ track: BaseItem) {
             guard SafeName.id(track.id) != nil else {
                 result.rejected.append("track \(track.id.debugDescription): its id cannot be a file name; skipped")
@@ -213,6 +215,10 @@ extension SelectionExpander {
                 let tracks = try await albumTracks(item.id)
                 listed.formUnion(tracks.map(\.id))
                 for track in tracks { addTrack(track) }
+            case "AudioBook":
+                audiobooks.append(item)
+            case "Book":
+                if let entry = await bookEntry(item, rejected: &result.rejected) { members.movies.append(entry) }
             default:
                 leftOut[type.isEmpty ? "item of no type" : type, default: 0] += 1
             }
@@ -249,10 +255,15 @@ extension SelectionExpander {
                 members.series.append(entry)
             }
         }
+        if !audiobooks.isEmpty {
+            members.formUnion(
+                try await audiobookMembers(
+                    audiobooks, folders: [:], selection: selection, context: context, result: &result))
+        }
         for (type, count) in leftOut.sorted(by: { $0.key < $1.key }) {
             result.rejected.append(
                 "\(context): \(count) \(type) \(count == 1 ? "entry is" : "entries are") not kept (a mirror keeps "
-                    + "video and music); skipped")
+                    + "video, music and books); skipped")
         }
         return members
     }

@@ -124,7 +124,10 @@ public struct SelectionExpander: Sendable {
             if media, let quality = selections[group].quality { result.qualities[id] = quality }
             if media, selections[group].trickplay != .smallest { result.trickplay[id] = selections[group].trickplay }
         }
-        func rank(movie entry: MovieEntry, group: Int) { rank(entry.item.id, group: group, media: true) }
+        // A book is its file as it is: no quality or trickplay applies to it.
+        func rank(movie entry: MovieEntry, group: Int) {
+            rank(entry.item.id, group: group, media: entry.item.type != "Book")
+        }
         func rank(album entry: AlbumEntry, group: Int) {
             if let album = entry.album { rank(album.id, group: group) }
             for track in entry.tracks {
@@ -208,6 +211,14 @@ public struct SelectionExpander: Sendable {
                     result.selectedTops.insert(selection.id)
                     let members = try await music(selection, listed: &listed, result: &result)
                     add(members, group: group)
+                case .audiobook:
+                    result.selectedTops.insert(selection.id)
+                    let members = try await audiobook(selection, listed: &listed, result: &result)
+                    result.selectedTops.formUnion(members.albums.map(\.folderId))
+                    add(members, group: group)
+                case .book:
+                    result.selectedTops.insert(selection.id)
+                    add(try await book(selection, listed: &listed, result: &result), group: group)
                 case .library:
                     // One paged listing of everything in the library (movies, series, seasons, episodes): no
                     // request per series, and the full id listing that shows deletions. Sorted explicitly
@@ -236,6 +247,23 @@ public struct SelectionExpander: Sendable {
                     let others = try await libraryMembers(
                         children.map(overlaid), selection: selection, listed: &listed, result: &result)
                     add(others, group: group)
+                    // Audiobooks and books of the library (a books library, or a mixed one).
+                    let audiobooks = children.filter { $0.type == "AudioBook" }.map(overlaid)
+                    if !audiobooks.isEmpty {
+                        add(
+                            try await audiobookMembers(
+                                audiobooks, folders: [:], selection: selection,
+                                context: "library \(selection.name ?? selection.id)", result: &result),
+                            group: group)
+                    }
+                    let books = try await withPeople(
+                        children.filter { $0.type == "Book" && !$0.isVirtual }.map(overlaid))
+                    for child in books {
+                        if let entry = await bookEntry(child, rejected: &result.rejected) {
+                            addMovie(entry)
+                            rank(movie: entry, group: group)
+                        }
+                    }
                     for child in children.map(overlaid) {
                         if SelectionExpander.movieLike.contains(child.type ?? "") {
                             if wantsPlayed(child, selection: selection, result: &result),

@@ -69,6 +69,7 @@ public struct ServerBrowser: Sendable {
     /// What `browse --type` lists.
     public enum ItemType: String, Sendable, CaseIterable {
         case library, movie, series, season, episode, album, artist, track, playlist, collection, musicvideo, video
+        case audiobook, book
 
         /// The Jellyfin `Type` listed.
         var jellyfinType: String {
@@ -85,6 +86,8 @@ public struct ServerBrowser: Sendable {
             case .collection: return "BoxSet"
             case .musicvideo: return "MusicVideo"
             case .video: return "Video"
+            case .audiobook: return "AudioBook"
+            case .book: return "Book"
             }
         }
     }
@@ -142,7 +145,11 @@ public struct ServerBrowser: Sendable {
     /// Finds the `type` of item called `name` through the server's own search (what `browse --search` asks, so it
     /// finds what Jellyfin finds): see ``match(_:in:)``.
     public func find(_ type: ItemType, named name: String) async throws -> NameMatch {
-        ServerBrowser.match(name, in: try await list(type, search: name))
+        guard type == .audiobook else { return ServerBrowser.match(name, in: try await list(type, search: name)) }
+        // A book in parts is a plain `Folder` of audiobooks on Jellyfin: an audiobook's name may be a folder's.
+        let found = try await session.client.items(
+            ItemsQuery(recursive: true, includeItemTypes: ["AudioBook", "Folder"], searchTerm: name))
+        return ServerBrowser.match(name, in: found.map(ServerItem.init))
     }
 
     /// Which of the items a search found a name stands for: the only one found; else the only one whose name is the

@@ -61,14 +61,39 @@ public struct PlayEvent: Sendable, Equatable {
 public enum ResumeRule {
     public static let minResumePercent = 5.0
     public static let maxResumePercent = 90.0
+    /// An audiobook keeps no position in its first minutes, and is played once fewer are left
+    /// (`ServerConfiguration.MinAudiobookResume` and `MaxAudiobookResume`, 5 in 10.8–10.11).
+    public static let minAudiobookResumeMinutes = 5.0
+    public static let maxAudiobookResumeMinutes = 5.0
+
+    /// Which of Jellyfin's rules an item's stop follows (`UserDataManager.UpdatePlayState` L212–286, v10.10.7).
+    public enum Media: Sendable, Equatable {
+        /// A movie, an episode, a podcast episode: 5 % and 90 %.
+        case video
+        /// An `AudioBook`: minutes from the start and minutes left, whatever its length (L248–263).
+        case audiobook
+        /// A `Book`: the position as reported (neither rule applies to it, L222).
+        case book
+    }
 
     /// What stopping at `position` of an item `runtime` long records: played past 90 %, nothing under 5 %
-    /// (nil: the item stays as it was), else the position. Without a runtime, a position is kept as it is.
+    /// (nil: the item stays as it was), else the position; an audiobook by its first and last 5 minutes instead, a
+    /// book as it is. Without a runtime, a position is kept as it is.
     public static func event(
-        itemId: String, position: Int64, runtime: Int64?, at: Date
+        itemId: String, position: Int64, runtime: Int64?, at: Date, media: Media = .video
     ) -> PlayEvent? {
-        guard let runtime, runtime > 0 else {
+        guard let runtime, runtime > 0, media != .book else {
             return position > 0 ? PlayEvent(itemId: itemId, kind: .position, positionTicks: position, at: at) : nil
+        }
+        if media == .audiobook {
+            guard position > 0 else { return nil }
+            let minutesIn = Double(position) / 600_000_000
+            let minutesLeft = Double(runtime - position) / 600_000_000
+            if minutesIn < minAudiobookResumeMinutes { return nil }
+            if minutesLeft < maxAudiobookResumeMinutes || position >= runtime {
+                return PlayEvent(itemId: itemId, kind: .played, at: at)
+            }
+            return PlayEvent(itemId: itemId, kind: .position, positionTicks: position, at: at)
         }
         let percent = Double(position) / Double(runtime) * 100
         if percent > maxResumePercent || position >= runtime {

@@ -19,6 +19,25 @@ public struct PlayStateBook: Sendable {
         public var isPodcast: Bool
         /// The absolute paths of its media files, first the primary version.
         public var mediaPaths: [String]
+        /// Which resume rule its stops follow: an audiobook's or a book's (as its folder's `metadata.json` says), else
+        /// a video's.
+        public var media: ResumeRule.Media = .video
+    }
+
+    /// The resume rule of the item whose media is at `path` (relative to the root): by the `itemType` of the
+    /// `metadata.json` of its folder below `Downloads/`.
+    static func media(ofMediaAt path: String, root: MirrorRoot) -> ResumeRule.Media {
+        let parts = path.split(separator: "/")
+        guard parts.count >= 3, parts[0] == LibraryLayout.downloads[...],
+            let metadata = root.absolute("\(LibraryLayout.downloads)/\(parts[1])/\(LibraryLayout.metadataFile)"),
+            let data = FileManager.default.contents(atPath: metadata),
+            let document = try? JSONDecoder().decode(DownloadMetadata.self, from: data)
+        else { return .video }
+        switch document.itemType {
+        case "AudioBook": return .audiobook
+        case "Book": return .book
+        default: return .video
+        }
     }
 
     /// The item `id` names (a Jellyfin movie or episode, or a podcast episode), with its media files.
@@ -42,7 +61,8 @@ public struct PlayStateBook: Sendable {
         }
         return Target(
             id: media.isEmpty ? id : jellyfin, isPodcast: media.isEmpty,
-            mediaPaths: chosen.compactMap { root.absolute($0["path"]) })
+            mediaPaths: chosen.compactMap { root.absolute($0["path"]) },
+            media: media.first.map { PlayStateBook.media(ofMediaAt: $0["path"], root: root) } ?? .video)
     }
 
     /// Records that the user watched, unwatched or stopped in an item; the next sync sends it (podcast episodes keep
@@ -57,11 +77,15 @@ public struct PlayStateBook: Sendable {
                 state: target.isPodcast ? .local : .pending))
     }
 
-    /// Records where a player stopped, by Jellyfin's resume rules (played past 90 %, nothing under 5 %).
+    /// Records where a player stopped, by Jellyfin's resume rules (played past 90 %, nothing under 5 %; an audiobook
+    /// by its first and last 5 minutes, a book as it is: ``ResumeRule``).
     /// Returns the event recorded, nil when nothing was.
     @discardableResult
     public func stopped(_ target: Target, position: Int64, runtime: Int64?, at: Date = Date()) throws -> PlayEvent? {
-        guard let event = ResumeRule.event(itemId: target.id, position: position, runtime: runtime, at: at) else {
+        guard
+            let event = ResumeRule.event(
+                itemId: target.id, position: position, runtime: runtime, at: at, media: target.media)
+        else {
             return nil
         }
         return try mark(target, event.kind, positionTicks: event.positionTicks, at: at)

@@ -15,7 +15,8 @@ public struct LocalLibrary: Sendable {
 
     /// One listed thing.
     public struct Item: Codable, Sendable, Equatable {
-        /// `movie` (music and home videos too), `series`, `episode`, `album`, `track`, `podcast` or `podcast-episode`.
+        /// `movie` (music and home videos too), `series`, `episode`, `album`, `track`, `audiobook`, `audiobook-part`,
+        /// `book`, `podcast` or `podcast-episode`.
         public var type: String
         public var id: String
         public var title: String
@@ -61,8 +62,27 @@ public struct LocalLibrary: Sendable {
                 }
             } else if let metadata = try? JSONDecoder().decode(DownloadMetadata.self, from: data) {
                 if let tracks = metadata.tracks {
-                    // An album (or a loose track's folder): the album, then its tracks by disc and number.
+                    // An album (or a loose track's folder): the album, then its tracks by disc and number. An
+                    // audiobook: the book, then its parts in play order.
                     let held = tracks.compactMap(BaseItem.init).map { ($0, state($0.id)) }
+                    let isAudiobook = metadata.itemType == "AudioBook"
+                    if isAudiobook {
+                        items.append(
+                            Item(
+                                type: "audiobook", id: metadata.itemId, title: metadata.displayTitle,
+                                parent: held.first?.0.albumArtist, season: nil, episode: nil,
+                                downloaded: held.allSatisfy(\.1.0), bytes: held.reduce(0) { $0 + $1.1.1 }))
+                        // A book of one file is listed once; a book in parts lists each part under the book.
+                        guard held.count > 1 || held.first?.0.id != metadata.itemId else { continue }
+                        for (position, (part, (complete, bytes))) in held.enumerated() {
+                            items.append(
+                                Item(
+                                    type: "audiobook-part", id: part.id, title: part.name ?? part.id,
+                                    parent: metadata.displayTitle, season: nil, episode: position + 1,
+                                    downloaded: complete, bytes: bytes))
+                        }
+                        continue
+                    }
                     items.append(
                         Item(
                             type: "album", id: metadata.itemId, title: metadata.displayTitle, parent: nil, season: nil,
@@ -82,6 +102,14 @@ public struct LocalLibrary: Sendable {
                     items.append(
                         Item(
                             type: "movie", id: metadata.itemId, title: metadata.displayTitle, parent: nil, season: nil,
+                            episode: nil, downloaded: complete, bytes: bytes))
+                case "Book":
+                    let (complete, bytes) = state(metadata.itemId)
+                    items.append(
+                        Item(
+                            type: "book", id: metadata.itemId, title: metadata.displayTitle,
+                            parent: metadata.item.flatMap { BaseItem($0) }.flatMap(SelectionExpander.author(of:)),
+                            season: nil,
                             episode: nil, downloaded: complete, bytes: bytes))
                 case "Series":
                     let ids = Set(metadata.versions.compactMap(\.itemId))

@@ -95,6 +95,11 @@ public struct Reindexer: Sendable {
                     let held = try rebuildAlbum(folder, metadata, &result)
                     // A loose track's folder: its files are recorded; no selection names a lone track.
                     if metadata.itemType == "MusicAlbum" { albums.append((folder, held)) }
+                    // An audiobook (one file, or the folder of its parts) is its own selection.
+                    if metadata.itemType == "AudioBook", !held.isEmpty {
+                        try index.select(Selection(id: folder, kind: .audiobook, addedAt: now))
+                        result.selections += 1
+                    }
                 } else if metadata.itemType == "Series" {
                     // Each season held becomes a season selection: the conservative guess, which never fetches a
                     // season the mirror did not have (a whole-series selection would).
@@ -106,7 +111,9 @@ public struct Reindexer: Sendable {
                 } else {
                     try rebuildMovie(folder, metadata, &result)
                     try index.select(
-                        Selection(id: folder, kind: .movie, allVersions: metadata.versions.count > 1, addedAt: now))
+                        Selection(
+                            id: folder, kind: metadata.itemType == "Book" ? .book : .movie,
+                            allVersions: metadata.versions.count > 1, addedAt: now))
                     result.selections += 1
                 }
             } else if let podcast = try? JSONDecoder().decode(PodcastMetadata.self, from: Data(bytes)) {
@@ -328,7 +335,10 @@ public struct Reindexer: Sendable {
     static func mediaEntry(_ path: String, size: Int64, item: BaseItem?, itemId: String, version: VersionInfo)
         -> IndexEntry
     {
-        let source = item?.mediaSources?.first { ($0.id ?? itemId) == version.versionId }
+        // A book has no media sources: its one version is made from the item, as a sync makes it.
+        let source =
+            item?.mediaSources?.first { ($0.id ?? itemId) == version.versionId }
+            ?? item.flatMap { $0.type == "Book" ? SelectionExpander.bookVersion(of: $0) : nil }
         return IndexEntry(
             file: LocalFile(
                 key: .media(itemId: itemId, versionId: version.versionId), path: path, kind: .media, size: size,
