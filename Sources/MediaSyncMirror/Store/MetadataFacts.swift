@@ -11,12 +11,13 @@ import GRDB
 /// correctness.
 extension MirrorIndex {
     /// The table, and the mark that the facts of the files written before it existed were filled (the first sync
-    /// after the migration fills them, then marks it; `reindex` clears the mark).
+    /// after the migration fills them, then marks it, with the members they keep: a version that keeps others fills
+    /// them again).
     static let metadataFactsSchema = """
         CREATE TABLE metadata_facts (
-            path TEXT PRIMARY KEY NOT NULL, contentHash TEXT NOT NULL, facts BLOB NOT NULL
+            path TEXT PRIMARY KEY NOT NULL, contentHash TEXT NOT NULL, facts BLOB NOT NULL, keys TEXT NOT NULL
         );
-        CREATE TABLE metadata_facts_filled (filled INTEGER NOT NULL);
+        CREATE TABLE metadata_facts_filled (keys TEXT NOT NULL);
         """
 
     /// One file's facts, for the file whose content hash is `contentHash`.
@@ -26,6 +27,9 @@ extension MirrorIndex {
         var facts: [UInt8]
     }
 
+    /// The members the facts keep, as one text: rows kept with another set (by another version) are not read.
+    static let metadataFactsKeys = ExportSource.metadataKeys.sorted().joined(separator: ",")
+
     /// The facts of every metadata file whose record has the content hash they were saved with, by path.
     func metadataFacts() throws -> [String: [UInt8]] {
         try database.read { db in
@@ -34,8 +38,8 @@ extension MirrorIndex {
                 db,
                 sql: """
                     SELECT f.path, m.facts FROM file f JOIN metadata_facts m ON m.path = f.path
-                    WHERE f.kind = 'metadata' AND m.contentHash = f.contentHash
-                    """)
+                    WHERE f.kind = 'metadata' AND m.contentHash = f.contentHash AND m.keys = ?
+                    """, arguments: [MirrorIndex.metadataFactsKeys])
             while let row = try rows.next() {
                 let data: Data = row[1]
                 facts[row[0]] = [UInt8](data)
@@ -48,9 +52,10 @@ extension MirrorIndex {
     func saveMetadataFacts(_ facts: [MetadataFacts], markFilled: Bool = false) throws {
         try database.write { db in
             let statement = try db.makeStatement(
-                sql: "INSERT OR REPLACE INTO metadata_facts (path, contentHash, facts) VALUES (?, ?, ?)")
+                sql: "INSERT OR REPLACE INTO metadata_facts (path, contentHash, facts, keys) VALUES (?, ?, ?, ?)")
             for fact in facts {
-                try statement.execute(arguments: [fact.path, fact.contentHash, Data(fact.facts)])
+                try statement.execute(
+                    arguments: [fact.path, fact.contentHash, Data(fact.facts), MirrorIndex.metadataFactsKeys])
             }
             try db.execute(
                 sql: """
@@ -58,7 +63,10 @@ extension MirrorIndex {
                     WHERE path NOT IN (SELECT path FROM file WHERE kind = 'metadata')
                     """)
             if markFilled {
-                try db.execute(sql: "DELETE FROM metadata_facts_filled; INSERT INTO metadata_facts_filled VALUES (1)")
+                try db.execute(sql: "DELETE FROM metadata_facts_filled")
+                try db.execute(
+                    sql: "INSERT INTO metadata_facts_filled (keys) VALUES (?)",
+                    arguments: [MirrorIndex.metadataFactsKeys])
             }
         }
     }
@@ -67,20 +75,18 @@ extension MirrorIndex {
     /// before the facts were kept have not been filled yet; nil once they have.
     func metadataFactsToFill() throws -> [(path: String, contentHash: String)]? {
         try database.read { db in
-            guard try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM metadata_facts_filled") == 0 else { return nil }
+            let filled = try Int.fetchOne(
+                db, sql: "SELECT COUNT(*) FROM metadata_facts_filled WHERE keys = ?",
+                arguments: [MirrorIndex.metadataFactsKeys])
+            guard filled == 0 else { return nil }
             return try Row.fetchAll(
                 db,
                 sql: """
                     SELECT f.path, f.contentHash FROM file f LEFT JOIN metadata_facts m
-                    ON m.path = f.path AND m.contentHash = f.contentHash
+                    ON m.path = f.path AND m.contentHash = f.contentHash AND m.keys = ?
                     WHERE f.kind = 'metadata' AND m.path IS NULL AND f.contentHash IS NOT NULL
-                    """
+                    """, arguments: [MirrorIndex.metadataFactsKeys]
             ).map { (path: $0[0], contentHash: $0[1]) }
         }
-    }
-
-    /// Asks the next sync to fill the facts of every metadata file it does not write (after `reindex`).
-    func forgetMetadataFactsFilled() throws {
-        try database.write { db in try db.execute(sql: "DELETE FROM metadata_facts_filled") }
     }
 }
