@@ -18,6 +18,46 @@ import Testing
         return auth.object["AccessToken"] as? String ?? ""
     }
 
+    @Test func aHomeVideoIsAnsweredWithItsChaptersTrickplayAndSegments() async throws {
+        var library = TestLibrary(movies: 0, series: 0, mediaSize: 4_000)
+        library.addHomeVideos(1)
+        library.addRichMedia(chapters: 3, trickplayWidths: [160], thumbnailCount: 12)
+        try await ServeFixture.with(library) { fixture in
+            try fixture.index.select(
+                Selection(id: fixture.library.homeVideosViewId, kind: .library, addedAt: "2026-01-01T00:00:00Z"))
+            try await fixture.sync()
+            try MediaServe.setPassword(ServeFixture.password, user: nil, config: fixture.config)
+            let video = try #require(fixture.library.homeVideos.first)
+            let source = video.mediaSources[0]
+            fixture.upstream.shutdown()
+            try await fixture.serving { http in
+                let token = try await Self.signedIn(http)
+                let views = try await http.send("GET", "/Users/\(fixture.library.userId)/Views", token: token)
+                let view = try #require(views.items.first { $0["CollectionType"] as? String == "homevideos" })
+                let listed = try await http.send(
+                    "GET", "/Items?ParentId=\(view["Id"] as? String ?? "")&Fields=Chapters,Trickplay,MediaSources",
+                    token: token)
+                let item = try #require(listed.items.first)
+                #expect(item["Id"] as? String == video.id && item["Type"] as? String == "Video")
+                #expect((item["Chapters"] as? [[String: Any]])?.count == 3)
+                let trickplay = try #require(item["Trickplay"] as? [String: [String: [String: Any]]])
+                #expect(trickplay[source.id]?["160"]?["ThumbnailCount"] as? Int == 12)
+                let sources = try #require(item["MediaSources"] as? [[String: Any]])
+                #expect(sources.first?["HasSegments"] as? Bool == true)
+                let tag = try #require(fixture.library.chapterImageTag(video, video.chapters[0]))
+                let image = try await http.send("GET", "/Items/\(video.id)/Images/Chapter/0?tag=\(tag)")
+                #expect(image.status == 200 && image.body == TestServer.chapterImageBytes(tag: tag))
+                let info = try #require(source.trickplay.first)
+                let tile = try await http.send(
+                    "GET", "/Videos/\(video.id)/Trickplay/160/0.jpg?mediaSourceId=\(source.id)", token: token)
+                #expect(tile.status == 200)
+                #expect(tile.body == TestServer.trickplayTileBytes(sourceId: source.id, info: info, index: 0))
+                let segments = try await http.send("GET", "/MediaSegments/\(source.id)", token: token)
+                #expect(segments.items.compactMap { $0["Type"] as? String } == ["Intro", "Outro"])
+            }
+        }
+    }
+
     @Test func theFieldsChapterImagesTilesAndSegmentsComeFromTheMirror() async throws {
         try await ServeFixture.with(Self.library()) { fixture in
             try fixture.selectEverything()

@@ -75,6 +75,38 @@ import Testing
         }
     }
 
+    @Test func aHomeVideosLibraryKeepsChaptersTrickplayAndSegmentsAsMoviesDo() async throws {
+        var library = TestLibrary(movies: 0, series: 0, mediaSize: 4_000)
+        let ids = library.addHomeVideos(2)
+        library.addRichMedia(chapters: 3, trickplayWidths: [320, 160], thumbnailCount: 12)
+        try await MirrorFixture.with(library) { fixture, library in
+            try fixture.select(.library, library.homeVideosViewId)
+            let report = try await fixture.sync()
+            #expect(report.failed.isEmpty, "\(report.failed)")
+            let tree = Set(fixture.tree())
+            for (position, id) in ids.enumerated() {
+                let video = library.homeVideos[position]
+                #expect(video.type == "Video" && video.id == id)
+                #expect(tree.contains("Downloads/\(id)/\(id)-\(id).mp4"))
+                for index in 0..<3 { #expect(tree.contains("Downloads/\(id)/Images/Chapter-\(index).jpeg")) }
+                let source = video.mediaSources[0]
+                let info = try #require(source.trickplay.first { $0.width == 160 })
+                let tile = "Downloads/\(id)/\(id)-\(id).trickplay/160/0.jpg"
+                #expect(fixture.bytes(tile) == TestServer.trickplayTileBytes(sourceId: source.id, info: info, index: 0))
+                let segments = try #require(fixture.json("Downloads/\(id)/\(id)-\(id).segments.json"))
+                #expect(
+                    (segments["Items"] as? [[String: Any]])?.compactMap { $0["Type"] as? String } == ["Intro", "Outro"])
+                let metadata = try #require(fixture.json("Downloads/\(id)/metadata.json"))
+                #expect(metadata["itemType"] as? String == "Video")
+            }
+            // A no-op asks for none of it again.
+            fixture.server.resetStatistics()
+            let again = try await fixture.sync()
+            #expect(again.downloaded.isEmpty, "\(again.downloaded)")
+            #expect(Self.tiles(fixture.server.allRequests).isEmpty)
+        }
+    }
+
     @Test func aChapterImageMadeAgainIsTheOnlyFileFetchedAgain() async throws {
         try await MirrorFixture.with(Self.library()) { fixture, library in
             let movie = library.movies[0]
