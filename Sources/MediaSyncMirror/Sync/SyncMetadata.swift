@@ -93,7 +93,9 @@ extension MirrorSync {
             case .notWritten: break
             }
         }
-        try saveFacts(facts)
+        // What the export reads of them, when the index can take it (a full disk here costs the export a read of the
+        // documents, not the sync).
+        try? saveFacts(facts)
         return MetadataPhase(plan: metadataPlan, composed: composed, entries: updated)
     }
 }
