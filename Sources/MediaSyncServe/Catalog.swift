@@ -232,11 +232,11 @@ public struct CatalogItem: Sendable, Equatable {
     /// kept parsed first, then the rest, parsed from its bytes on each read (see ``upstream(_:)`` for one member).
     public var raw: JSONObject {
         get {
-            let fields = box.fields
-            guard !fields.encoded.isEmpty, let rest = (try? JSONValue(parsing: fields.encoded))?.objectValue else {
-                return fields.lookup
-            }
-            return JSONObject(distinctMembers: fields.lookup.members + rest.members)
+            // The two members read from the box, not a copy of all its fields (a retain of each) per answered item.
+            let lookup = box.fields.lookup
+            let encoded = box.fields.encoded
+            guard !encoded.isEmpty, let rest = (try? JSONValue(parsing: encoded))?.objectValue else { return lookup }
+            return JSONObject(distinctMembers: lookup.members + rest.members)
         }
         set {
             makeUnique()

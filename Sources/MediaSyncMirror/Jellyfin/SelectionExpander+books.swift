@@ -97,16 +97,7 @@ extension SelectionExpander {
         var folders = known
         var groups = SelectionExpander.audiobookGroups(items.filter { !$0.isVirtual })
         let missing = groups.filter { $0.parts.count > 1 && folders[$0.folderId] == nil }.map(\.folderId)
-        var start = 0
-        while start < missing.count {
-            let batch = Array(missing[start..<min(missing.count, start + JellyfinClient.idsPerRequest)])
-            start += batch.count
-            for folder in try await server.items(
-                ItemsQuery(ids: batch, fields: SelectionExpander.fields, limit: JellyfinClient.idsPerRequest))
-            {
-                folders[folder.id] = folder
-            }
-        }
+        for folder in try await itemsById(missing) { folders[folder.id] = folder }
         // Parts of a parent that is no `Folder` (a library view: where `serve`, which sends no paths, lists the books
         // of one file) are books of their own.
         groups = groups.flatMap { group -> [(folderId: String, parts: [BaseItem])] in
@@ -144,16 +135,8 @@ extension SelectionExpander {
     func withPeople(_ books: [BaseItem]) async throws -> [BaseItem] {
         guard !books.isEmpty else { return books }
         var full: [String: BaseItem] = [:]
-        var start = 0
-        while start < books.count {
-            let batch = books[start..<min(books.count, start + JellyfinClient.idsPerRequest)].map(\.id)
-            start += batch.count
-            for book in try await server.items(
-                ItemsQuery(
-                    ids: batch, fields: SelectionExpander.fields + ["People"], limit: JellyfinClient.idsPerRequest))
-            {
-                full[book.id] = book
-            }
+        for book in try await itemsById(books.map(\.id), fields: SelectionExpander.fields + ["People"]) {
+            full[book.id] = book
         }
         return books.map { book in full[book.id].map(overlaid) ?? book }
     }

@@ -225,16 +225,7 @@ extension SelectionExpander {
         }
         // The albums the tracks name and nothing brought yet, asked for by id: their folder's metadata.json holds them.
         let missing = folders.filter { albums[$0] == nil && tracksByFolder[$0]?.first?.albumId != nil }
-        var start = 0
-        while start < missing.count {
-            let batch = Array(missing[start..<min(missing.count, start + JellyfinClient.idsPerRequest)])
-            start += batch.count
-            for album in try await server.items(
-                ItemsQuery(ids: batch, fields: SelectionExpander.fields, limit: JellyfinClient.idsPerRequest))
-            {
-                albums[album.id] = album
-            }
-        }
+        for album in try await itemsById(missing) { albums[album.id] = album }
         for folder in folders {
             var entries: [TrackEntry] = []
             for track in (tracksByFolder[folder] ?? []).sorted(by: SelectionExpander.trackOrder) {

@@ -525,3 +525,18 @@ public struct SelectionExpander: Sendable {
         return byNumber.keys.sorted().compactMap { byNumber[$0] }
     }
 }
+
+extension SelectionExpander {
+    /// These items from the server, asked by id one batch of ``JellyfinClient/idsPerRequest`` after another (in the
+    /// listing's order, so the answers a listing records come in the same order each run).
+    func itemsById(_ ids: [String], fields: [String] = SelectionExpander.fields) async throws -> [BaseItem] {
+        var found: [BaseItem] = []
+        var start = 0
+        while start < ids.count {
+            let batch = Array(ids[start..<min(ids.count, start + JellyfinClient.idsPerRequest)])
+            start += batch.count
+            found += try await server.items(ItemsQuery(ids: batch, fields: fields, limit: JellyfinClient.idsPerRequest))
+        }
+        return found
+    }
+}
