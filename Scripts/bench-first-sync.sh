@@ -7,7 +7,8 @@
 #              kept), --no-durable unless DURABLE=1;
 #   curl       `curl --parallel --parallel-max 4 -K LIST` of the same download URLs (read from the test server's
 #              request log of mediasync's first round), each into its own file, with the same Authorization header.
-# Reports the median wall time of each and the ratio, user+system CPU of each, mediasync's peak RSS, and (one run
+# Reports the median wall time of each and the ratio, user+system CPU of each (and of the test server while each
+# ran: the three share the cores), mediasync's peak RSS, and (one run
 # under `strace -c -f`, not timed) the system calls per placed file.
 #
 # Options: --movies N, --series N, --media-size BYTES, --rounds N, --music-artists N, --albums-per-artist N,
@@ -55,9 +56,13 @@ empty_root() { # $1: round folder name
     mkdir -p "$curl_out"
 }
 
-run_mediasync() { # $1: round; prints "wall_ms cpu_s rss_kb"
+# The test server's user+system CPU so far, in seconds: both tools share the machine's cores with it.
+server_cpu() { awk '{printf "%.2f\n", ($14 + $15) / 100}' "/proc/$server/stat"; }
+
+run_mediasync() { # $1: round; prints "wall_ms cpu_s rss_kb server_cpu_s"
     empty_root "ms-$1"
-    local t0 rc
+    local t0 rc s0
+    s0=$(server_cpu)
     t0=$(ms_now_ns)
     set +e
     /usr/bin/time -f '%U %S %M' -o "$work/ms.time" "$ms" sync "${durable[@]}" --json --quiet \
@@ -67,7 +72,8 @@ run_mediasync() { # $1: round; prints "wall_ms cpu_s rss_kb"
     local wall
     wall=$(ms_ms_since "$t0")
     [ "$rc" = 0 ] || { tail -5 "$work/ms-$1.err" >&2; ms_log "sync exited with $rc"; exit 1; }
-    awk -v w="$wall" '{printf "%d %.2f %d\n", w, $1 + $2, $3}' "$work/ms.time"
+    awk -v w="$wall" -v s="$(awk -v a="$s0" -v b="$(server_cpu)" 'BEGIN {print b - a}')" \
+        '{printf "%d %.2f %d %.2f\n", w, $1 + $2, $3, s}' "$work/ms.time"
 }
 
 make_curl_list() {
@@ -91,33 +97,35 @@ print(len(paths))
 PY
 }
 
-run_curl() { # $1: round; prints "wall_ms cpu_s"
+run_curl() { # $1: round; prints "wall_ms cpu_s server_cpu_s"
     empty_root "curl-$1"
-    local t0
+    local t0 s0
+    s0=$(server_cpu)
     t0=$(ms_now_ns)
     (cd "$curl_out" && /usr/bin/time -f '%U %S' -o "$work/curl.time" \
         curl -s --fail --parallel --parallel-max 4 -K "$work/curl.cfg" 2>/dev/null)
     local wall
     wall=$(ms_ms_since "$t0")
-    awk -v w="$wall" '{printf "%d %.2f\n", w, $1 + $2}' "$work/curl.time"
+    awk -v w="$wall" -v s="$(awk -v a="$s0" -v b="$(server_cpu)" 'BEGIN {print b - a}')" \
+        '{printf "%d %.2f %.2f\n", w, $1 + $2, s}' "$work/curl.time"
 }
 
-ms_wall=(); ms_cpu=(); ms_rss=(); curl_wall=(); curl_cpu=()
+ms_wall=(); ms_cpu=(); ms_rss=(); curl_wall=(); curl_cpu=(); ms_server=(); curl_server=()
 urls=""
 for round in $(seq 1 "$ROUNDS"); do
-    read -r w c r < <(run_mediasync "$round")
-    ms_wall+=("$w"); ms_cpu+=("$c"); ms_rss+=("$r")
+    read -r w c r sc < <(run_mediasync "$round")
+    ms_wall+=("$w"); ms_cpu+=("$c"); ms_rss+=("$r"); ms_server+=("$sc")
     if [ -z "$urls" ]; then
         urls=$(make_curl_list)
         placed=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(len(r["downloaded"]), len(r["written"]))' "$work/ms-1.json")
         files=$(find "$work/ms-1/mirror/Downloads" -type f | wc -l)
         ms_log "mediasync placed $files files (downloaded, written: $placed); curl will fetch $urls URLs"
     fi
-    read -r cw cc < <(run_curl "$round")
-    curl_wall+=("$cw"); curl_cpu+=("$cc")
+    read -r cw cc csc < <(run_curl "$round")
+    curl_wall+=("$cw"); curl_cpu+=("$cc"); curl_server+=("$csc")
     got=$(find "$work/curl-$round/curl-out" -type f | wc -l)
     [ "$got" = "$urls" ] || { ms_log "curl fetched $got of $urls files"; exit 1; }
-    ms_log "round $round: mediasync ${w} ms (cpu ${c} s, rss ${r} KB), curl ${cw} ms (cpu ${cc} s)"
+    ms_log "round $round: mediasync ${w} ms (cpu ${c} s, rss ${r} KB, server cpu ${sc} s), curl ${cw} ms (cpu ${cc} s, server cpu ${csc} s)"
 done
 
 syscalls_line="not measured (STRACE=0)"
@@ -133,11 +141,13 @@ fi
 mw=$(ms_median "${ms_wall[@]}"); cw=$(ms_median "${curl_wall[@]}")
 mc=$(printf '%s\n' "${ms_cpu[@]}" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
 cc=$(printf '%s\n' "${curl_cpu[@]}" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
+msc=$(printf '%s\n' "${ms_server[@]}" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
+csc=$(printf '%s\n' "${curl_server[@]}" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
 rss=$(printf '%s\n' "${ms_rss[@]}" | sort -n | tail -1)
 echo
 echo "== first sync: mediasync vs curl --parallel --parallel-max 4 ($ROUNDS rounds, alternating) =="
 printf '%-28s %s\n' "library" "--movies $MOVIES --series $SERIES --music-artists $MUSIC_ARTISTS ($ALBUMS_PER_ARTIST x $TRACKS_PER_ALBUM) --media-size $MEDIA_SIZE; $files files placed, $urls downloads"
-printf '%-28s %s\n' "mediasync wall (ms)" "${ms_wall[*]}  median $(ms_secs "$mw") s; cpu median $mc s; peak RSS $rss KB"
-printf '%-28s %s\n' "curl wall (ms)" "${curl_wall[*]}  median $(ms_secs "$cw") s; cpu median $cc s"
+printf '%-28s %s\n' "mediasync wall (ms)" "${ms_wall[*]}  median $(ms_secs "$mw") s; cpu median $mc s (the server's $msc s); peak RSS $rss KB"
+printf '%-28s %s\n' "curl wall (ms)" "${curl_wall[*]}  median $(ms_secs "$cw") s; cpu median $cc s (the server's $csc s)"
 printf '%-28s %s\n' "system calls" "$syscalls_line"
 echo "RESULT first_sync_ratio=$(awk -v a="$mw" -v b="$cw" 'BEGIN {printf "%.2f", a / b}') (goal <= 1.5) mediasync_s=$(ms_secs "$mw") curl_s=$(ms_secs "$cw") cpu_ratio=$(awk -v a="$mc" -v b="$cc" 'BEGIN {printf "%.1f", (b > 0) ? a / b : 0}')"

@@ -71,7 +71,7 @@ public final class TransferEngine: Sendable {
             while !Task.isCancelled {
                 try? await Task.sleep(nanoseconds: UInt64(max(options.progressInterval, 0.01) * 1e9))
                 if Task.isCancelled { break }
-                reporter.report(results: results.snapshot(), final: false)
+                reporter.report(final: false)
             }
         }
         let workers = max(1, min(options.concurrency, requests.count))
@@ -81,10 +81,12 @@ public final class TransferEngine: Sendable {
             for _ in 0..<workers {
                 group.addTask(executorPreference: loop.runsTasks ? loop : nil) {
                     while !Task.isCancelled, let index = await scheduler.next() {
+                        reporter.start(index)
                         let result = await self.transfer(
                             requests[index], item: items[index], counters: counters, rateLimit: perTransferLimit,
                             directories: directories, buffers: buffers, placing: placing)
                         results.set(index, result)
+                        reporter.end(index, result)
                         scheduler.finish(index)
                         finished?(TransferOutcome(request: requests[index], result: result))
                         if case .failure(let error) = result, error.isFatal {
@@ -92,11 +94,12 @@ public final class TransferEngine: Sendable {
                             let reason = HTTPError(
                                 error.kind, "not started: an earlier transfer failed: \(error.message)",
                                 errno: error.errno)
-                            skipped.forEach { results.set($0, .failure(reason)) }
+                            for skippedIndex in skipped {
+                                results.set(skippedIndex, .failure(reason))
+                                reporter.end(skippedIndex, .failure(reason))
+                            }
                         }
-                        // Reporting walks every item: after a file, only when the interval has passed, or 2,000
-                        // small files would cost 2,000 walks of 2,000 items.
-                        reporter.reportIfDue(interval: self.options.progressInterval) { results.snapshot() }
+                        reporter.reportIfDue(interval: self.options.progressInterval)
                     }
                 }
             }
@@ -104,9 +107,14 @@ public final class TransferEngine: Sendable {
         ticker.cancel()
         await ticker.value
         let final = results.snapshot().enumerated().map { index, result in
-            result ?? .failure(HTTPError.cancelled(url: requests[index].url))
+            guard let result else {
+                let cancelled = Result<TransferSuccess, HTTPError>.failure(.cancelled(url: requests[index].url))
+                reporter.end(index, cancelled)
+                return cancelled
+            }
+            return result
         }
-        reporter.report(results: final.map { $0 }, final: true)
+        reporter.report(final: true)
         directories.stagingDirectories.forEach { StagingArea(directory: $0).removeIfEmpty() }
         return BatchResult(outcomes: zip(requests, final).map { TransferOutcome(request: $0, result: $1) })
     }

@@ -31,11 +31,16 @@ public struct TransferRequest: Sendable, Equatable {
     /// The host part of the URL, lowercased, for the per-host cap.
     var host: String {
         // The standard library's search over bytes (`range(of:)` is Foundation's, per character).
-        guard let schemeEnd = url.utf8.firstRange(of: "://".utf8) else { return "" }
-        let rest = url[schemeEnd.upperBound...]
-        let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
-        let hostPort = authority.split(separator: "@").last ?? authority
-        return hostPort.lowercased()
+        let bytes = url.utf8
+        guard let schemeEnd = bytes.firstRange(of: "://".utf8) else { return "" }
+        let rest = bytes[schemeEnd.upperBound...]
+        let (slash, question, hash) = (UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#"))
+        let authority = rest.prefix { $0 != slash && $0 != question && $0 != hash }
+        let userEnd = authority.lastIndex(of: UInt8(ascii: "@"))
+        let hostPort = userEnd.map { authority[authority.index(after: $0)...] } ?? authority
+        let text = String(decoding: hostPort, as: UTF8.self)
+        let upper = UInt8(ascii: "A")...UInt8(ascii: "Z")
+        return hostPort.contains(where: upper.contains) ? text.lowercased() : text
     }
 }
 

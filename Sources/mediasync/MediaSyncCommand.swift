@@ -15,10 +15,11 @@ struct MediaSyncCommand: AsyncParsableCommand {
         ]
     )
 
-    /// ArgumentParser's own start, after making sure descriptors 0, 1 and 2 are open: started with one closed, the
-    /// first file this process opened would take its number.
+    /// ArgumentParser's own start, after making sure descriptors 0, 1 and 2 are open (started with one closed, the
+    /// first file this process opened would take its number) and the allocator's heaps grow in large steps.
     static func main() async {
         StandardStreams.openMissing()
+        ProcessMemory.growHeapsInLargeSteps()
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? AsyncParsableCommand {

@@ -387,6 +387,40 @@ import Testing
         }
     }
 
+    /// The running totals a report reads: the batch's whole size from the first report on (each size is known up
+    /// front), only the running transfers listed as active, and a last report that counts every byte.
+    @Test func progressCountsWaitingRunningAndFinishedTransfers() async throws {
+        try await withServerAndFolder { server, folder in
+            server.setThrottle(bytesPerSecond: 4 * Self.mib)
+            var requests: [TransferRequest] = []
+            var total: Int64 = 0
+            for index in 0..<8 {
+                let size = 100_000 + index * 5_000
+                total += Int64(size)
+                server.setFile("/w\(index)", contents: testBytes(size, seed: UInt64(index)))
+                requests.append(
+                    TransferRequest(
+                        id: "w\(index)", url: server.baseURL + "/w\(index)", destination: folder.file("w\(index)"),
+                        expectedSize: Int64(size)))
+            }
+            let log = ProgressLog()
+            let result = await makeEngine(concurrency: 3).download(requests) { log.append($0) }
+            #expect(result.allSucceeded)
+            let reports = log.all
+            #expect(reports.count >= 3)
+            for report in reports {
+                #expect(report.sizeKnown)
+                #expect(report.bytesExpected == total)
+                #expect(report.bytesDone <= total)
+                #expect(report.active.count <= 3)
+                #expect(report.succeededItems + report.failedItems + report.active.count <= 8)
+                #expect(Set(report.active.map(\.id)).count == report.active.count)
+            }
+            let last = try #require(reports.last)
+            #expect(last.isFinished && last.active.isEmpty && last.succeededItems == 8 && last.bytesDone == total)
+        }
+    }
+
     @Test(arguments: [(3, nil), (6, 2)] as [(Int, Int?)])
     func respectsTheConcurrencyCapAndThePerHostCap(concurrency: Int, perHost: Int?) async throws {
         try await withServerAndFolder { server, folder in
