@@ -27,7 +27,7 @@ public final class MirrorExecutor: @unchecked Sendable {
     let index: MirrorIndex
     let files: FilePlacer
     /// Records waiting for one grouped commit.
-    public static let flushEvery = 256
+    public static let flushEvery = 1024
     /// The longest a record waits for its commit.
     public static let defaultFlushInterval: TimeInterval = 0.25
     let flushInterval: TimeInterval
