@@ -124,13 +124,10 @@ public final class TransferEngine: Sendable {
     static func invalidRequests(_ requests: [TransferRequest]) -> [Int: HTTPError]? {
         var errors: [Int: HTTPError] = [:]
         var seen: [String: Int] = [:]
+        seen.reserveCapacity(requests.count)
         for (index, request) in requests.enumerated() {
             let path = request.destination
-            let components = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
-            let normalised =
-                path.hasPrefix("/") && !components.isEmpty
-                && components.allSatisfy { !$0.isEmpty && $0 != "." && $0 != ".." }
-            if !normalised {
+            if !isNormalisedAbsolute(path) {
                 errors[index] = HTTPError(
                     .fileSystem, "the destination \(request.destination) is not a normalised absolute path",
                     url: request.url)
@@ -143,6 +140,29 @@ public final class TransferEngine: Sendable {
             }
         }
         return errors.isEmpty ? nil : errors
+    }
+
+    /// Whether `path` is `/` followed by one or more components, none of them empty, `.` or `..`; read from its
+    /// bytes once (a batch checks 12,000 destinations before its first transfer).
+    static func isNormalisedAbsolute(_ path: String) -> Bool {
+        let slash = UInt8(ascii: "/")
+        let dot = UInt8(ascii: ".")
+        var bytes = path.utf8.makeIterator()
+        guard bytes.next() == slash else { return false }
+        var length = 0
+        var dots = 0
+        while true {
+            let byte = bytes.next()
+            if byte == nil || byte == slash {
+                if length == 0 || dots == length && length <= 2 { return false }
+                if byte == nil { return true }
+                length = 0
+                dots = 0
+            } else {
+                length += 1
+                if byte == dot { dots += 1 }
+            }
+        }
     }
 
     // MARK: One file

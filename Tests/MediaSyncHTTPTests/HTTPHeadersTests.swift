@@ -39,6 +39,15 @@ import Testing
     func theHostOfARequestIsItsLowercasedAuthority(_ url: String, _ host: String) {
         #expect(TransferRequest(id: "x", url: url, destination: "/d").host == host)
     }
+
+    @Test(arguments: [
+        ("/a/b.mkv", true), ("/a", true), ("/a/..b/.c/...", true), ("/", false), ("", false), ("a/b", false),
+        ("//a", false), ("/a//b", false), ("/a/", false), ("/./a", false), ("/a/.", false), ("/a/../b", false),
+        ("/a/..", false),
+    ])
+    func aDestinationMustBeANormalisedAbsolutePath(_ path: String, _ accepted: Bool) {
+        #expect(TransferEngine.isNormalisedAbsolute(path) == accepted)
+    }
 }
 
 @Suite struct TrimmedTests {

@@ -123,12 +123,18 @@ public final class MirrorSync: Sendable {
             report.nothingToSync = try nothingToSync(only)
             return report
         }
-        try await ready(&planned.plan, listing: listing, report: &report)
+        let saving = try await ready(&planned.plan, listing: listing, report: &report)
         // Room for the journal's lines while files are placed, given back at the end of the run.
         executor.keepJournalRoom()
         defer { executor.releaseJournalRoom() }
-        try await carryOut(
-            planned.plan, listing: listing, options: options, progress: progress, events: events, report: &report)
+        do {
+            try await carryOut(
+                planned.plan, listing: listing, options: options, progress: progress, events: events, report: &report)
+        } catch {
+            try? await saving.finished()
+            throw error
+        }
+        try await saving.finished()
         report.phases.end("downloads")
         // The wanted files are needed past here only for their count: freed while the metadata is composed.
         let wantedCount = listing.memoUnchanged + remoteFiles.count
