@@ -151,9 +151,7 @@ public struct JSONObject: Hashable, Sendable, Sequence, ExpressibleByDictionaryL
 
     /// An object of a dictionary's members, sorted by key (a dictionary has no order to keep).
     public init(_ dictionary: [String: JSONValue]) {
-        members = dictionary.map { JSONMember($0.key, $0.value) }.sorted {
-            $0.key.utf8.lexicographicallyPrecedes($1.key.utf8)
-        }
+        members = dictionary.map { JSONMember($0.key, $0.value) }.sorted { JSONMember.keyPrecedes($0.key, $1.key) }
     }
 
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
@@ -233,5 +231,28 @@ public struct JSONObject: Hashable, Sendable, Sequence, ExpressibleByDictionaryL
         }
         hasher.combine(members.count)
         hasher.combine(sum)
+    }
+}
+
+extension JSONMember {
+    /// Whether `left` sorts before `right` by their UTF-8 bytes (the order the writer gives an object's members).
+    /// Compared over the strings' contiguous bytes: the generic comparison of two `UTF8View`s was most of the cost of
+    /// sorting a server's item, whose 60 members come in the server's order.
+    @inlinable
+    public static func keyPrecedes(_ left: String, _ right: String) -> Bool {
+        var left = left
+        var right = right
+        return left.withUTF8 { leftBytes in
+            right.withUTF8 { rightBytes in
+                let common = min(leftBytes.count, rightBytes.count)
+                var position = 0
+                while position < common {
+                    let (a, b) = (leftBytes[position], rightBytes[position])
+                    if a != b { return a < b }
+                    position += 1
+                }
+                return leftBytes.count < rightBytes.count
+            }
+        }
     }
 }

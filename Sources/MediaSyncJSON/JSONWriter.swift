@@ -50,10 +50,10 @@ public enum JSONWriter {
             var inOrder = true
             var position = 1
             while inOrder, position < members.count {
-                inOrder = members[position - 1].key.utf8.lexicographicallyPrecedes(members[position].key.utf8)
+                inOrder = JSONMember.keyPrecedes(members[position - 1].key, members[position].key)
                 position += 1
             }
-            let sorted = inOrder ? members : members.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+            let sorted = inOrder ? members : members.sorted { JSONMember.keyPrecedes($0.key, $1.key) }
             for (position, member) in sorted.enumerated() {
                 if position > 0 { output.append(UInt8(ascii: ",")) }
                 writeString(member.key, into: &output)
@@ -87,7 +87,7 @@ public enum JSONWriter {
         case .object(let members):
             output.append(UInt8(ascii: "{"))
             output.append(0x0A)
-            let sorted = members.members.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+            let sorted = members.members.sorted { JSONMember.keyPrecedes($0.key, $1.key) }
             for (position, member) in sorted.enumerated() {
                 pad(indent + 2, &output)
                 writeString(member.key, into: &output)

@@ -137,6 +137,16 @@ import Testing
 }
 
 @Suite struct JSONWriterTests {
+    @Test(arguments: [
+        ("a", "b", true), ("b", "a", false), ("a", "a", false), ("a", "ab", true), ("ab", "a", false), ("", "a", true),
+        ("a", "", false), ("", "", false), ("Z", "a", true), ("_x", "a", true), ("zz", "é", true), ("é", "🎬", true),
+        ("Name", "NameA", true), ("ParentId", "ParentBackdropItemId", false),
+    ])
+    func keysSortByTheirBytes(_ left: String, _ right: String, _ precedes: Bool) {
+        #expect(JSONMember.keyPrecedes(left, right) == precedes)
+        #expect(JSONMember.keyPrecedes(left, right) == left.utf8.lexicographicallyPrecedes(right.utf8))
+    }
+
     @Test func writesWhatJSONEncoderWritesForTheRecordedResponses() throws {
         let documents = try RecordedResponses.all()
         #expect(documents.count > 20)

@@ -129,6 +129,8 @@ extension MirrorSync {
         }
         var requests: [TransferRequest] = []
         var planned: [FileKey: RemoteFile] = [:]
+        requests.reserveCapacity(files.count)
+        planned.reserveCapacity(files.count)
         // Each folder is made once, before the batch, by the executor (a first sync makes thousands).
         let madeFolders = executor.makeFolders(for: files.map(\.path))
         for file in files {

@@ -12,8 +12,15 @@ extension MirrorSync {
     static func splitLyrics(_ files: [RemoteFile]) -> (lyrics: [RemoteFile], others: [RemoteFile]) {
         var lyrics: [RemoteFile] = []
         var others: [RemoteFile] = []
+        others.reserveCapacity(files.count)
+        // Only a key that begins so is taken apart: a first sync passes 12,000 keys through here.
+        let prefix = "lyrics:".utf8
         for file in files {
-            if case .lyrics? = file.key.parts { lyrics.append(file) } else { others.append(file) }
+            if file.key.rawValue.utf8.starts(with: prefix), case .lyrics? = file.key.parts {
+                lyrics.append(file)
+            } else {
+                others.append(file)
+            }
         }
         return (lyrics, others)
     }
