@@ -156,12 +156,23 @@ final class CurlOperation: @unchecked Sendable {
         }
         var effective: UnsafeMutablePointer<CChar>?
         _ = ccurl_easy_getinfo_string(easy, CURLINFO_EFFECTIVE_URL, &effective)
-        let effectiveURL = effective.map { String(cString: $0) } ?? url
+        // Unless redirected, the request's own string: not a copy kept with each of a batch's 100,000 outcomes.
+        let effectiveURL = effective.map { CurlOperation.spells($0, url) ? url : String(cString: $0) } ?? url
         var requestSize = 0
         _ = ccurl_easy_getinfo_long(easy, CURLINFO_REQUEST_SIZE, &requestSize)
         return CurlCompletion(
             code: CurlCode(code), status: status, headers: headers, effectiveURL: effectiveURL,
             detail: String(cString: errorBuffer), abortError: abortError, requestSent: requestSize > 0)
+    }
+
+    /// Whether the NUL-terminated `text` holds exactly the bytes of `string`.
+    static func spells(_ text: UnsafePointer<CChar>, _ string: String) -> Bool {
+        var position = 0
+        for byte in string.utf8 {
+            guard UInt8(bitPattern: text[position]) == byte else { return false }
+            position += 1
+        }
+        return text[position] == 0
     }
 
     func cancelledCompletion() -> CurlCompletion {

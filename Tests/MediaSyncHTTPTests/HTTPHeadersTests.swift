@@ -48,6 +48,14 @@ import Testing
     func aDestinationMustBeANormalisedAbsolutePath(_ path: String, _ accepted: Bool) {
         #expect(TransferEngine.isNormalisedAbsolute(path) == accepted)
     }
+
+    @Test(arguments: [
+        ("http://h/a", "http://h/a", true), ("http://h/a", "http://h/ab", false), ("http://h/ab", "http://h/a", false),
+        ("", "", true), ("x", "", false), ("", "x", false), ("http://h/é", "http://h/é", true),
+    ])
+    func anAnswersAddressIsTheRequestsWhenItSpellsIt(_ text: String, _ url: String, _ same: Bool) {
+        #expect(text.withCString { CurlOperation.spells($0, url) } == same)
+    }
 }
 
 @Suite struct TrimmedTests {
