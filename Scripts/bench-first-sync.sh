@@ -7,6 +7,8 @@
 #              kept), --no-durable unless DURABLE=1;
 #   curl       `curl --parallel --parallel-max 4 -K LIST` of the same download URLs (read from the test server's
 #              request log of mediasync's first round), each into its own file, with the same Authorization header.
+# Also, each round, `mediasync get` of the same URLs into one folder: the transfer engine alone, without the
+# listing, plan, index and metadata, which splits mediasync's time into the engine's and the mirror's.
 # Reports the median wall time of each and the ratio, user+system CPU of each (and of the test server while each
 # ran: the three share the cores), mediasync's peak RSS, and (one run
 # under `strace -c -f`, not timed) the system calls per placed file.
@@ -93,6 +95,12 @@ with open(cfg, "w") as f:
     f.write('header = "Authorization: MediaBrowser Token=\\"%s\\""\n' % token)
     for i, p in enumerate(paths):
         f.write('url = "%s%s"\noutput = "%05d"\n' % (base, p, i))
+# The same list for `mediasync get`: URL, a tab, the name to save it as.
+with open(cfg + ".get", "w") as f:
+    for i, p in enumerate(paths):
+        f.write("%s%s\t%05d\n" % (base, p, i))
+with open(cfg + ".token", "w") as f:
+    f.write(token)
 print(len(paths))
 PY
 }
@@ -110,7 +118,24 @@ run_curl() { # $1: round; prints "wall_ms cpu_s server_cpu_s"
         '{printf "%d %.2f %.2f\n", w, $1 + $2, s}' "$work/curl.time"
 }
 
-ms_wall=(); ms_cpu=(); ms_rss=(); curl_wall=(); curl_cpu=(); ms_server=(); curl_server=()
+# The transfer engine alone: `mediasync get` of the same URLs into one folder (no listing, plan, index or metadata),
+# which splits mediasync's time into the engine's and the mirror's.
+run_get() { # $1: round; prints "wall_ms cpu_s server_cpu_s"
+    empty_root "get-$1"
+    local t0 s0
+    s0=$(server_cpu)
+    t0=$(ms_now_ns)
+    /usr/bin/time -f '%U %S' -o "$work/get.time" "$ms" get --input-file "$work/curl.cfg.get" \
+        --output-dir "$curl_out" "${durable[@]}" --quiet \
+        --header "Authorization: MediaBrowser Token=\"$(cat "$work/curl.cfg.token")\"" >/dev/null 2>"$work/get.err" ||
+        { tail -3 "$work/get.err" >&2; ms_log "get failed"; exit 1; }
+    local wall
+    wall=$(ms_ms_since "$t0")
+    awk -v w="$wall" -v s="$(awk -v a="$s0" -v b="$(server_cpu)" 'BEGIN {print b - a}')" \
+        '{printf "%d %.2f %.2f\n", w, $1 + $2, s}' "$work/get.time"
+}
+
+ms_wall=(); ms_cpu=(); ms_rss=(); curl_wall=(); curl_cpu=(); ms_server=(); curl_server=(); get_wall=(); get_cpu=()
 urls=""
 for round in $(seq 1 "$ROUNDS"); do
     read -r w c r sc < <(run_mediasync "$round")
@@ -125,7 +150,9 @@ for round in $(seq 1 "$ROUNDS"); do
     curl_wall+=("$cw"); curl_cpu+=("$cc"); curl_server+=("$csc")
     got=$(find "$work/curl-$round/curl-out" -type f | wc -l)
     [ "$got" = "$urls" ] || { ms_log "curl fetched $got of $urls files"; exit 1; }
-    ms_log "round $round: mediasync ${w} ms (cpu ${c} s, rss ${r} KB, server cpu ${sc} s), curl ${cw} ms (cpu ${cc} s, server cpu ${csc} s)"
+    read -r gw gc gsc < <(run_get "$round")
+    get_wall+=("$gw"); get_cpu+=("$gc")
+    ms_log "round $round: mediasync ${w} ms (cpu ${c} s, rss ${r} KB, server cpu ${sc} s), curl ${cw} ms (cpu ${cc} s, server cpu ${csc} s), mediasync get ${gw} ms (cpu ${gc} s, server cpu ${gsc} s)"
 done
 
 syscalls_line="not measured (STRACE=0)"
@@ -149,5 +176,8 @@ echo "== first sync: mediasync vs curl --parallel --parallel-max 4 ($ROUNDS roun
 printf '%-28s %s\n' "library" "--movies $MOVIES --series $SERIES --music-artists $MUSIC_ARTISTS ($ALBUMS_PER_ARTIST x $TRACKS_PER_ALBUM) --media-size $MEDIA_SIZE; $files files placed, $urls downloads"
 printf '%-28s %s\n' "mediasync wall (ms)" "${ms_wall[*]}  median $(ms_secs "$mw") s; cpu median $mc s (the server's $msc s); peak RSS $rss KB"
 printf '%-28s %s\n' "curl wall (ms)" "${curl_wall[*]}  median $(ms_secs "$cw") s; cpu median $cc s (the server's $csc s)"
+gw=$(ms_median "${get_wall[@]}")
+gc=$(printf '%s\n' "${get_cpu[@]}" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
+printf '%-28s %s\n' "mediasync get (engine only)" "${get_wall[*]}  median $(ms_secs "$gw") s; cpu median $gc s; $(awk -v a="$gw" -v b="$cw" 'BEGIN {printf "%.2f", a / b}')x curl"
 printf '%-28s %s\n' "system calls" "$syscalls_line"
 echo "RESULT first_sync_ratio=$(awk -v a="$mw" -v b="$cw" 'BEGIN {printf "%.2f", a / b}') (goal <= 1.5) mediasync_s=$(ms_secs "$mw") curl_s=$(ms_secs "$cw") cpu_ratio=$(awk -v a="$mc" -v b="$cc" 'BEGIN {printf "%.1f", (b > 0) ? a / b : 0}')"
