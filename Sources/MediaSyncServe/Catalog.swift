@@ -12,16 +12,51 @@ import Synchronization
 /// A file the mirror holds, as `serve` answers with it: found by an item id in the index, never by a path taken
 /// from a request.
 public struct HeldFile: Sendable, Equatable {
-    /// The absolute path (under the root).
-    public var path: String
+    /// The root's path and a slash, shared by every file a catalog holds under it.
+    final class Base: Sendable {
+        let prefix: String
+
+        init(root: String) { prefix = root + "/" }
+    }
+
+    /// The root (nil: `stored` is the whole path).
+    private var base: Base?
+    /// The path under ``base`` as the index records it (the one copy the index's row gave), or the whole path: a
+    /// catalog of 100,000 movies held their absolute paths, made again for each file, in 35 MB.
+    private var stored: String
+
+    /// The absolute path (under the root), joined when asked for (a file is opened by it).
+    public var path: String {
+        get { base.map { $0.prefix + stored } ?? stored }
+        set {
+            base = nil
+            stored = newValue
+        }
+    }
     public var size: Int64
     /// The modification time, whole seconds since 1970 (`Last-Modified`, the `ETag`).
     public var modified: Int64
 
     public init(path: String, size: Int64, modified: Int64) {
-        self.path = path
+        self.stored = path
         self.size = size
         self.modified = modified
+    }
+
+    /// A file at `relative` under the root `base` stands for.
+    init(base: Base, relative: String, size: Int64, modified: Int64) {
+        self.base = base
+        self.stored = relative
+        self.size = size
+        self.modified = modified
+    }
+
+    /// The path relative to the root, when the file was made so (the index's path).
+    var relativePath: String? { base == nil ? nil : stored }
+
+    public static func == (left: HeldFile, right: HeldFile) -> Bool {
+        left.size == right.size && left.modified == right.modified
+            && (left.base === right.base ? left.stored == right.stored : left.path == right.path)
     }
 
     /// A strong validator of these bytes (size and modification time, as ASP.NET's `PhysicalFile` makes its own).
@@ -93,11 +128,18 @@ public struct CatalogItem: Sendable, Equatable {
         var premiereDate: String?
         var runTimeTicks: Int64?
         var isFolder: Bool
-        /// The upstream object's members that requests read one by one (``CatalogItem/lookupKeys``), parsed.
-        var lookup: JSONObject
-        /// The rest of the upstream object, as compact JSON bytes (empty when there is no rest): a parsed object
-        /// takes three to four times the memory of its bytes, and only an answer that sends the item reads it.
+        /// The upstream object as compact JSON bytes: first an object of the members requests read one by one
+        /// (``CatalogItem/lookupKeys``), then one of the rest, each left out when empty. A parsed object takes three to
+        /// four times the memory of its bytes (100,000 movies' parsed members held 59 MB), and only an answer that
+        /// sends the item, or a filter on one of them, reads them.
         var encoded: [UInt8]
+        /// Where the rest's object starts in ``encoded``.
+        var restStart: Int
+        /// What the upstream `UserData` says of the item's played state, read once: filters and sorts on it read it
+        /// for every item of a library, on every page.
+        var upstreamState: UserState
+        /// The upstream `MediaType`, when it is a string (the `MediaTypes` filter reads it for every item).
+        var upstreamMediaType: String?
         var versions: [HeldVersion]
         var images: [String: HeldFile]
         var markId: String
@@ -232,42 +274,70 @@ public struct CatalogItem: Sendable, Equatable {
     /// kept parsed first, then the rest, parsed from its bytes on each read (see ``upstream(_:)`` for one member).
     public var raw: JSONObject {
         get {
-            // The two members read from the box, not a copy of all its fields (a retain of each) per answered item.
-            let lookup = box.fields.lookup
+            // The members read from the box, not a copy of all its fields (a retain of each) per answered item.
             let encoded = box.fields.encoded
-            guard !encoded.isEmpty, let rest = (try? JSONValue(parsing: encoded))?.objectValue else { return lookup }
-            return JSONObject(distinctMembers: lookup.members + rest.members)
+            let restStart = box.fields.restStart
+            let lookup = CatalogItem.object(encoded[..<restStart])
+            guard restStart < encoded.count else { return lookup }
+            return JSONObject(distinctMembers: lookup.members + CatalogItem.object(encoded[restStart...]).members)
         }
         set {
             makeUnique()
-            (box.fields.lookup, box.fields.encoded) = CatalogItem.split(newValue)
+            let split = CatalogItem.split(newValue)
+            box.fields.encoded = split.encoded
+            box.fields.restStart = split.restStart
+            box.fields.upstreamState = split.state
+            box.fields.upstreamMediaType = split.mediaType
         }
     }
 
-    /// The member `key` of the upstream object: read from the members kept parsed when it is one of them, else from
-    /// the whole object.
+    /// The object in these bytes (empty when there are none).
+    private static func object(_ bytes: ArraySlice<UInt8>) -> JSONObject {
+        guard !bytes.isEmpty else { return JSONObject() }
+        return (try? JSONValue(parsing: Array(bytes)))?.objectValue ?? JSONObject()
+    }
+
+    /// The member `key` of the upstream object: read from the members requests look up when it is one of them, else
+    /// from the whole object.
     public func upstream(_ key: String) -> JSONValue? {
-        CatalogItem.lookupKeys.contains(key) ? box.fields.lookup[key] : raw[key]
+        guard CatalogItem.lookupKeys.contains(key) else { return raw[key] }
+        let encoded = box.fields.encoded
+        return CatalogItem.object(encoded[..<box.fields.restStart])[key]
     }
 
     /// The upstream members requests read one by one (filters, sorting, image tags, user data, a view's type):
-    /// kept parsed. Every other member is kept as bytes.
+    /// kept apart from the rest, whose bytes such a read does not parse.
     public static let lookupKeys: Set<String> = [
         "Id", "Type", "CollectionType", "ProductionYear", "Genres", "Album", "AlbumArtist", "AlbumArtists", "Artists",
         "ArtistItems", "ImageTags", "BackdropImageTags", "UserData", "MediaType", "Trickplay",
     ]
 
-    /// An upstream object as its parsed members and the bytes of the rest. Its own `MediaStreams` are not kept:
-    /// every answer replaces them with its primary version's.
-    static func split(_ raw: JSONObject) -> (lookup: JSONObject, encoded: [UInt8]) {
+    /// An upstream object as the bytes of its looked-up members and of the rest, with what is read of it for every
+    /// item. Its own `MediaStreams` are not kept: every answer replaces them with its primary version's.
+    static func split(_ raw: JSONObject) -> (
+        encoded: [UInt8], restStart: Int, state: UserState, mediaType: String?
+    ) {
         var lookup: [JSONMember] = []
         var rest: [JSONMember] = []
         rest.reserveCapacity(raw.count)
         for member in raw.members where member.key != "MediaStreams" {
             if lookupKeys.contains(member.key) { lookup.append(member) } else { rest.append(member) }
         }
-        let encoded = rest.isEmpty ? [] : JSONWriter.keptCompactBytes(.object(JSONObject(distinctMembers: rest)))
-        return (JSONObject(distinctMembers: lookup), encoded)
+        var encoded: [UInt8] = []
+        if !lookup.isEmpty { JSONWriter.writeCompact(.object(JSONObject(distinctMembers: lookup)), into: &encoded) }
+        let restStart = encoded.count
+        if !rest.isEmpty { JSONWriter.writeCompact(.object(JSONObject(distinctMembers: rest)), into: &encoded) }
+        if encoded.capacity > encoded.count + 16 {
+            // Exactly their size: grown by doubling, an array holds up to twice its bytes.
+            encoded = Array(unsafeUninitializedCapacity: encoded.count) { buffer, count in
+                count = buffer.initialize(fromContentsOf: encoded)
+            }
+        }
+        let userData = raw["UserData"]?.objectValue
+        return (
+            encoded, restStart, userData.map { UserState(upstream: $0) } ?? UserState(),
+            raw["MediaType"]?.stringValue
+        )
     }
     public var versions: [HeldVersion] {
         get { box.fields.versions }
@@ -309,25 +379,29 @@ public struct CatalogItem: Sendable, Equatable {
         runTimeTicks: Int64? = nil, isFolder: Bool = false, raw: JSONObject = JSONObject(),
         versions: [HeldVersion] = [], images: [String: HeldFile] = [:], markId: String? = nil, lyrics: HeldFile? = nil
     ) {
-        let (lookup, encoded) = CatalogItem.split(raw)
+        let split = CatalogItem.split(raw)
         box = Box(
             Fields(
                 id: id, type: type, name: name, sortName: (sortName ?? name).lowercased(), parentId: parentId,
                 viewId: viewId, seriesId: seriesId, seasonId: seasonId, indexNumber: indexNumber,
                 parentIndexNumber: parentIndexNumber, dateCreated: dateCreated, premiereDate: premiereDate,
-                runTimeTicks: runTimeTicks, isFolder: isFolder, lookup: lookup, encoded: encoded, versions: versions,
+                runTimeTicks: runTimeTicks, isFolder: isFolder, encoded: split.encoded, restStart: split.restStart,
+                upstreamState: split.state, upstreamMediaType: split.mediaType, versions: versions,
                 images: images, markId: markId ?? id, lyrics: lyrics))
     }
 
     /// The item's upstream `UserData` object, if the metadata holds one.
     public var upstreamUserData: JSONObject? { upstream("UserData")?.objectValue }
 
+    /// The played state the upstream `UserData` gives (a default state when there is none).
+    var upstreamState: UserState { box.fields.upstreamState }
+
     /// A movie, an episode or a podcast episode: something with media.
     public var isPlayable: Bool { !versions.isEmpty }
 
     /// Jellyfin's `MediaType` (`Video`, `Audio`): the upstream object's, else by type; nil for a folder.
     public var mediaType: String? {
-        if let upstream = upstream("MediaType")?.stringValue, upstream != "Unknown" { return upstream }
+        if let upstream = box.fields.upstreamMediaType, upstream != "Unknown" { return upstream }
         switch type {
         case "Audio", "AudioBook": return "Audio"
         case "Book": return "Book"
@@ -557,29 +631,33 @@ extension Catalog {
     public static func build(
         root: MirrorRoot, index: MirrorIndex, serverId: String, documents: MetadataDocuments? = nil
     ) throws -> Catalog {
-        var media: [String: [IndexEntry]] = [:]
+        let base = HeldFile.Base(root: root.path)
+        var media: [String: [HeldMedia]] = [:]
         var subtitles: [String: [IndexEntry]] = [:]
         var images: [String: [String: HeldFile]] = [:]
         var podcastEpisodes: [String: [String: HeldFile]] = [:]
         var podcastImages: [String: [String: HeldFile]] = [:]
         var lyrics: [String: HeldFile] = [:]
         var extras = VersionExtras()
-        var metadata: [IndexEntry] = []
-        // The records are sorted by what they are and let go here: only those the build reads stay.
-        for entry in try index.entries(forServing: true) {
+        var metadata = MetadataPlaces()
+        // The records are read one at a time and sorted by what they are: only what the build reads of each stays.
+        try index.forEachEntryForServing { entry in
             switch entry.file.key.parts {
-            case .media(let itemId, _): media[itemId, default: []].append(entry)
+            case .media(let itemId, _):
+                if let held = HeldMedia(entry, itemId: itemId, root: root, base: base) {
+                    media[itemId, default: []].append(held)
+                }
             case .lyrics(let itemId):
-                if let held = held(root, entry) { lyrics[itemId] = held }
+                if let held = held(root, entry, base) { lyrics[itemId] = held }
             case .subtitle(let itemId, _, _): subtitles[itemId, default: []].append(entry)
             case .image(let itemId, let type):
-                if let held = held(root, entry) { images[itemId, default: [:]][type] = held }
+                if let held = held(root, entry, base) { images[itemId, default: [:]][type] = held }
             case .metadata, .podcastMetadata: metadata.append(entry)
             case .podcastEpisode(let podcastId, let episodeId):
-                if let held = held(root, entry) { podcastEpisodes[podcastId, default: [:]][episodeId] = held }
-            case .trickplay, .segments: extras.add(entry, root: root)
+                if let held = held(root, entry, base) { podcastEpisodes[podcastId, default: [:]][episodeId] = held }
+            case .trickplay, .segments: extras.add(entry, root: root, base: base)
             case .podcastExtra(let podcastId, let episodeId, let what) where what == "image":
-                if let held = held(root, entry) { podcastImages[podcastId, default: [:]][episodeId] = held }
+                if let held = held(root, entry, base) { podcastImages[podcastId, default: [:]][episodeId] = held }
             default: break
             }
         }
@@ -593,19 +671,21 @@ extension Catalog {
         func versions(of raw: JSONObject, id: String) -> [HeldVersion] {
             let sources = raw["MediaSources"]?.arrayValue ?? []
             var result: [HeldVersion] = []
-            for entry in (media[id] ?? []).sorted(by: { $0.file.key < $1.file.key }) {
-                guard let file = held(root, entry) else { continue }
+            var files = media[id] ?? []
+            if files.count > 1 { files.sort { $0.key(itemId: id) < $1.key(itemId: id) } }
+            for entry in files {
+                let file = entry.file
                 let versionId = entry.versionId ?? id
                 let source = sources.first { $0["Id"]?.stringValue == versionId }
                 let container =
                     entry.container ?? source?["Container"]?.stringValue
-                    ?? String(entry.file.path.split(separator: ".").last ?? "bin")
+                    ?? String(entry.relativePath.split(separator: ".").last ?? "bin")
                 var held: [HeldSubtitle] = []
                 for subtitle in (subtitles[id] ?? []).filter({ $0.versionId == versionId }) {
                     guard
                         let parts = ExportNaming.subtitleParts(
-                            mirrorPath: subtitle.file.path, mediaPath: entry.file.path),
-                        let file = Catalog.held(root, subtitle)
+                            mirrorPath: subtitle.file.path, mediaPath: entry.relativePath),
+                        let file = Catalog.held(root, subtitle, base)
                     else { continue }
                     held.append(
                         HeldSubtitle(
@@ -634,12 +714,13 @@ extension Catalog {
         let documents = documents ?? MetadataDocuments()
         documents.beginPass()
         defer { documents.endPass() }
-        for entry in metadata {
-            guard let path = root.absolute(entry.file.path), let document = documents.document(at: path) else {
-                problems.append("\(entry.file.path): cannot be read")
+        for place in metadata.indices {
+            let (relative, isPodcast, itemId) = metadata[place]
+            guard let path = root.absolute(relative), let document = documents.document(at: path) else {
+                problems.append("\(relative): cannot be read")
                 continue
             }
-            if entry.file.key.isPodcast {
+            if isPodcast {
                 guard let podcastId = document["podcastID"]?.stringValue else { continue }
                 // Podcasts and their episodes get ids of 32 hex digits, as every Jellyfin id is, made from the
                 // server id and the mirror's ids (the episode's own id is kept for its played state).
@@ -677,14 +758,14 @@ extension Catalog {
             }
             // An audiobook's folder: the book of one file, or the folder of its parts.
             if document["itemType"]?.stringValue == "AudioBook", let parts = document["tracks"]?.arrayValue {
-                let folderId = document["itemId"]?.stringValue ?? entry.file.itemId
+                let folderId = document["itemId"]?.stringValue ?? itemId
                 books.addAudiobook(
                     folderId: folderId, item: document["item"]?.objectValue, parts: parts, versions: versions)
                 continue
             }
             // An album's (or a loose track's) folder: its held tracks.
             if let tracks = document["tracks"]?.arrayValue {
-                let folderId = document["itemId"]?.stringValue ?? entry.file.itemId
+                let folderId = document["itemId"]?.stringValue ?? itemId
                 music.addAlbum(
                     folderId: folderId, album: document["item"]?.objectValue, tracks: tracks, versions: versions)
                 continue
@@ -732,6 +813,9 @@ extension Catalog {
                 continue
             }
         }
+        // What the index gave is let go before the catalog's tables are made.
+        (media, subtitles, podcastEpisodes, podcastImages) = ([:], [:], [:], [:])
+        (extras, metadata) = (VersionExtras(), MetadataPlaces())
         let heldSeries = Set(seasons.compactMap(\.seriesId))
         let series = seriesById.values.filter { heldSeries.contains($0.id) }
         let heldSeasons = Set(seasons.filter { seriesById[$0.seriesId ?? ""] != nil }.map(\.id))
@@ -788,10 +872,68 @@ extension Catalog {
     }
 
     /// The file an index entry names, when it is on disk (a regular file).
-    static func held(_ root: MirrorRoot, _ entry: IndexEntry) -> HeldFile? {
+    /// - Parameter base: the root's path, shared by the files the catalog holds (each keeps its path relative to it).
+    static func held(_ root: MirrorRoot, _ entry: IndexEntry, _ base: HeldFile.Base) -> HeldFile? {
         guard let path = root.absolute(entry.file.path) else { return nil }
         var info = stat()
         guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
-        return HeldFile(path: path, size: Int64(info.st_size), modified: Int64(info.st_mtim.tv_sec))
+        return HeldFile(
+            base: base, relative: entry.file.path, size: Int64(info.st_size), modified: Int64(info.st_mtim.tv_sec))
+    }
+}
+
+/// A media file the index records, on disk, as a catalog build keeps it until the item's metadata is read: what it
+/// reads of the record, not the record.
+struct HeldMedia {
+    var file: HeldFile
+    var versionId: String?
+    var container: String?
+    var validator: String?
+    /// The record's key, when it is not the one ``FileKey/media(itemId:versionId:)`` makes of the ids (versions are
+    /// ordered by key; most keys need not be kept).
+    private var unusualKey: FileKey?
+
+    init?(_ entry: IndexEntry, itemId: String, root: MirrorRoot, base: HeldFile.Base) {
+        guard let file = Catalog.held(root, entry, base) else { return nil }
+        self.file = file
+        versionId = entry.versionId
+        container = entry.container
+        validator = entry.validator
+        let usual = entry.versionId.map { FileKey.media(itemId: itemId, versionId: $0) == entry.file.key } ?? false
+        unusualKey = usual ? nil : entry.file.key
+    }
+
+    /// The path relative to the root, as the index records it.
+    var relativePath: String { file.relativePath ?? file.path }
+
+    func key(itemId: String) -> FileKey {
+        unusualKey ?? FileKey.media(itemId: itemId, versionId: versionId ?? "")
+    }
+}
+
+/// The `metadata.json` files the index records, in its order, kept as one run of bytes until they are read: their
+/// paths as strings, one per item, were 20 MB at 100,000 movies.
+struct MetadataPlaces {
+    private var text: [UInt8] = []
+    /// Per file: where its path and item id end in ``text``, and whether it is a podcast's.
+    private var places: [(pathEnd: Int, idEnd: Int, isPodcast: Bool)] = []
+
+    mutating func append(_ entry: IndexEntry) {
+        text.append(contentsOf: entry.file.path.utf8)
+        let pathEnd = text.count
+        text.append(contentsOf: entry.file.itemId.utf8)
+        places.append((pathEnd, text.count, entry.file.key.isPodcast))
+    }
+
+    var indices: Range<Int> { places.indices }
+
+    subscript(position: Int) -> (path: String, isPodcast: Bool, itemId: String) {
+        let start = position == 0 ? 0 : places[position - 1].idEnd
+        let place = places[position]
+        return (
+            String(decoding: text[start..<place.pathEnd], as: UTF8.self),
+            place.isPodcast,
+            String(decoding: text[place.pathEnd..<place.idEnd], as: UTF8.self)
+        )
     }
 }
