@@ -632,27 +632,29 @@ extension Catalog {
         root: MirrorRoot, index: MirrorIndex, serverId: String, documents: MetadataDocuments? = nil
     ) throws -> Catalog {
         let base = HeldFile.Base(root: root.path)
-        var media: [String: [HeldMedia]] = [:]
+        var media = HeldMediaTable()
         var subtitles: [String: [IndexEntry]] = [:]
         var images: [String: [String: HeldFile]] = [:]
         var podcastEpisodes: [String: [String: HeldFile]] = [:]
         var podcastImages: [String: [String: HeldFile]] = [:]
         var lyrics: [String: HeldFile] = [:]
         var extras = VersionExtras()
-        var metadata = MetadataPlaces()
         // The records are read one at a time and sorted by what they are: only what the build reads of each stays.
         try index.forEachEntryForServing { entry in
             switch entry.file.key.parts {
             case .media(let itemId, _):
+                // The record's own copy of the id (its version's, most often), not the one read from its key.
+                let itemId = entry.file.itemId == itemId ? entry.file.itemId : itemId
                 if let held = HeldMedia(entry, itemId: itemId, root: root, base: base) {
-                    media[itemId, default: []].append(held)
+                    media.add(held, itemId: itemId)
                 }
             case .lyrics(let itemId):
                 if let held = held(root, entry, base) { lyrics[itemId] = held }
             case .subtitle(let itemId, _, _): subtitles[itemId, default: []].append(entry)
             case .image(let itemId, let type):
                 if let held = held(root, entry, base) { images[itemId, default: [:]][type] = held }
-            case .metadata, .podcastMetadata: metadata.append(entry)
+            // Read in runs below, once what they describe is known.
+            case .metadata, .podcastMetadata: break
             case .podcastEpisode(let podcastId, let episodeId):
                 if let held = held(root, entry, base) { podcastEpisodes[podcastId, default: [:]][episodeId] = held }
             case .trickplay, .segments: extras.add(entry, root: root, base: base)
@@ -671,11 +673,12 @@ extension Catalog {
         func versions(of raw: JSONObject, id: String) -> [HeldVersion] {
             let sources = raw["MediaSources"]?.arrayValue ?? []
             var result: [HeldVersion] = []
-            var files = media[id] ?? []
+            var files = media.files(of: id)
             if files.count > 1 { files.sort { $0.key(itemId: id) < $1.key(itemId: id) } }
             for entry in files {
                 let file = entry.file
-                let versionId = entry.versionId ?? id
+                // The item's own copy of the id when the version's is the same text.
+                let versionId = entry.versionId.map { $0 == id ? id : $0 } ?? id
                 let source = sources.first { $0["Id"]?.stringValue == versionId }
                 let container =
                     entry.container ?? source?["Container"]?.stringValue
@@ -714,108 +717,119 @@ extension Catalog {
         let documents = documents ?? MetadataDocuments()
         documents.beginPass()
         defer { documents.endPass() }
-        for place in metadata.indices {
-            let (relative, isPodcast, itemId) = metadata[place]
-            guard let path = root.absolute(relative), let document = documents.document(at: path) else {
-                problems.append("\(relative): cannot be read")
-                continue
-            }
-            if isPodcast {
-                guard let podcastId = document["podcastID"]?.stringValue else { continue }
-                // Podcasts and their episodes get ids of 32 hex digits, as every Jellyfin id is, made from the
-                // server id and the mirror's ids (the episode's own id is kept for its played state).
-                let podcastServeId = Catalog.podcastId(serverId: serverId, podcastId: podcastId)
-                let title = document["podcastTitle"]?.stringValue ?? podcastId
-                let held = podcastEpisodes[podcastId] ?? [:]
-                var newest: String?
-                for episode in document["episodes"]?.arrayValue ?? [] {
-                    guard let episodeId = episode["episodeID"]?.stringValue, let file = held[episodeId] else {
-                        continue
+        // The metadata files' records in runs, each let go once its files are read.
+        var run: [IndexEntry] = []
+        var after: String?
+        repeat {
+            run = try index.metadataEntriesForServing(after: after, limit: Catalog.metadataRun)
+            after = run.last?.file.path
+            for entry in run {
+                switch entry.file.key.parts {
+                case .metadata, .podcastMetadata: break
+                default: continue
+                }
+                let (relative, isPodcast, itemId) = (entry.file.path, entry.file.key.isPodcast, entry.file.itemId)
+                guard let path = root.absolute(relative), let document = documents.document(at: path) else {
+                    problems.append("\(relative): cannot be read")
+                    continue
+                }
+                if isPodcast {
+                    guard let podcastId = document["podcastID"]?.stringValue else { continue }
+                    // Podcasts and their episodes get ids of 32 hex digits, as every Jellyfin id is, made from the
+                    // server id and the mirror's ids (the episode's own id is kept for its played state).
+                    let podcastServeId = Catalog.podcastId(serverId: serverId, podcastId: podcastId)
+                    let title = document["podcastTitle"]?.stringValue ?? podcastId
+                    let held = podcastEpisodes[podcastId] ?? [:]
+                    var newest: String?
+                    for episode in document["episodes"]?.arrayValue ?? [] {
+                        guard let episodeId = episode["episodeID"]?.stringValue, let file = held[episodeId] else {
+                            continue
+                        }
+                        let fileName = episode["fileName"]?.stringValue ?? file.path
+                        let container = String(fileName.split(separator: ".").last ?? "mp3").lowercased()
+                        let published = episode["published"]?.stringValue
+                        let created = episode["downloadDate"]?.stringValue
+                        if let date = created, date > (newest ?? "") { newest = date }
+                        var images: [String: HeldFile] = [:]
+                        if let image = podcastImages[podcastId]?[episodeId] { images["Primary"] = image }
+                        let serveId = Catalog.podcastEpisodeId(
+                            serverId: serverId, podcastId: podcastId, episodeId: episodeId)
+                        audio.append(
+                            CatalogItem(
+                                id: serveId, type: "Audio", name: episode["title"]?.stringValue ?? episodeId,
+                                parentId: podcastServeId, viewId: musicView, dateCreated: created,
+                                premiereDate: published,
+                                runTimeTicks: documents.runTimeTicks(of: file),
+                                raw: ["Album": .string(title), "AlbumId": .string(podcastServeId)],
+                                versions: [HeldVersion(id: serveId, container: container, file: file, subtitles: [])],
+                                images: images, markId: episodeId))
                     }
-                    let fileName = episode["fileName"]?.stringValue ?? file.path
-                    let container = String(fileName.split(separator: ".").last ?? "mp3").lowercased()
-                    let published = episode["published"]?.stringValue
-                    let created = episode["downloadDate"]?.stringValue
-                    if let date = created, date > (newest ?? "") { newest = date }
-                    var images: [String: HeldFile] = [:]
-                    if let image = podcastImages[podcastId]?[episodeId] { images["Primary"] = image }
-                    let serveId = Catalog.podcastEpisodeId(
-                        serverId: serverId, podcastId: podcastId, episodeId: episodeId)
-                    audio.append(
+                    podcasts.append(
                         CatalogItem(
-                            id: serveId, type: "Audio", name: episode["title"]?.stringValue ?? episodeId,
-                            parentId: podcastServeId, viewId: musicView, dateCreated: created, premiereDate: published,
-                            runTimeTicks: documents.runTimeTicks(of: file),
-                            raw: ["Album": .string(title), "AlbumId": .string(podcastServeId)],
-                            versions: [HeldVersion(id: serveId, container: container, file: file, subtitles: [])],
-                            images: images, markId: episodeId))
+                            id: podcastServeId, type: "MusicAlbum", name: title, parentId: musicView, viewId: musicView,
+                            dateCreated: newest, isFolder: true, raw: ["AlbumArtist": .string(title)]))
+                    continue
                 }
-                podcasts.append(
-                    CatalogItem(
-                        id: podcastServeId, type: "MusicAlbum", name: title, parentId: musicView, viewId: musicView,
-                        dateCreated: newest, isFolder: true, raw: ["AlbumArtist": .string(title)]))
-                continue
-            }
-            // An audiobook's folder: the book of one file, or the folder of its parts.
-            if document["itemType"]?.stringValue == "AudioBook", let parts = document["tracks"]?.arrayValue {
-                let folderId = document["itemId"]?.stringValue ?? itemId
-                books.addAudiobook(
-                    folderId: folderId, item: document["item"]?.objectValue, parts: parts, versions: versions)
-                continue
-            }
-            // An album's (or a loose track's) folder: its held tracks.
-            if let tracks = document["tracks"]?.arrayValue {
-                let folderId = document["itemId"]?.stringValue ?? itemId
-                music.addAlbum(
-                    folderId: folderId, album: document["item"]?.objectValue, tracks: tracks, versions: versions)
-                continue
-            }
-            guard let item = document["item"]?.objectValue, let id = item["Id"]?.stringValue else { continue }
-            let type = document["itemType"]?.stringValue ?? item["Type"]?.stringValue
-            switch type {
-            case "Movie", "MusicVideo", "Video":
-                // Music videos and home videos are kept as movies are, each kind in a view of its own.
-                let view = type == "Movie" ? movieView : type == "MusicVideo" ? views.musicVideos : views.homeVideos
-                let held = versions(of: item, id: id)
-                if !held.isEmpty {
-                    videos[view, default: []].append(
-                        catalogItem(item, id: id, parent: view, view: view, versions: held, images: images))
+                // An audiobook's folder: the book of one file, or the folder of its parts.
+                if document["itemType"]?.stringValue == "AudioBook", let parts = document["tracks"]?.arrayValue {
+                    let folderId = document["itemId"]?.stringValue ?? itemId
+                    books.addAudiobook(
+                        folderId: folderId, item: document["item"]?.objectValue, parts: parts, versions: versions)
+                    continue
                 }
-            case "Book":
-                books.addBook(item, id: id, versions: versions(of: item, id: id))
-            case "Playlist", "BoxSet":
-                let entries = (document["entries"]?.arrayValue ?? []).compactMap { $0["itemId"]?.stringValue }
-                music.addList(item, id: id, entries: entries)
-            case "Series":
-                seriesById[id] = catalogItem(
-                    item, id: id, parent: showView, view: showView, versions: [], images: images)
-            case "Season":
-                let seriesId = item["SeriesId"]?.stringValue ?? ""
-                var held = 0
-                for episode in document["episodes"]?.arrayValue ?? [] {
-                    guard let episode = episode.objectValue, let episodeId = episode["Id"]?.stringValue else {
-                        continue
+                // An album's (or a loose track's) folder: its held tracks.
+                if let tracks = document["tracks"]?.arrayValue {
+                    let folderId = document["itemId"]?.stringValue ?? itemId
+                    music.addAlbum(
+                        folderId: folderId, album: document["item"]?.objectValue, tracks: tracks, versions: versions)
+                    continue
+                }
+                guard let item = document["item"]?.objectValue, let id = item["Id"]?.stringValue else { continue }
+                let type = document["itemType"]?.stringValue ?? item["Type"]?.stringValue
+                switch type {
+                case "Movie", "MusicVideo", "Video":
+                    // Music videos and home videos are kept as movies are, each kind in a view of its own.
+                    let view = type == "Movie" ? movieView : type == "MusicVideo" ? views.musicVideos : views.homeVideos
+                    let held = versions(of: item, id: id)
+                    if !held.isEmpty {
+                        videos[view, default: []].append(
+                            catalogItem(item, id: id, parent: view, view: view, versions: held, images: images))
                     }
-                    let versions = versions(of: episode, id: episodeId)
-                    guard !versions.isEmpty else { continue }
-                    held += 1
-                    episodes.append(
-                        catalogItem(
-                            episode, id: episodeId, parent: id, view: showView, versions: versions, images: images))
+                case "Book":
+                    books.addBook(item, id: id, versions: versions(of: item, id: id))
+                case "Playlist", "BoxSet":
+                    let entries = (document["entries"]?.arrayValue ?? []).compactMap { $0["itemId"]?.stringValue }
+                    music.addList(item, id: id, entries: entries)
+                case "Series":
+                    seriesById[id] = catalogItem(
+                        item, id: id, parent: showView, view: showView, versions: [], images: images)
+                case "Season":
+                    let seriesId = item["SeriesId"]?.stringValue ?? ""
+                    var held = 0
+                    for episode in document["episodes"]?.arrayValue ?? [] {
+                        guard let episode = episode.objectValue, let episodeId = episode["Id"]?.stringValue else {
+                            continue
+                        }
+                        let versions = versions(of: episode, id: episodeId)
+                        guard !versions.isEmpty else { continue }
+                        held += 1
+                        episodes.append(
+                            catalogItem(
+                                episode, id: episodeId, parent: id, view: showView, versions: versions, images: images))
+                    }
+                    if held > 0 {
+                        var season = catalogItem(
+                            item, id: id, parent: seriesId, view: showView, versions: [], images: images)
+                        season.seriesId = seriesId
+                        seasons.append(season)
+                    }
+                default:
+                    continue
                 }
-                if held > 0 {
-                    var season = catalogItem(
-                        item, id: id, parent: seriesId, view: showView, versions: [], images: images)
-                    season.seriesId = seriesId
-                    seasons.append(season)
-                }
-            default:
-                continue
             }
-        }
+        } while run.count == Catalog.metadataRun
         // What the index gave is let go before the catalog's tables are made.
-        (media, subtitles, podcastEpisodes, podcastImages) = ([:], [:], [:], [:])
-        (extras, metadata) = (VersionExtras(), MetadataPlaces())
+        (media, subtitles, podcastEpisodes, podcastImages, extras) = (HeldMediaTable(), [:], [:], [:], VersionExtras())
         let heldSeries = Set(seasons.compactMap(\.seriesId))
         let series = seriesById.values.filter { heldSeries.contains($0.id) }
         let heldSeasons = Set(seasons.filter { seriesById[$0.seriesId ?? ""] != nil }.map(\.id))
@@ -855,6 +869,9 @@ extension Catalog {
         return Catalog(views: viewItems, items: listed + lists.items, entries: lists.entries, problems: problems)
     }
 
+    /// How many metadata files' records a build reads from the index at once.
+    static let metadataRun = 1000
+
     static func catalogItem(
         _ raw: JSONObject, id: String, parent: String, view: String, versions: [HeldVersion],
         images: [String: [String: HeldFile]]
@@ -892,6 +909,8 @@ struct HeldMedia {
     /// The record's key, when it is not the one ``FileKey/media(itemId:versionId:)`` makes of the ids (versions are
     /// ordered by key; most keys need not be kept).
     private var unusualKey: FileKey?
+    /// The position of the item's next media file in its ``HeldMediaTable`` (-1: none).
+    fileprivate var next: Int32 = -1
 
     init?(_ entry: IndexEntry, itemId: String, root: MirrorRoot, base: HeldFile.Base) {
         guard let file = Catalog.held(root, entry, base) else { return nil }
@@ -911,29 +930,33 @@ struct HeldMedia {
     }
 }
 
-/// The `metadata.json` files the index records, in its order, kept as one run of bytes until they are read: their
-/// paths as strings, one per item, were 20 MB at 100,000 movies.
-struct MetadataPlaces {
-    private var text: [UInt8] = []
-    /// Per file: where its path and item id end in ``text``, and whether it is a podcast's.
-    private var places: [(pathEnd: Int, idEnd: Int, isPodcast: Bool)] = []
+/// A build's media files by item id, in the order the index gave them: one table entry per item and one run of
+/// files, where a dictionary of arrays held an array per item (and grew its room for records of 100 bytes, not 4).
+struct HeldMediaTable {
+    /// The position of each item's first file in ``files``.
+    private var first: [String: Int32] = [:]
+    private var files: [HeldMedia] = []
 
-    mutating func append(_ entry: IndexEntry) {
-        text.append(contentsOf: entry.file.path.utf8)
-        let pathEnd = text.count
-        text.append(contentsOf: entry.file.itemId.utf8)
-        places.append((pathEnd, text.count, entry.file.key.isPodcast))
+    mutating func add(_ file: HeldMedia, itemId: String) {
+        let position = Int32(files.count)
+        if let head = first[itemId] {
+            var last = Int(head)
+            while files[last].next >= 0 { last = Int(files[last].next) }
+            files[last].next = position
+        } else {
+            first[itemId] = position
+        }
+        files.append(file)
     }
 
-    var indices: Range<Int> { places.indices }
-
-    subscript(position: Int) -> (path: String, isPodcast: Bool, itemId: String) {
-        let start = position == 0 ? 0 : places[position - 1].idEnd
-        let place = places[position]
-        return (
-            String(decoding: text[start..<place.pathEnd], as: UTF8.self),
-            place.isPodcast,
-            String(decoding: text[place.pathEnd..<place.idEnd], as: UTF8.self)
-        )
+    /// The item's files, in the order they were added.
+    func files(of itemId: String) -> [HeldMedia] {
+        var result: [HeldMedia] = []
+        var next = first[itemId] ?? -1
+        while next >= 0 {
+            result.append(files[Int(next)])
+            next = files[Int(next)].next
+        }
+        return result
     }
 }

@@ -486,6 +486,28 @@ public final class MirrorIndex: Sendable {
         }
     }
 
+    /// The records of the `metadata.json` files (the Jellyfin items' and the podcasts'), as
+    /// ``forEachEntryForServing(_:)`` reads them, in path order: at most `limit` of them, those after the path `after`
+    /// (nil: from the first). Read in runs, a reader of them all holds neither a list of all nor a read open while it
+    /// reads the files they name.
+    public func metadataEntriesForServing(after path: String?, limit: Int) throws -> [IndexEntry] {
+        try database.read { db in
+            var entries: [IndexEntry] = []
+            let metadata =
+                "((key >= 'metadata:' AND key < 'metadata;') OR (key >= 'podcast-metadata:' AND key < 'podcast-metadata;'))"
+            var shared = SharedText()
+            let rows = try Row.fetchCursor(
+                db,
+                sql:
+                    "SELECT \(MirrorIndex.servingColumns) FROM file WHERE \(metadata) AND path > ? ORDER BY path LIMIT ?",
+                arguments: [path ?? "", limit])
+            while let row = try rows.next() {
+                if let entry = MirrorIndex.entry(row, sharing: &shared) { entries.append(entry) }
+            }
+            return entries
+        }
+    }
+
     /// Reads the `columns` of the records `filter` (a `WHERE` clause or nothing) keeps, in path order, through a
     /// cursor: its one reused row is read in place, where `Row.fetchAll` first copied every row.
     private static func visit(
