@@ -120,30 +120,56 @@ public struct CatalogItem: Sendable, Equatable {
         var sortName: String
         var parentId: String?
         var viewId: String?
-        var seriesId: String?
-        var seasonId: String?
-        var indexNumber: Int?
-        var parentIndexNumber: Int?
         var dateCreated: String?
         var premiereDate: String?
         var runTimeTicks: Int64?
-        var isFolder: Bool
-        /// The upstream object as compact JSON bytes: first an object of the members requests read one by one
-        /// (``CatalogItem/lookupKeys``), then one of the rest, each left out when empty. A parsed object takes three to
+        /// The upstream object as compact JSON bytes (``PackedJSON``, its common names packed): first an object of the
+        /// members requests read one by one (``CatalogItem/lookupKeys``), then one of the rest, each left out when
+        /// empty. A parsed object takes three to
         /// four times the memory of its bytes (100,000 movies' parsed members held 59 MB), and only an answer that
         /// sends the item, or a filter on one of them, reads them.
         var encoded: [UInt8]
         /// Where the rest's object starts in ``encoded``.
-        var restStart: Int
-        /// What the upstream `UserData` says of the item's played state, read once: filters and sorts on it read it
-        /// for every item of a library, on every page.
-        var upstreamState: UserState
-        /// The upstream `MediaType`, when it is a string (the `MediaTypes` filter reads it for every item).
-        var upstreamMediaType: String?
+        var restStart: Int32
+        var isFolder: Bool
         var versions: [HeldVersion]
         var images: [String: HeldFile]
-        var markId: String
+        /// What most items have none of (a movie none): kept apart, nil when all are unset.
+        var more: MoreBox?
+    }
+
+    /// The values most items leave unset, and those most leave at their default.
+    struct More: Sendable, Equatable {
+        var seriesId: String?
+        var seasonId: String?
+        var indexNumber: Int?
+        var parentIndexNumber: Int?
+        /// What the upstream `UserData` says of the item's played state, read once: filters and sorts on it read it
+        /// for every item of a library, on every page.
+        var upstreamState = UserState()
+        /// The upstream `MediaType`, when it is a string (the `MediaTypes` filter reads it for every item).
+        var upstreamMediaType: String?
+        /// Nil when it is the item's id.
+        var markId: String?
         var lyrics: HeldFile?
+    }
+
+    final class MoreBox: Sendable, Equatable {
+        let values: More
+
+        init(_ values: More) { self.values = values }
+
+        static func == (left: MoreBox, right: MoreBox) -> Bool { left === right || left.values == right.values }
+    }
+
+    /// The values kept apart, as set.
+    private var more: More { box.fields.more?.values ?? More() }
+
+    private mutating func change(_ change: (inout More) -> Void) {
+        makeUnique()
+        var values = more
+        change(&values)
+        box.fields.more = values == More() ? nil : MoreBox(values)
     }
 
     private final class Box: @unchecked Sendable {
@@ -165,9 +191,12 @@ public struct CatalogItem: Sendable, Equatable {
 
     public var id: String {
         get { box.fields.id }
-        _modify {
+        set {
+            // The mark id kept unset is the id: an item given another id keeps the one it had.
+            let old = box.fields.id
+            if more.markId == nil, newValue != old { change { $0.markId = old } }
             makeUnique()
-            yield &box.fields.id
+            box.fields.id = newValue
         }
     }
     /// Jellyfin's `Type`: `CollectionFolder`, `UserView`, `Movie`, `MusicVideo`, `Video`, `Series`, `Season`,
@@ -214,32 +243,20 @@ public struct CatalogItem: Sendable, Equatable {
         }
     }
     public var seriesId: String? {
-        get { box.fields.seriesId }
-        _modify {
-            makeUnique()
-            yield &box.fields.seriesId
-        }
+        get { more.seriesId }
+        set { change { $0.seriesId = newValue } }
     }
     public var seasonId: String? {
-        get { box.fields.seasonId }
-        _modify {
-            makeUnique()
-            yield &box.fields.seasonId
-        }
+        get { more.seasonId }
+        set { change { $0.seasonId = newValue } }
     }
     public var indexNumber: Int? {
-        get { box.fields.indexNumber }
-        _modify {
-            makeUnique()
-            yield &box.fields.indexNumber
-        }
+        get { more.indexNumber }
+        set { change { $0.indexNumber = newValue } }
     }
     public var parentIndexNumber: Int? {
-        get { box.fields.parentIndexNumber }
-        _modify {
-            makeUnique()
-            yield &box.fields.parentIndexNumber
-        }
+        get { more.parentIndexNumber }
+        set { change { $0.parentIndexNumber = newValue } }
     }
     /// ISO 8601, as the server wrote it (sorting compares the text).
     public var dateCreated: String? {
@@ -276,7 +293,7 @@ public struct CatalogItem: Sendable, Equatable {
         get {
             // The members read from the box, not a copy of all its fields (a retain of each) per answered item.
             let encoded = box.fields.encoded
-            let restStart = box.fields.restStart
+            let restStart = Int(box.fields.restStart)
             let lookup = CatalogItem.object(encoded[..<restStart])
             guard restStart < encoded.count else { return lookup }
             return JSONObject(distinctMembers: lookup.members + CatalogItem.object(encoded[restStart...]).members)
@@ -286,15 +303,17 @@ public struct CatalogItem: Sendable, Equatable {
             let split = CatalogItem.split(newValue)
             box.fields.encoded = split.encoded
             box.fields.restStart = split.restStart
-            box.fields.upstreamState = split.state
-            box.fields.upstreamMediaType = split.mediaType
+            change {
+                $0.upstreamState = split.state
+                $0.upstreamMediaType = split.mediaType
+            }
         }
     }
 
     /// The object in these bytes (empty when there are none).
     private static func object(_ bytes: ArraySlice<UInt8>) -> JSONObject {
         guard !bytes.isEmpty else { return JSONObject() }
-        return (try? JSONValue(parsing: Array(bytes)))?.objectValue ?? JSONObject()
+        return (try? JSONValue(parsing: PackedJSON.unpacked(bytes)))?.objectValue ?? JSONObject()
     }
 
     /// The member `key` of the upstream object: read from the members requests look up when it is one of them, else
@@ -302,7 +321,7 @@ public struct CatalogItem: Sendable, Equatable {
     public func upstream(_ key: String) -> JSONValue? {
         guard CatalogItem.lookupKeys.contains(key) else { return raw[key] }
         let encoded = box.fields.encoded
-        return CatalogItem.object(encoded[..<box.fields.restStart])[key]
+        return CatalogItem.object(encoded[..<Int(box.fields.restStart)])[key]
     }
 
     /// The upstream members requests read one by one (filters, sorting, image tags, user data, a view's type):
@@ -315,7 +334,7 @@ public struct CatalogItem: Sendable, Equatable {
     /// An upstream object as the bytes of its looked-up members and of the rest, with what is read of it for every
     /// item. Its own `MediaStreams` are not kept: every answer replaces them with its primary version's.
     static func split(_ raw: JSONObject) -> (
-        encoded: [UInt8], restStart: Int, state: UserState, mediaType: String?
+        encoded: [UInt8], restStart: Int32, state: UserState, mediaType: String?
     ) {
         var lookup: [JSONMember] = []
         var rest: [JSONMember] = []
@@ -324,9 +343,9 @@ public struct CatalogItem: Sendable, Equatable {
             if lookupKeys.contains(member.key) { lookup.append(member) } else { rest.append(member) }
         }
         var encoded: [UInt8] = []
-        if !lookup.isEmpty { JSONWriter.writeCompact(.object(JSONObject(distinctMembers: lookup)), into: &encoded) }
-        let restStart = encoded.count
-        if !rest.isEmpty { JSONWriter.writeCompact(.object(JSONObject(distinctMembers: rest)), into: &encoded) }
+        if !lookup.isEmpty { PackedJSON.write(.object(JSONObject(distinctMembers: lookup)), into: &encoded) }
+        let restStart = Int32(encoded.count)
+        if !rest.isEmpty { PackedJSON.write(.object(JSONObject(distinctMembers: rest)), into: &encoded) }
         if encoded.capacity > encoded.count + 16 {
             // Exactly their size: grown by doubling, an array holds up to twice its bytes.
             encoded = Array(unsafeUninitializedCapacity: encoded.count) { buffer, count in
@@ -357,19 +376,16 @@ public struct CatalogItem: Sendable, Equatable {
     /// The id the mirror keeps played state under: the item's id, except for a podcast episode, which `serve`
     /// answers under an id of its own (clients read every id as a GUID; a feed's episode id is not one).
     public var markId: String {
-        get { box.fields.markId }
-        _modify {
-            makeUnique()
-            yield &box.fields.markId
+        get { more.markId ?? box.fields.id }
+        set {
+            let id = box.fields.id
+            change { $0.markId = newValue == id ? nil : newValue }
         }
     }
     /// A track's lyrics, held beside it as LRC (`Downloads/<album>/<track>.lrc`).
     public var lyrics: HeldFile? {
-        get { box.fields.lyrics }
-        _modify {
-            makeUnique()
-            yield &box.fields.lyrics
-        }
+        get { more.lyrics }
+        set { change { $0.lyrics = newValue } }
     }
 
     public init(
@@ -383,25 +399,28 @@ public struct CatalogItem: Sendable, Equatable {
         box = Box(
             Fields(
                 id: id, type: type, name: name, sortName: (sortName ?? name).lowercased(), parentId: parentId,
-                viewId: viewId, seriesId: seriesId, seasonId: seasonId, indexNumber: indexNumber,
-                parentIndexNumber: parentIndexNumber, dateCreated: dateCreated, premiereDate: premiereDate,
-                runTimeTicks: runTimeTicks, isFolder: isFolder, encoded: split.encoded, restStart: split.restStart,
-                upstreamState: split.state, upstreamMediaType: split.mediaType, versions: versions,
-                images: images, markId: markId ?? id, lyrics: lyrics))
+                viewId: viewId, dateCreated: dateCreated, premiereDate: premiereDate, runTimeTicks: runTimeTicks,
+                encoded: split.encoded, restStart: split.restStart, isFolder: isFolder, versions: versions,
+                images: images))
+        let more = More(
+            seriesId: seriesId, seasonId: seasonId, indexNumber: indexNumber, parentIndexNumber: parentIndexNumber,
+            upstreamState: split.state, upstreamMediaType: split.mediaType, markId: markId == id ? nil : markId,
+            lyrics: lyrics)
+        if more != More() { box.fields.more = MoreBox(more) }
     }
 
     /// The item's upstream `UserData` object, if the metadata holds one.
     public var upstreamUserData: JSONObject? { upstream("UserData")?.objectValue }
 
     /// The played state the upstream `UserData` gives (a default state when there is none).
-    var upstreamState: UserState { box.fields.upstreamState }
+    var upstreamState: UserState { more.upstreamState }
 
     /// A movie, an episode or a podcast episode: something with media.
     public var isPlayable: Bool { !versions.isEmpty }
 
     /// Jellyfin's `MediaType` (`Video`, `Audio`): the upstream object's, else by type; nil for a folder.
     public var mediaType: String? {
-        if let upstream = box.fields.upstreamMediaType, upstream != "Unknown" { return upstream }
+        if let upstream = more.upstreamMediaType, upstream != "Unknown" { return upstream }
         switch type {
         case "Audio", "AudioBook": return "Audio"
         case "Book": return "Book"
