@@ -23,7 +23,8 @@ struct VersionExtras {
     }
 
     func attach(to version: inout HeldVersion, itemId: String) {
-        version.trickplay = tiles[itemId]?[version.id] ?? [:]
-        version.segments = segments[itemId]?[version.id]
+        // Set only when held: a version without keeps no room for them.
+        if let tiles = tiles[itemId]?[version.id] { version.trickplay = tiles }
+        if let held = segments[itemId]?[version.id] { version.segments = held }
     }
 }

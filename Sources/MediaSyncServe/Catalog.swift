@@ -86,14 +86,51 @@ public struct HeldVersion: Sendable, Equatable {
     public var container: String
     public var file: HeldFile
     public var subtitles: [HeldSubtitle]
+
+    /// What most versions have none of, kept apart (nil when all are unset): a catalog holds a version per file.
+    private struct More: Sendable, Equatable {
+        var transcodeCodec: String?
+        var transcodeBitrate: Int64?
+        var trickplay: [Int: [Int: HeldFile]] = [:]
+        var segments: HeldFile?
+    }
+
+    private final class MoreBox: Sendable, Equatable {
+        let values: More
+
+        init(_ values: More) { self.values = values }
+
+        static func == (left: MoreBox, right: MoreBox) -> Bool { left === right || left.values == right.values }
+    }
+
+    private var more: MoreBox?
+
+    private mutating func change(_ change: (inout More) -> Void) {
+        var values = more?.values ?? More()
+        change(&values)
+        more = values == More() ? nil : MoreBox(values)
+    }
+
     /// For a track held as the server's transcode (`mediasync select … --quality`): the codec and the highest bit
     /// rate asked for (the upstream `MediaStreams` describe the original file, not this one). Nil for an original.
-    public var transcodeCodec: String?
-    public var transcodeBitrate: Int64?
+    public var transcodeCodec: String? {
+        get { more?.values.transcodeCodec }
+        set { change { $0.transcodeCodec = newValue } }
+    }
+    public var transcodeBitrate: Int64? {
+        get { more?.values.transcodeBitrate }
+        set { change { $0.transcodeBitrate = newValue } }
+    }
     /// Its trickplay tiles as held: width → tile index → file (its size as recorded; looked at when served).
-    public var trickplay: [Int: [Int: HeldFile]] = [:]
+    public var trickplay: [Int: [Int: HeldFile]] {
+        get { more?.values.trickplay ?? [:] }
+        set { change { $0.trickplay = newValue } }
+    }
     /// Its media segments as the server answered them (`MediaSegmentDto` list), when held.
-    public var segments: HeldFile?
+    public var segments: HeldFile? {
+        get { more?.values.segments }
+        set { change { $0.segments = newValue } }
+    }
 
     public init(
         id: String, container: String, file: HeldFile, subtitles: [HeldSubtitle], transcodeCodec: String? = nil,
@@ -103,8 +140,9 @@ public struct HeldVersion: Sendable, Equatable {
         self.container = container
         self.file = file
         self.subtitles = subtitles
-        self.transcodeCodec = transcodeCodec
-        self.transcodeBitrate = transcodeBitrate
+        if transcodeCodec != nil || transcodeBitrate != nil {
+            more = MoreBox(More(transcodeCodec: transcodeCodec, transcodeBitrate: transcodeBitrate))
+        }
     }
 }
 
@@ -180,6 +218,9 @@ public struct CatalogItem: Sendable, Equatable {
     }
 
     private var box: Box
+
+    /// The identity of the stored values: the same for copies of an item no one changed.
+    var identity: ObjectIdentifier { ObjectIdentifier(box) }
 
     private mutating func makeUnique() {
         if !isKnownUniquelyReferenced(&box) { box = Box(box.fields) }
@@ -601,10 +642,11 @@ public struct Catalog: Sendable {
     /// Every item under `id` at any depth, each once.
     public func descendants(of id: String) -> [CatalogItem] {
         var result: [CatalogItem] = []
-        var seen = Set<String>()
+        // Told apart by their stored values' box (one per id here): half the room of their ids, and no text hashed.
+        var seen = Set<ObjectIdentifier>()
         var stack = Array((children[id] ?? []).reversed())
         while let next = stack.popLast() {
-            guard seen.insert(next).inserted, let item = items[next] else { continue }
+            guard let item = items[next], seen.insert(item.identity).inserted else { continue }
             result.append(item)
             stack.append(contentsOf: (children[next] ?? []).reversed())
         }
@@ -664,9 +706,7 @@ extension Catalog {
             case .media(let itemId, _):
                 // The record's own copy of the id (its version's, most often), not the one read from its key.
                 let itemId = entry.file.itemId == itemId ? entry.file.itemId : itemId
-                if let held = HeldMedia(entry, itemId: itemId, root: root, base: base) {
-                    media.add(held, itemId: itemId)
-                }
+                if let file = held(root, entry, base) { media.add(entry, itemId: itemId, file: file) }
             case .lyrics(let itemId):
                 if let held = held(root, entry, base) { lyrics[itemId] = held }
             case .subtitle(let itemId, _, _): subtitles[itemId, default: []].append(entry)
@@ -691,22 +731,18 @@ extension Catalog {
 
         func versions(of raw: JSONObject, id: String) -> [HeldVersion] {
             let sources = raw["MediaSources"]?.arrayValue ?? []
-            var result: [HeldVersion] = []
-            var files = media.files(of: id)
-            if files.count > 1 { files.sort { $0.key(itemId: id) < $1.key(itemId: id) } }
-            for entry in files {
-                let file = entry.file
-                // The item's own copy of the id when the version's is the same text.
-                let versionId = entry.versionId.map { $0 == id ? id : $0 } ?? id
-                let source = sources.first { $0["Id"]?.stringValue == versionId }
-                let container =
-                    entry.container ?? source?["Container"]?.stringValue
-                    ?? String(entry.relativePath.split(separator: ".").last ?? "bin")
+            let unknown = media.unknownContainers(of: id)
+            return media.finish(id) { version in
+                let mediaPath = version.file.relativePath ?? version.file.path
+                if unknown.contains(version.id) {
+                    let source = sources.first { $0["Id"]?.stringValue == version.id }
+                    version.container =
+                        source?["Container"]?.stringValue ?? String(mediaPath.split(separator: ".").last ?? "bin")
+                }
                 var held: [HeldSubtitle] = []
-                for subtitle in (subtitles[id] ?? []).filter({ $0.versionId == versionId }) {
+                for subtitle in (subtitles[id] ?? []).filter({ $0.versionId == version.id }) {
                     guard
-                        let parts = ExportNaming.subtitleParts(
-                            mirrorPath: subtitle.file.path, mediaPath: entry.relativePath),
+                        let parts = ExportNaming.subtitleParts(mirrorPath: subtitle.file.path, mediaPath: mediaPath),
                         let file = Catalog.held(root, subtitle, base)
                     else { continue }
                     held.append(
@@ -714,15 +750,9 @@ extension Catalog {
                             index: parts.index, language: parts.language, forced: parts.forced, format: parts.format,
                             file: file))
                 }
-                // The primary version (its id is the item's) first, as Jellyfin lists MediaSources.
-                let transcode = MusicCatalog.transcode(validator: entry.validator)
-                var version = HeldVersion(
-                    id: versionId, container: container, file: file, subtitles: held.sorted { $0.index < $1.index },
-                    transcodeCodec: transcode?.codec, transcodeBitrate: transcode?.bitrate)
+                version.subtitles = held.sorted { $0.index < $1.index }
                 extras.attach(to: &version, itemId: id)
-                if versionId == id { result.insert(version, at: 0) } else { result.append(version) }
             }
-            return result
         }
 
         var seriesById: [String: CatalogItem] = [:]
@@ -803,7 +833,9 @@ extension Catalog {
                         folderId: folderId, album: document["item"]?.objectValue, tracks: tracks, versions: versions)
                     continue
                 }
-                guard let item = document["item"]?.objectValue, let id = item["Id"]?.stringValue else { continue }
+                guard let item = document["item"]?.objectValue, let read = item["Id"]?.stringValue else { continue }
+                // One copy of the id for the item, its versions and the catalog's table.
+                let id = media.sharedId(read)
                 let type = document["itemType"]?.stringValue ?? item["Type"]?.stringValue
                 switch type {
                 case "Movie", "MusicVideo", "Video":
@@ -826,9 +858,10 @@ extension Catalog {
                     let seriesId = item["SeriesId"]?.stringValue ?? ""
                     var held = 0
                     for episode in document["episodes"]?.arrayValue ?? [] {
-                        guard let episode = episode.objectValue, let episodeId = episode["Id"]?.stringValue else {
+                        guard let episode = episode.objectValue, let read = episode["Id"]?.stringValue else {
                             continue
                         }
+                        let episodeId = media.sharedId(read)
                         let versions = versions(of: episode, id: episodeId)
                         guard !versions.isEmpty else { continue }
                         held += 1
@@ -918,64 +951,56 @@ extension Catalog {
     }
 }
 
-/// A media file the index records, on disk, as a catalog build keeps it until the item's metadata is read: what it
-/// reads of the record, not the record.
-struct HeldMedia {
-    var file: HeldFile
-    var versionId: String?
-    var container: String?
-    var validator: String?
-    /// The record's key, when it is not the one ``FileKey/media(itemId:versionId:)`` makes of the ids (versions are
-    /// ordered by key; most keys need not be kept).
-    private var unusualKey: FileKey?
-    /// The position of the item's next media file in its ``HeldMediaTable`` (-1: none).
-    fileprivate var next: Int32 = -1
-
-    init?(_ entry: IndexEntry, itemId: String, root: MirrorRoot, base: HeldFile.Base) {
-        guard let file = Catalog.held(root, entry, base) else { return nil }
-        self.file = file
-        versionId = entry.versionId
-        container = entry.container
-        validator = entry.validator
-        let usual = entry.versionId.map { FileKey.media(itemId: itemId, versionId: $0) == entry.file.key } ?? false
-        unusualKey = usual ? nil : entry.file.key
-    }
-
-    /// The path relative to the root, as the index records it.
-    var relativePath: String { file.relativePath ?? file.path }
-
-    func key(itemId: String) -> FileKey {
-        unusualKey ?? FileKey.media(itemId: itemId, versionId: versionId ?? "")
-    }
-}
-
-/// A build's media files by item id, in the order the index gave them: one table entry per item and one run of
-/// files, where a dictionary of arrays held an array per item (and grew its room for records of 100 bytes, not 4).
+/// A build's media files by item id, as versions: made when the index's record is read, finished (subtitles,
+/// trickplay, segments, order) when the item's metadata is. The finished array is the item's own: held once, where a
+/// table of the records until then held each file twice at the build's peak.
 struct HeldMediaTable {
-    /// The position of each item's first file in ``files``.
-    private var first: [String: Int32] = [:]
-    private var files: [HeldMedia] = []
+    /// Each item's versions, in the index's order until finished.
+    private var versions: [String: [HeldVersion]] = [:]
+    /// The records' keys that are not those ``FileKey/media(itemId:versionId:)`` makes of the ids, by item id and
+    /// place (versions are ordered by key; most keys need not be kept).
+    private var unusualKeys: [String: [Int: FileKey]] = [:]
+    /// The versions whose record names no container, by item id (their metadata's source names it, or the path).
+    private var unknownContainers: [String: Set<String>] = [:]
 
-    mutating func add(_ file: HeldMedia, itemId: String) {
-        let position = Int32(files.count)
-        if let head = first[itemId] {
-            var last = Int(head)
-            while files[last].next >= 0 { last = Int(files[last].next) }
-            files[last].next = position
-        } else {
-            first[itemId] = position
+    mutating func add(_ entry: IndexEntry, itemId: String, file: HeldFile) {
+        let versionId = entry.versionId.map { $0 == itemId ? itemId : $0 } ?? itemId
+        let transcode = MusicCatalog.transcode(validator: entry.validator)
+        let place = versions[itemId]?.count ?? 0
+        versions[itemId, default: []].append(
+            HeldVersion(
+                id: versionId, container: entry.container ?? "", file: file, subtitles: [],
+                transcodeCodec: transcode?.codec, transcodeBitrate: transcode?.bitrate))
+        if entry.container == nil { unknownContainers[itemId, default: []].insert(versionId) }
+        if entry.versionId.map({ FileKey.media(itemId: itemId, versionId: $0) != entry.file.key }) ?? true {
+            unusualKeys[itemId, default: [:]][place] = entry.file.key
         }
-        files.append(file)
     }
 
-    /// The item's files, in the order they were added.
-    func files(of itemId: String) -> [HeldMedia] {
-        var result: [HeldMedia] = []
-        var next = first[itemId] ?? -1
-        while next >= 0 {
-            result.append(files[Int(next)])
-            next = files[Int(next)].next
+    /// The ids of the item's versions whose records name no container.
+    func unknownContainers(of itemId: String) -> Set<String> { unknownContainers[itemId] ?? [] }
+
+    /// The item's versions ordered by their records' keys, the primary version (its id is the item's) first, as
+    /// Jellyfin lists MediaSources, each given what `finish` adds.
+    mutating func finish(_ id: String, _ finish: (inout HeldVersion) -> Void) -> [HeldVersion] {
+        // Taken out of the table, the array is changed in place (no copy), then kept there again, shared.
+        guard var held = versions.removeValue(forKey: id) else { return [] }
+        if held.count > 1 {
+            let unusual = unusualKeys[id] ?? [:]
+            let keys = held.indices.map { unusual[$0] ?? FileKey.media(itemId: id, versionId: held[$0].id) }
+            let sorted = held.indices.sorted { keys[$0] < keys[$1] }.map { held[$0] }
+            held = []
+            for version in sorted {
+                if version.id == id { held.insert(version, at: 0) } else { held.append(version) }
+            }
         }
-        return result
+        for place in held.indices { finish(&held[place]) }
+        versions[id] = held
+        return held
+    }
+
+    /// The table's copy of an item's id, when it holds media of it (the item then keeps one copy of its id).
+    func sharedId(_ id: String) -> String {
+        versions.index(forKey: id).map { versions[$0].key } ?? id
     }
 }
