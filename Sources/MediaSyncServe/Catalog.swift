@@ -236,8 +236,11 @@ public struct CatalogItem: Sendable, Equatable {
             // The mark id kept unset is the id: an item given another id keeps the one it had.
             let old = box.fields.id
             if more.markId == nil, newValue != old { change { $0.markId = old } }
+            // An upstream `Id` kept as the id's code keeps the old id.
+            let raw = box.fields.encoded.contains(PackedJSON.fieldMark) ? self.raw : nil
             makeUnique()
             box.fields.id = newValue
+            if let raw { self.raw = raw }
         }
     }
     /// Jellyfin's `Type`: `CollectionFolder`, `UserView`, `Movie`, `MusicVideo`, `Video`, `Series`, `Season`,
@@ -335,13 +338,13 @@ public struct CatalogItem: Sendable, Equatable {
             // The members read from the box, not a copy of all its fields (a retain of each) per answered item.
             let encoded = box.fields.encoded
             let restStart = Int(box.fields.restStart)
-            let lookup = CatalogItem.object(encoded[..<restStart])
+            let lookup = object(encoded[..<restStart])
             guard restStart < encoded.count else { return lookup }
-            return JSONObject(distinctMembers: lookup.members + CatalogItem.object(encoded[restStart...]).members)
+            return JSONObject(distinctMembers: lookup.members + object(encoded[restStart...]).members)
         }
         set {
             makeUnique()
-            let split = CatalogItem.split(newValue)
+            let split = CatalogItem.split(newValue, fields: box.fields)
             box.fields.encoded = split.encoded
             box.fields.restStart = split.restStart
             change {
@@ -352,9 +355,33 @@ public struct CatalogItem: Sendable, Equatable {
     }
 
     /// The object in these bytes (empty when there are none).
-    private static func object(_ bytes: ArraySlice<UInt8>) -> JSONObject {
+    private func object(_ bytes: ArraySlice<UInt8>) -> JSONObject {
         guard !bytes.isEmpty else { return JSONObject() }
-        return (try? JSONValue(parsing: PackedJSON.unpacked(bytes)))?.objectValue ?? JSONObject()
+        let unpacked = PackedJSON.unpacked(bytes) { code, output in
+            switch code {
+            case 0: JSONWriter.writeString(box.fields.id, into: &output)
+            case 1: JSONWriter.writeString(box.fields.name, into: &output)
+            case 2: JSONWriter.writeString(box.fields.dateCreated ?? "", into: &output)
+            case 3: JSONWriter.writeString(box.fields.premiereDate ?? "", into: &output)
+            case 4: output.append(contentsOf: JSONWriter.format(Double(box.fields.runTimeTicks ?? 0)).utf8)
+            default: output.append(contentsOf: "null".utf8)
+            }
+        }
+        return (try? JSONValue(parsing: unpacked))?.objectValue ?? JSONObject()
+    }
+
+    /// The code (see `object(_:)`) an upstream member is written as when its value is the same as one of the item's
+    /// fields: `Id`, `Name`, `DateCreated`, `PremiereDate`, `RunTimeTicks`, kept once, not twice.
+    private static func fieldCode(_ member: JSONMember, _ fields: Fields) -> UInt8? {
+        switch member.key {
+        case "Id": return member.value == .string(fields.id) ? 0 : nil
+        case "Name": return member.value == .string(fields.name) ? 1 : nil
+        case "DateCreated": return fields.dateCreated.map { member.value == .string($0) } == true ? 2 : nil
+        case "PremiereDate": return fields.premiereDate.map { member.value == .string($0) } == true ? 3 : nil
+        case "RunTimeTicks":
+            return fields.runTimeTicks.map { member.value == .number(Double($0)) } == true ? 4 : nil
+        default: return nil
+        }
     }
 
     /// The member `key` of the upstream object: read from the members requests look up when it is one of them, else
@@ -362,7 +389,7 @@ public struct CatalogItem: Sendable, Equatable {
     public func upstream(_ key: String) -> JSONValue? {
         guard CatalogItem.lookupKeys.contains(key) else { return raw[key] }
         let encoded = box.fields.encoded
-        return CatalogItem.object(encoded[..<Int(box.fields.restStart)])[key]
+        return object(encoded[..<Int(box.fields.restStart)])[key]
     }
 
     /// The upstream members requests read one by one (filters, sorting, image tags, user data, a view's type):
@@ -374,7 +401,8 @@ public struct CatalogItem: Sendable, Equatable {
 
     /// An upstream object as the bytes of its looked-up members and of the rest, with what is read of it for every
     /// item. Its own `MediaStreams` are not kept: every answer replaces them with its primary version's.
-    static func split(_ raw: JSONObject) -> (
+    /// - Parameter fields: the item's fields (a member whose value is one of them is written as its code).
+    static func split(_ raw: JSONObject, fields: Fields) -> (
         encoded: [UInt8], restStart: Int32, state: UserState, mediaType: String?
     ) {
         var lookup: [JSONMember] = []
@@ -384,9 +412,12 @@ public struct CatalogItem: Sendable, Equatable {
             if lookupKeys.contains(member.key) { lookup.append(member) } else { rest.append(member) }
         }
         var encoded: [UInt8] = []
-        if !lookup.isEmpty { PackedJSON.write(.object(JSONObject(distinctMembers: lookup)), into: &encoded) }
+        let field = { (member: JSONMember) in fieldCode(member, fields) }
+        if !lookup.isEmpty {
+            PackedJSON.write(.object(JSONObject(distinctMembers: lookup)), into: &encoded, field: field)
+        }
         let restStart = Int32(encoded.count)
-        if !rest.isEmpty { PackedJSON.write(.object(JSONObject(distinctMembers: rest)), into: &encoded) }
+        if !rest.isEmpty { PackedJSON.write(.object(JSONObject(distinctMembers: rest)), into: &encoded, field: field) }
         if encoded.capacity > encoded.count + 16 {
             // Exactly their size: grown by doubling, an array holds up to twice its bytes.
             encoded = Array(unsafeUninitializedCapacity: encoded.count) { buffer, count in
@@ -436,13 +467,13 @@ public struct CatalogItem: Sendable, Equatable {
         runTimeTicks: Int64? = nil, isFolder: Bool = false, raw: JSONObject = JSONObject(),
         versions: [HeldVersion] = [], images: [String: HeldFile] = [:], markId: String? = nil, lyrics: HeldFile? = nil
     ) {
-        let split = CatalogItem.split(raw)
-        box = Box(
-            Fields(
-                id: id, type: type, name: name, sortName: (sortName ?? name).lowercased(), parentId: parentId,
-                viewId: viewId, dateCreated: dateCreated, premiereDate: premiereDate, runTimeTicks: runTimeTicks,
-                encoded: split.encoded, restStart: split.restStart, isFolder: isFolder, versions: versions,
-                images: images))
+        var fields = Fields(
+            id: id, type: type, name: name, sortName: (sortName ?? name).lowercased(), parentId: parentId,
+            viewId: viewId, dateCreated: dateCreated, premiereDate: premiereDate, runTimeTicks: runTimeTicks,
+            encoded: [], restStart: 0, isFolder: isFolder, versions: versions, images: images)
+        let split = CatalogItem.split(raw, fields: fields)
+        (fields.encoded, fields.restStart) = (split.encoded, split.restStart)
+        box = Box(fields)
         let more = More(
             seriesId: seriesId, seasonId: seasonId, indexNumber: indexNumber, parentIndexNumber: parentIndexNumber,
             upstreamState: split.state, upstreamMediaType: split.mediaType, markId: markId == id ? nil : markId,

@@ -7,6 +7,9 @@ import MediaSyncJSON
 enum PackedJSON {
     /// Starts a packed name.
     static let mark: UInt8 = 0x01
+    /// Starts a value the writer was told not to write (its code follows): a value the reader knows otherwise (an
+    /// item's id or name, which its catalog keeps as fields).
+    static let fieldMark: UInt8 = 0x02
 
     /// The names packed, by their code (at most 256): `BaseItemDto`, `MediaSourceInfo`, `MediaStream`,
     /// `UserItemDataDto` and `ChapterInfo` members, and the image types.
@@ -64,7 +67,11 @@ enum PackedJSON {
     private static let quoted: [[UInt8]] = names.prefix(256).map { Array("\"\($0)\"".utf8) }
 
     /// Appends `value` as compact JSON (members in their order), each name in ``names`` packed.
-    static func write(_ value: JSONValue, into output: inout [UInt8]) {
+    /// - Parameter field: for a member of `value` itself (not of an object in it), the code to write its value as
+    ///   (see ``fieldMark``), nil to write it.
+    static func write(
+        _ value: JSONValue, into output: inout [UInt8], field: (JSONMember) -> UInt8? = { _ in nil }
+    ) {
         switch value {
         case .array(let elements):
             output.append(UInt8(ascii: "["))
@@ -84,15 +91,21 @@ enum PackedJSON {
                     JSONWriter.writeString(member.key, into: &output)
                 }
                 output.append(UInt8(ascii: ":"))
-                write(member.value, into: &output)
+                if let code = field(member) {
+                    output.append(fieldMark)
+                    output.append(code)
+                } else {
+                    write(member.value, into: &output)
+                }
             }
             output.append(UInt8(ascii: "}"))
         default: JSONWriter.writeCompact(value, into: &output)
         }
     }
 
-    /// The compact JSON `bytes` (written by ``write(_:into:)``) stand for.
-    static func unpacked(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
+    /// The compact JSON `bytes` (written by ``write(_:into:field:)``) stand for.
+    /// - Parameter field: appends the value a ``fieldMark`` code stands for.
+    static func unpacked(_ bytes: ArraySlice<UInt8>, field: (UInt8, inout [UInt8]) -> Void) -> [UInt8] {
         var output: [UInt8] = []
         output.reserveCapacity(bytes.count * 2)
         var position = bytes.startIndex
@@ -100,6 +113,9 @@ enum PackedJSON {
             let byte = bytes[position]
             if byte == mark, position + 1 < bytes.endIndex {
                 output.append(contentsOf: quoted[Int(bytes[position + 1])])
+                position += 2
+            } else if byte == fieldMark, position + 1 < bytes.endIndex {
+                field(bytes[position + 1], &output)
                 position += 2
             } else {
                 output.append(byte)
