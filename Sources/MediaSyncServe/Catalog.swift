@@ -12,22 +12,38 @@ import Synchronization
 /// A file the mirror holds, as `serve` answers with it: found by an item id in the index, never by a path taken
 /// from a request.
 public struct HeldFile: Sendable, Equatable {
-    /// The root's path and a slash, shared by every file a catalog holds under it.
+    /// The root's path and a slash, shared by every file a catalog holds under it, and how a file's stored text
+    /// makes its path under the root.
     final class Base: Sendable {
         let prefix: String
+        /// Nil: the stored text is the path under the root. Else the parts of the path around each place the stored
+        /// text (an item's id) stands in it: `Downloads/<id>/<id>-<id>.mkv` is `["Downloads/", "/", "-", ".mkv"]`,
+        /// shared by every file laid out so, which then keeps only its item's id, not a path of its own.
+        let around: [String]?
 
-        init(root: String) { prefix = root + "/" }
+        init(root: String) {
+            prefix = root + "/"
+            around = nil
+        }
+
+        init(prefix: String, around: [String]) {
+            self.prefix = prefix
+            self.around = around
+        }
+
+        func relative(_ stored: String) -> String { around?.joined(separator: stored) ?? stored }
     }
 
     /// The root (nil: `stored` is the whole path).
     private var base: Base?
-    /// The path under ``base`` as the index records it (the one copy the index's row gave), or the whole path: a
-    /// catalog of 100,000 movies held their absolute paths, made again for each file, in 35 MB.
+    /// The path under ``base`` as the index records it (the one copy the index's row gave), or the item id it is
+    /// made of, or the whole path: a catalog of 100,000 movies held their absolute paths, made again for each file,
+    /// in 35 MB.
     private var stored: String
 
     /// The absolute path (under the root), joined when asked for (a file is opened by it).
     public var path: String {
-        get { base.map { $0.prefix + stored } ?? stored }
+        get { base.map { $0.prefix + $0.relative(stored) } ?? stored }
         set {
             base = nil
             stored = newValue
@@ -52,7 +68,7 @@ public struct HeldFile: Sendable, Equatable {
     }
 
     /// The path relative to the root, when the file was made so (the index's path).
-    var relativePath: String? { base == nil ? nil : stored }
+    var relativePath: String? { base?.relative(stored) }
 
     public static func == (left: HeldFile, right: HeldFile) -> Bool {
         left.size == right.size && left.modified == right.modified
@@ -724,6 +740,7 @@ extension Catalog {
         root: MirrorRoot, index: MirrorIndex, serverId: String, documents: MetadataDocuments? = nil
     ) throws -> Catalog {
         let base = HeldFile.Base(root: root.path)
+        var layouts = PathLayouts()
         var media = HeldMediaTable()
         var subtitles: [String: [IndexEntry]] = [:]
         var images: [String: [String: HeldFile]] = [:]
@@ -737,12 +754,14 @@ extension Catalog {
             case .media(let itemId, _):
                 // The record's own copy of the id (its version's, most often), not the one read from its key.
                 let itemId = entry.file.itemId == itemId ? entry.file.itemId : itemId
-                if let file = held(root, entry, base) { media.add(entry, itemId: itemId, file: file) }
+                if let file = held(root, entry, base, layouts: &layouts) {
+                    media.add(entry, itemId: itemId, file: file)
+                }
             case .lyrics(let itemId):
                 if let held = held(root, entry, base) { lyrics[itemId] = held }
             case .subtitle(let itemId, _, _): subtitles[itemId, default: []].append(entry)
             case .image(let itemId, let type):
-                if let held = held(root, entry, base) { images[itemId, default: [:]][type] = held }
+                if let held = held(root, entry, base, layouts: &layouts) { images[itemId, default: [:]][type] = held }
             // Read in runs below, once what they describe is known.
             case .metadata, .podcastMetadata: break
             case .podcastEpisode(let podcastId, let episodeId):
@@ -974,11 +993,51 @@ extension Catalog {
     /// The file an index entry names, when it is on disk (a regular file).
     /// - Parameter base: the root's path, shared by the files the catalog holds (each keeps its path relative to it).
     static func held(_ root: MirrorRoot, _ entry: IndexEntry, _ base: HeldFile.Base) -> HeldFile? {
+        guard let (size, modified) = onDisk(root, entry) else { return nil }
+        return HeldFile(base: base, relative: entry.file.path, size: size, modified: modified)
+    }
+
+    /// ``held(_:_:_:)``, a path made of the item's id and parts other files share kept as the id and those parts
+    /// (see ``HeldFile/Base/around``).
+    static func held(
+        _ root: MirrorRoot, _ entry: IndexEntry, _ base: HeldFile.Base, layouts: inout PathLayouts
+    ) -> HeldFile? {
+        guard let (size, modified) = onDisk(root, entry) else { return nil }
+        if let (laid, id) = layouts.base(for: entry.file.path, id: entry.file.itemId, base) {
+            return HeldFile(base: laid, relative: id, size: size, modified: modified)
+        }
+        return HeldFile(base: base, relative: entry.file.path, size: size, modified: modified)
+    }
+
+    /// The size and modification time of the file an index entry names, when it is on disk (a regular file).
+    private static func onDisk(_ root: MirrorRoot, _ entry: IndexEntry) -> (size: Int64, modified: Int64)? {
         guard let path = root.absolute(entry.file.path) else { return nil }
         var info = stat()
         guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
-        return HeldFile(
-            base: base, relative: entry.file.path, size: Int64(info.st_size), modified: Int64(info.st_mtim.tv_sec))
+        return (Int64(info.st_size), Int64(info.st_mtim.tv_sec))
+    }
+}
+
+/// The layouts a build's files share: a path that holds its item's id is kept as the id and the parts around it,
+/// those parts once for all the files laid out alike (Swiftfin's `Downloads/<id>/<id>-<id>.mkv`, a movie's
+/// `Downloads/<id>/Images/Primary.jpeg`). Parts longer than ``limit`` in all are not shared (they hold some other
+/// file's name or id) and the path is kept whole.
+struct PathLayouts {
+    static let limit = 48
+    private var bases: [[String]: HeldFile.Base] = [:]
+
+    /// The base laid out as `relative` is around `id`, and `id` as the file keeps it; nil when `relative` does not
+    /// hold `id` or its parts are too long.
+    mutating func base(for relative: String, id: String, _ root: HeldFile.Base) -> (HeldFile.Base, String)? {
+        guard id.utf8.count >= 8, relative.contains(id) else { return nil }
+        let around = relative.components(separatedBy: id)
+        guard around.count > 1, around.reduce(0, { $0 + $1.utf8.count }) <= Self.limit,
+            around.joined(separator: id) == relative
+        else { return nil }
+        if let known = bases[around] { return (known, id) }
+        let base = HeldFile.Base(prefix: root.prefix, around: around)
+        bases[around] = base
+        return (base, id)
     }
 }
 
