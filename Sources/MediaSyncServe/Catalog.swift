@@ -1035,8 +1035,9 @@ struct PathLayouts {
     mutating func base(for relative: String, id: String, _ root: HeldFile.Base) -> (HeldFile.Base, String)? {
         guard id.utf8.count >= 8, relative.contains(id) else { return nil }
         let around = relative.components(separatedBy: id)
+        // Byte for byte (`==` on strings is canonical equivalence, and so may be Foundation's split).
         guard around.count > 1, around.reduce(0, { $0 + $1.utf8.count }) <= Self.limit,
-            around.joined(separator: id) == relative
+            around.joined(separator: id).utf8.elementsEqual(relative.utf8)
         else { return nil }
         if let known = bases[around] { return (known, id) }
         let base = HeldFile.Base(prefix: root.prefix, around: around)
