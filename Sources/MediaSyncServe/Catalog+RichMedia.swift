@@ -10,20 +10,21 @@ struct VersionExtras {
 
     /// Takes a tile or a segments file. Tiles are many: each is taken at its recorded size, not looked at on disk
     /// (a missing one is a 404 when asked for).
-    mutating func add(_ entry: IndexEntry, root: MirrorRoot) {
+    mutating func add(_ entry: IndexEntry, root: MirrorRoot, base: HeldFile.Base) {
         switch entry.file.key.parts {
         case .trickplay(let itemId, let versionId, let width, let index):
-            guard let path = root.absolute(entry.file.path) else { return }
+            guard root.absolute(entry.file.path) != nil else { return }
             tiles[itemId, default: [:]][versionId, default: [:]][width, default: [:]][index] = HeldFile(
-                path: path, size: entry.file.size, modified: 0)
+                base: base, relative: entry.file.path, size: entry.file.size, modified: 0)
         case .segments(let itemId, let versionId):
-            if let held = Catalog.held(root, entry) { segments[itemId, default: [:]][versionId] = held }
+            if let held = Catalog.held(root, entry, base) { segments[itemId, default: [:]][versionId] = held }
         default: break
         }
     }
 
     func attach(to version: inout HeldVersion, itemId: String) {
-        version.trickplay = tiles[itemId]?[version.id] ?? [:]
-        version.segments = segments[itemId]?[version.id]
+        // Set only when held: a version without keeps no room for them.
+        if let tiles = tiles[itemId]?[version.id] { version.trickplay = tiles }
+        if let held = segments[itemId]?[version.id] { version.segments = held }
     }
 }

@@ -279,18 +279,29 @@ public struct ItemQuery: Sendable, Hashable {
         let states: [UserState]? =
             keys.contains(where: ItemQuery.userStateKeys.contains) ? items.map { state($0) } : nil
         // Each key's value of each item is read once, before the sort, which then compares small values by position
-        // (an item is a large value: handing one to a comparison costs a reference count per member).
-        var columns: [(values: [SortValue], down: Bool)] = []
+        // (an item is a large value: handing one to a comparison costs a reference count per member). The sort names
+        // are read once for a sort-name key and the tie-break both; a key with one value for all items (a date no
+        // item has) decides nothing and is left out.
+        let names = items.map(\.sortName)
+        var columns: [(values: [SortValue]?, down: Bool)] = []
         for (position, key) in keys.enumerated() where ItemQuery.sortKeys.contains(key) {
             let down = descending.count == 1 ? descending[0] : (position < descending.count && descending[position])
-            columns.append(
-                (items.indices.map { ItemQuery.sortValue(key, items[$0], states?[$0]) }, down))
+            if key == "sortname" || key == "name" {
+                columns.append((nil, down))
+                continue
+            }
+            let values = items.indices.map { ItemQuery.sortValue(key, items[$0], states?[$0]) }
+            if let first = values.first, values.allSatisfy({ $0 == first }) { continue }
+            columns.append((values, down))
         }
-        let names = items.map(\.sortName)
         let ids = items.map(\.id)
         return items.indices.sorted { a, b in
-            for column in columns where column.values[a] != column.values[b] {
-                return column.down ? column.values[b] < column.values[a] : column.values[a] < column.values[b]
+            for column in columns {
+                if let values = column.values {
+                    if values[a] != values[b] { return column.down ? values[b] < values[a] : values[a] < values[b] }
+                } else if names[a] != names[b] {
+                    return column.down ? names[b] < names[a] : names[a] < names[b]
+                }
             }
             if names[a] != names[b] { return names[a] < names[b] }
             return ids[a] < ids[b]

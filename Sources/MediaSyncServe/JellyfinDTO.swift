@@ -144,8 +144,11 @@ struct JellyfinDTO: Sendable {
     ///
     /// While no mark was made here the home server's own object is answered (its `PlayedPercentage` as it sent it,
     /// or none, and any field it has besides); a mark changes what it changes.
-    func userData(_ item: CatalogItem, _ state: UserState, unplayedCount: Int? = nil) -> JSONValue {
-        let upstream = item.upstreamUserData ?? JSONObject()
+    /// - Parameter raw: the item's upstream object, when the caller has it parsed.
+    func userData(
+        _ item: CatalogItem, _ state: UserState, unplayedCount: Int? = nil, raw: JSONObject? = nil
+    ) -> JSONValue {
+        let upstream = (raw.map { $0["UserData"]?.objectValue } ?? item.upstreamUserData) ?? JSONObject()
         let own = upstream.isEmpty || state != UserState.upstream(item)
         var members: [(String, JSONValue)] = []
         if item.isFolder, let unplayedCount { members.append(("UnplayedItemCount", Self.number(unplayedCount))) }
@@ -163,7 +166,7 @@ struct JellyfinDTO: Sendable {
         ]
         if let last = state.lastPlayed { members.append(("LastPlayedDate", .string(last))) }
         // The home server's key (a track's is made of its album and number, not its id), else the id.
-        let key = item.upstreamUserData?["Key"] ?? .string(item.id)
+        let key = upstream["Key"] ?? .string(item.id)
         members += [("Played", .bool(state.played)), ("Key", key), ("ItemId", .string(item.id))]
         let answered = Set(members.map(\.0) + ["PlayedPercentage", "LastPlayedDate"])
         members += upstream.members.filter { !answered.contains($0.key) }.map { ($0.key, $0.value) }
@@ -371,7 +374,7 @@ struct JellyfinDTO: Sendable {
         } else {
             object["BackdropImageTags"] = .array([])
         }
-        object["UserData"] = userData(item, state, unplayedCount: unplayedCount)
+        object["UserData"] = userData(item, state, unplayedCount: unplayedCount, raw: raw)
         object["Chapters"] = wants("chapters") ? chapters(item, raw: raw) : nil
         object["Trickplay"] = wants("trickplay") ? trickplay(item) : nil
         object["MediaSources"] = nil

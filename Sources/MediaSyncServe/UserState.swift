@@ -1,4 +1,5 @@
 import Foundation
+import MediaSyncJSON
 import MediaSyncMirror
 
 /// One item's played state as `serve` answers it (`UserItemDataDto`): the home server's as the last sync left it
@@ -27,9 +28,11 @@ public struct UserState: Sendable, Equatable {
     public var isResumable: Bool { positionTicks > 0 && !played }
 
     /// The state the home server sent, read from an item's `UserData` object.
-    public static func upstream(_ item: CatalogItem) -> UserState {
-        guard let data = item.upstreamUserData else { return UserState() }
-        return UserState(
+    public static func upstream(_ item: CatalogItem) -> UserState { item.upstreamState }
+
+    /// The state an upstream `UserData` object gives.
+    init(upstream data: JSONObject) {
+        self.init(
             played: data["Played"]?.boolValue ?? false,
             positionTicks: data["PlaybackPositionTicks"]?.intValue ?? 0,
             playCount: Int(data["PlayCount"]?.intValue ?? 0), isFavorite: data["IsFavorite"]?.boolValue ?? false,
