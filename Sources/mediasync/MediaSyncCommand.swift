@@ -15,11 +15,10 @@ struct MediaSyncCommand: AsyncParsableCommand {
         ]
     )
 
-    /// ArgumentParser's own start, after making sure descriptors 0, 1 and 2 are open (started with one closed, the
-    /// first file this process opened would take its number) and the allocator's heaps grow in large steps.
+    /// ArgumentParser's own start, after making sure descriptors 0, 1 and 2 are open: started with one closed, the
+    /// first file this process opened would take its number.
     static func main() async {
         StandardStreams.openMissing()
-        ProcessMemory.growHeapsInLargeSteps()
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? AsyncParsableCommand {
