@@ -60,8 +60,6 @@ struct Get: AsyncParsableCommand {
     }
 
     func run() async throws {
-        // Many small files: see ProcessMemory (not for `serve`, whose resident memory it would raise).
-        ProcessMemory.growHeapsInLargeSteps()
         var list: [(url: String, path: String?)] = urls.map { ($0, nil) }
         if let inputFile {
             guard let text = try? String(contentsOfFile: inputFile, encoding: .utf8) else {

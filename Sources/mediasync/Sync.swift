@@ -53,8 +53,6 @@ struct Sync: AsyncParsableCommand {
     }
 
     func run() async throws {
-        // Many small files: see ProcessMemory (not for `serve`, whose resident memory it would raise).
-        ProcessMemory.growHeapsInLargeSteps()
         try await reportingErrors {
             let mirror = try Mirror.open(rootOptions.mirrorRoot, durable: transfer.options.durable, planOnly: dryRun)
             let config = ConfigDirectory.resolve()
