@@ -19,8 +19,7 @@ final class ProgressReporter: Sendable {
         var waitingUnknown = 0
         /// The started ones not finished yet.
         var running: Set<Int> = []
-        /// Which have started (a transfer ends once, whether or not it started).
-        var started: [Bool]
+        /// Which have ended (a transfer ends once, whether or not it started).
         var ended: [Bool]
     }
 
@@ -38,8 +37,7 @@ final class ProgressReporter: Sendable {
         self.items = items
         self.counters = counters
         self.handler = handler
-        var tally = Tally(
-            started: Array(repeating: false, count: items.count), ended: Array(repeating: false, count: items.count))
+        var tally = Tally(ended: Array(repeating: false, count: items.count))
         for item in items {
             let expected = item.expected.load(ordering: .relaxed)
             if expected >= 0 { tally.waitingExpected += expected } else { tally.waitingUnknown += 1 }
@@ -51,10 +49,8 @@ final class ProgressReporter: Sendable {
     func start(_ index: Int) {
         guard handler != nil else { return }
         tally.withLock { tally in
-            guard !tally.started[index], !tally.ended[index] else { return }
-            tally.started[index] = true
+            guard !tally.ended[index], tally.running.insert(index).inserted else { return }
             ProgressReporter.leaveWaiting(index, items: items, &tally)
-            tally.running.insert(index)
         }
     }
 
@@ -64,11 +60,7 @@ final class ProgressReporter: Sendable {
         tally.withLock { tally in
             guard !tally.ended[index] else { return }
             tally.ended[index] = true
-            if tally.started[index] {
-                tally.running.remove(index)
-            } else {
-                ProgressReporter.leaveWaiting(index, items: items, &tally)
-            }
+            if tally.running.remove(index) == nil { ProgressReporter.leaveWaiting(index, items: items, &tally) }
             switch result {
             case .success(let success):
                 tally.succeeded += 1

@@ -495,25 +495,24 @@ public final class MirrorIndex: Sendable {
             var entries: [IndexEntry] = []
             let metadata =
                 "((key >= 'metadata:' AND key < 'metadata;') OR (key >= 'podcast-metadata:' AND key < 'podcast-metadata;'))"
-            var shared = SharedText()
-            let rows = try Row.fetchCursor(
-                db,
-                sql:
-                    "SELECT \(MirrorIndex.servingColumns) FROM file WHERE \(metadata) AND path > ? ORDER BY path LIMIT ?",
-                arguments: [path ?? "", limit])
-            while let row = try rows.next() {
-                if let entry = MirrorIndex.entry(row, sharing: &shared) { entries.append(entry) }
-            }
+            try MirrorIndex.visit(
+                db, columns: MirrorIndex.servingColumns, filter: " WHERE \(metadata) AND path > ?", limit: limit,
+                arguments: [path ?? ""]
+            ) { entries.append($0) }
             return entries
         }
     }
 
-    /// Reads the `columns` of the records `filter` (a `WHERE` clause or nothing) keeps, in path order, through a
-    /// cursor: its one reused row is read in place, where `Row.fetchAll` first copied every row.
+    /// Reads the `columns` of the records `filter` (a `WHERE` clause with `arguments`, or nothing) keeps, in path
+    /// order, the first `limit` of them when given, through a cursor: its one reused row is read in place, where
+    /// `Row.fetchAll` first copied every row.
     private static func visit(
-        _ db: Database, columns: String, filter: String, _ body: (IndexEntry) throws -> Void
+        _ db: Database, columns: String, filter: String, limit: Int? = nil, arguments: StatementArguments = [],
+        _ body: (IndexEntry) throws -> Void
     ) throws {
-        let rows = try Row.fetchCursor(db, sql: "SELECT \(columns) FROM file\(filter) ORDER BY path")
+        let limited = limit.map { " LIMIT \($0)" } ?? ""
+        let rows = try Row.fetchCursor(
+            db, sql: "SELECT \(columns) FROM file\(filter) ORDER BY path\(limited)", arguments: arguments)
         var shared = SharedText()
         while let row = try rows.next() {
             if let entry = MirrorIndex.entry(row, sharing: &shared) { try body(entry) }

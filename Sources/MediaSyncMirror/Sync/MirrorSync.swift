@@ -127,12 +127,9 @@ public final class MirrorSync: Sendable {
         // Room for the journal's lines while files are placed, given back at the end of the run.
         executor.keepJournalRoom()
         defer { executor.releaseJournalRoom() }
-        do {
+        try await saving.waitedForOnFailure {
             try await carryOut(
                 planned.plan, listing: listing, options: options, progress: progress, events: events, report: &report)
-        } catch {
-            try? await saving.finished()
-            throw error
         }
         try await saving.finished()
         report.phases.end("downloads")

@@ -230,12 +230,9 @@ extension MirrorSync {
     func ready(_ plan: inout SyncPlan, listing: Listing, report: inout SyncReport) async throws -> SavingAlongside {
         try executor.saveListingState(feeds: listing.sources[.podcasts]?.feedUpdates ?? [], mediaSources: [:])
         let saving = SavingAlongside(executor, mediaSources: listing.sources[.media]?.items?.mediaSourceUpdates ?? [:])
-        do {
+        try await saving.waitedForOnFailure {
             try await checkDownloadPolicy(&plan, report: &report)
             try checkSpace(for: plan)
-        } catch {
-            try? await saving.finished()
-            throw error
         }
         return saving
     }
@@ -303,5 +300,15 @@ struct SavingAlongside: Sendable {
     /// Waits for the save; throws its error.
     func finished() async throws {
         try await task?.value
+    }
+
+    /// Runs `body`; when it throws, waits for the save (whatever it ends with) before its error goes on.
+    func waitedForOnFailure(_ body: () async throws -> Void) async throws {
+        do {
+            try await body()
+        } catch {
+            try? await finished()
+            throw error
+        }
     }
 }
